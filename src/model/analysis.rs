@@ -1,0 +1,351 @@
+//! One run of the whole model on one topology: preparation, system, paths (twice, around
+//! the trimming, as NCCL's init does), and every decision with its reason.
+
+use crate::env::Env;
+use crate::error::Error;
+use crate::model::paths::{self, Params};
+use crate::model::prepare::{self, NetDevice, NetOptions, RankedGpu};
+use crate::model::system::{self, BuildOptions, NodeRef, System};
+use crate::model::{GdrMode, NodeType, PathType, Transport};
+use crate::xml::{Diagnostic, Xml};
+
+/// What the user asked for, beyond the XML.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Identical nodes in the job (`--nodes N`); the model sees node 0.
+    pub nodes: usize,
+    /// The driver reports P2P between GPUs (`--no-p2p-support` turns it off).
+    pub p2p_support: bool,
+    /// The network plugin fuses ports (`--no-nic-fusion` turns it off).
+    pub nic_fusion: bool,
+    /// Every NIC is CollNet capable (`--collnet`).
+    pub collnet: bool,
+    /// NVLink SHARP is available (`--no-nvls` turns it off).
+    pub nvls: bool,
+    /// NCCL_* variables in force.
+    pub env: Env,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { nodes: 1, p2p_support: true, nic_fusion: true, collnet: false, nvls: true, env: Env::default() }
+    }
+}
+
+/// A path between two endpoints, for reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PathRec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net: Option<i32>,
+    #[serde(rename = "type")]
+    pub ty: PathType,
+    pub bw: f32,
+    pub hops: usize,
+    /// The nodes along the path, as `TYPE/busid-or-id`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub route: Vec<String>,
+}
+
+/// The P2P decision between two local ranks.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct P2pRec {
+    pub from: i32,
+    pub to: i32,
+    pub transport: Transport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p2p: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intermediate: Option<i32>,
+    pub reason: String,
+}
+
+/// The GPUDirect RDMA decision for one GPU and one NIC.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GdrRec {
+    pub rank: i32,
+    pub net: i32,
+    pub recv: GdrMode,
+    pub send: GdrMode,
+    pub proxy_rank: i32,
+    pub recv_reason: String,
+    pub send_reason: String,
+}
+
+/// Per-system figures.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SystemRec {
+    pub max_bw: f32,
+    pub total_bw: f32,
+    pub inter: bool,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct PathsRec {
+    pub gpu_gpu: Vec<PathRec>,
+    pub gpu_net: Vec<PathRec>,
+    pub net_gpu: Vec<PathRec>,
+}
+
+/// The levels in force, with where each comes from.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Levels {
+    pub p2p: PathType,
+    pub p2p_source: &'static str,
+    pub gdr: PathType,
+    pub gdr_source: &'static str,
+}
+
+/// Everything the model decided.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub input: String,
+    pub options: Options,
+    pub diags: Vec<Diagnostic>,
+    pub gpus: Vec<RankedGpu>,
+    pub nets: Vec<NetDevice>,
+    pub prepared: Xml,
+    /// The system after trimming, with final paths.
+    pub system: System,
+    pub params: Params,
+    pub trimmed: Vec<i32>,
+    pub n_ranks: usize,
+    pub sys_rec: SystemRec,
+    pub paths: PathsRec,
+    pub p2p: Vec<P2pRec>,
+    pub gdr: Vec<GdrRec>,
+    pub levels: Levels,
+}
+
+/// A short name for a node: `GPU/0000:0f:00.0`, `NET/mlx5_0`, `CPU/0`, `NVS/0`.
+pub fn node_label(sys: &System, r: NodeRef) -> String {
+    let n = sys.node(r);
+    let what = match (&n.kind, &n.busid) {
+        (system::Kind::Net(info), _) => info.name.clone(),
+        (system::Kind::Cpu { .. }, _) => format!("{}", system::id_local(n.id)),
+        (_, Some(b)) => b.clone(),
+        _ => format!("{:x}", system::id_local(n.id)),
+    };
+    format!("{}/{}", r.ty.name(), what)
+}
+
+fn route(sys: &System, from: NodeRef, p: &system::Path) -> Vec<String> {
+    let mut out = vec![node_label(sys, from)];
+    for h in &p.hops {
+        let l = sys.link(*h);
+        out.push(format!("-{}->", l.ty.name()));
+        out.push(node_label(sys, l.rem));
+    }
+    out
+}
+
+/// Run the model on a topology. `input` names it in messages.
+pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error> {
+    if opts.nodes == 0 {
+        return Err(Error::Usage("--nodes must be at least 1".into()));
+    }
+    let mut diags = crate::xml::lint_topology(xml, Some(std::path::Path::new(input)))?;
+    let env = &opts.env;
+    let merge_level = match env.get("NCCL_NET_MERGE_LEVEL") {
+        None => PathType::PORT,
+        Some(v) => {
+            const LEVELS: [(&str, PathType); 8] = [
+                ("LOC", PathType::Loc),
+                ("PORT", PathType::PORT),
+                ("PIX", PathType::Pix),
+                ("PXB", PathType::Pxb),
+                ("P2C", PathType::P2c),
+                ("PXN", PathType::Pxn),
+                ("PHB", PathType::Phb),
+                ("SYS", PathType::Sys),
+            ];
+            LEVELS.iter().find(|(k, _)| v.starts_with(k)).map_or(PathType::Loc, |&(_, t)| t)
+        }
+    };
+    let net_opts = NetOptions {
+        fusion: opts.nic_fusion,
+        collnet: opts.collnet,
+        merge_level,
+        merge_rail: env.get("NCCL_NET_MERGE_POLICY").is_some_and(|v| v.eq_ignore_ascii_case("RAIL")),
+        force_merge: env.get("NCCL_NET_FORCE_MERGE").map(str::to_string),
+    };
+    let prep = prepare::prepare(xml, input, &net_opts)?;
+    diags.extend(prep.diags.iter().cloned());
+    let build = BuildOptions { split_mlopart: env.param("TOPO_SPLIT_MLOPART", 1) != 0 };
+    let mut sys = system::build(&prep.xml, input, build)?;
+    let params = Params::from_env(env, opts.p2p_support);
+    for w in env.warnings() {
+        diags.push(Diagnostic { severity: crate::xml::Severity::Warning, file: None, line: 0, message: w });
+    }
+
+    paths::compute_paths(&mut sys, &params)?;
+    let n_local = sys.count(NodeType::Gpu);
+    let n_ranks = n_local * opts.nodes;
+    let trimmed = paths::trim_system(&mut sys, 0, n_ranks);
+    paths::compute_paths(&mut sys, &params)?;
+    paths::search_init(&mut sys);
+
+    let gpu_ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
+    let mut out_paths = PathsRec::default();
+    for (g, &rg) in gpu_ranks.iter().enumerate() {
+        let from = NodeRef::new(NodeType::Gpu, g);
+        for (q, &rq) in gpu_ranks.iter().enumerate() {
+            let p = sys.path(from, NodeRef::new(NodeType::Gpu, q));
+            out_paths.gpu_gpu.push(PathRec {
+                from: Some(rg),
+                to: Some(rq),
+                rank: None,
+                net: None,
+                ty: p.ty,
+                bw: p.bw,
+                hops: p.count(),
+                route: route(&sys, from, p),
+            });
+        }
+        for n in 0..sys.count(NodeType::Net) {
+            let dev = sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
+            let p = sys.path(from, NodeRef::new(NodeType::Net, n));
+            out_paths.gpu_net.push(PathRec {
+                from: None,
+                to: None,
+                rank: Some(rg),
+                net: Some(dev),
+                ty: p.ty,
+                bw: p.bw,
+                hops: p.count(),
+                route: route(&sys, from, p),
+            });
+            let nref = NodeRef::new(NodeType::Net, n);
+            let p = sys.path(nref, from);
+            out_paths.net_gpu.push(PathRec {
+                from: None,
+                to: None,
+                rank: Some(rg),
+                net: Some(dev),
+                ty: p.ty,
+                bw: p.bw,
+                hops: p.count(),
+                route: route(&sys, nref, p),
+            });
+        }
+    }
+
+    let mut p2p = Vec::new();
+    for a in &prep.gpus {
+        for b in &prep.gpus {
+            if a.rank == b.rank {
+                continue;
+            }
+            if trimmed.contains(&a.rank) || trimmed.contains(&b.rank) {
+                p2p.push(P2pRec {
+                    from: a.rank,
+                    to: b.rank,
+                    transport: Transport::Net,
+                    p2p: None,
+                    read: None,
+                    intermediate: None,
+                    reason: format!(
+                        "rank {} was trimmed: rank 0 reaches it only through the network",
+                        if trimmed.contains(&a.rank) { a.rank } else { b.rank }
+                    ),
+                });
+                continue;
+            }
+            let c = paths::check_p2p(&sys, &params, a.rank, b.rank)?;
+            let (can_p2p, why_p2p) = paths::p2p_can_connect(&sys, &params, a.rank, b.rank)?;
+            let (transport, reason) = if can_p2p {
+                (Transport::P2p, why_p2p)
+            } else {
+                let (shm, why_shm) = paths::shm_can_connect(&sys, &params, a.rank, b.rank);
+                if shm {
+                    (Transport::Shm, format!("no P2P ({why_p2p}); {why_shm}"))
+                } else {
+                    (Transport::Net, format!("no P2P ({why_p2p}); no SHM ({why_shm})"))
+                }
+            };
+            p2p.push(P2pRec {
+                from: a.rank,
+                to: b.rank,
+                transport,
+                p2p: Some(c.p2p),
+                read: Some(c.read),
+                intermediate: Some(c.intermediate),
+                reason,
+            });
+        }
+    }
+
+    let mut gdr = Vec::new();
+    for &rank in &gpu_ranks {
+        for n in 0..sys.count(NodeType::Net) {
+            let dev = sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
+            let (recv, recv_reason) = paths::check_gdr(&sys, &params, rank, n, false);
+            let (send, send_reason) = paths::check_gdr(&sys, &params, rank, n, true);
+            gdr.push(GdrRec {
+                rank,
+                net: dev,
+                recv,
+                send,
+                proxy_rank: paths::intermediate_rank(&sys, rank, n).unwrap_or(rank),
+                recv_reason,
+                send_reason,
+            });
+        }
+    }
+    let (p2p_l, p2p_src) = paths::p2p_level(&sys, &params);
+    let (gdr_l, gdr_src) = paths::gdr_level(&params);
+    let sys_rec = SystemRec { max_bw: sys.max_bw, total_bw: sys.total_bw, inter: sys.inter };
+    Ok(Analysis {
+        input: input.to_string(),
+        options: opts.clone(),
+        diags,
+        gpus: prep.gpus,
+        nets: prep.nets,
+        prepared: prep.xml,
+        system: sys,
+        params,
+        trimmed,
+        n_ranks,
+        sys_rec,
+        paths: out_paths,
+        p2p,
+        gdr,
+        levels: Levels { p2p: p2p_l, p2p_source: p2p_src, gdr: gdr_l, gdr_source: gdr_src },
+    })
+}
+
+impl Analysis {
+    /// The JSON document of `topo analyze --json` (schema 1).
+    pub fn to_json(&self, graphs: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({
+            "schema": 1,
+            "nccl_version": "2.30.7",
+            "input": self.input,
+            "nodes": self.options.nodes,
+            "env": self.options.env.vars(),
+            "flags": {
+                "p2p_support": self.options.p2p_support,
+                "nic_fusion": self.options.nic_fusion,
+                "collnet": self.options.collnet,
+                "nvls": self.options.nvls,
+            },
+            "gpus": self.gpus,
+            "nets": self.nets,
+            "system": self.sys_rec,
+            "levels": self.levels,
+            "trimmed": self.trimmed,
+            "paths": self.paths,
+            "p2p": self.p2p,
+            "gdr": self.gdr,
+            "graphs": graphs,
+            "warnings": self.diags.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        })
+    }
+}

@@ -1,0 +1,687 @@
+//! Paths between GPUs, NICs and CPUs, and the decisions NCCL takes from them
+//! (`paths.cc`): P2P between GPUs, the P2P/SHM/NET transport, GPUDirect RDMA, PXN,
+//! GPU trimming and the per-channel bandwidth limits the search starts from.
+
+use crate::env::Env;
+use crate::error::Error;
+use crate::model::system::{id_system, Hop, Kind, NodeRef, Path, System};
+use crate::model::{bw, cpu, GdrMode, LinkType, NodeType, PathType};
+
+/// NCCL parameters the path stage reads, with the facts NCCL would get from NVML.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub nvb_disable: bool,
+    pub pxn_disable: bool,
+    pub pxn_c2c: bool,
+    pub p2p_level: Option<PathType>,
+    pub ignore_disabled_p2p: i64,
+    pub gdr_level: Option<PathType>,
+    pub gdr_read: i64,
+    pub gdr_c2c: bool,
+    pub gdr_mlopart: bool,
+    pub shm_disable: bool,
+    pub net_disable_intra: bool,
+    pub p2p_use_cuda_memcpy: bool,
+    /// NCCL_NETDEVS_POLICY: None = AUTO, Some(0) = ALL, Some(n) = MAX:n.
+    pub netdevs_policy: Option<usize>,
+    /// The driver reports peer-to-peer support between GPUs (false on GeForce).
+    pub p2p_support: bool,
+}
+
+impl Params {
+    pub fn from_env(env: &Env, p2p_support: bool) -> Params {
+        let netdevs = match env.get("NCCL_NETDEVS_POLICY") {
+            Some(v) if v.eq_ignore_ascii_case("ALL") => Some(0),
+            Some(v) if v.len() > 4 && v[..4].eq_ignore_ascii_case("MAX:") => {
+                let n = crate::xml::strtol(&v[4..]);
+                if n > 0 { Some(n as usize) } else { None }
+            }
+            _ => None,
+        };
+        Params {
+            nvb_disable: env.param("NVB_DISABLE", 0) != 0,
+            pxn_disable: env.param("PXN_DISABLE", 0) == 1,
+            pxn_c2c: env.param("PXN_C2C", 1) != 0,
+            p2p_level: env.level(Some("NCCL_P2P_DISABLE"), "NCCL_P2P_LEVEL"),
+            ignore_disabled_p2p: env.param("IGNORE_DISABLED_P2P", 0),
+            gdr_level: env.level(None, "NCCL_NET_GDR_LEVEL"),
+            gdr_read: env.param("NET_GDR_READ", -2),
+            gdr_c2c: env.param("NET_GDR_C2C", 1) != 0,
+            gdr_mlopart: env.param("NET_GDR_MLOPART", 0) != 0,
+            shm_disable: env.param("SHM_DISABLE", 0) == 1,
+            net_disable_intra: env.param("NET_DISABLE_INTRA", 0) == 1,
+            p2p_use_cuda_memcpy: env.param("P2P_USE_CUDA_MEMCPY", 0) != 0,
+            netdevs_policy: netdevs,
+            p2p_support,
+        }
+    }
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params::from_env(&Env::default(), true)
+    }
+}
+
+fn merge_path_type(a: PathType, b: PathType) -> PathType {
+    let (max, min) = if a >= b { (a, b) } else { (b, a) };
+    if max == PathType::Phb && min == PathType::C2c { PathType::P2c } else { max }
+}
+
+/// Breadth-first search from `base` setting every node's best path to it
+/// (`ncclTopoSetPaths`): type first, then bandwidth, then hop count.
+fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
+    let bt = base.ty as usize;
+    let n_base = sys.count(base.ty);
+    for t in NodeType::ALL {
+        for node in sys.nodes[t as usize].iter_mut() {
+            if node.paths[bt].len() != n_base {
+                node.paths[bt] = vec![Path::default(); n_base];
+            }
+        }
+    }
+    {
+        let bp = &mut sys.node_mut(base).paths[bt][base.idx];
+        bp.hops.clear();
+        bp.bw = bw::LOC;
+        bp.ty = PathType::Loc;
+    }
+    let max_len = if base.ty == NodeType::Gpu { 2 } else { 1 };
+    let base_dev = if base.ty == NodeType::Gpu {
+        sys.node(base).gpu_parent().map(|d| NodeRef::new(NodeType::Dev, d))
+    } else {
+        Some(base)
+    };
+    let mut list = vec![base];
+    while !list.is_empty() {
+        let mut next: Vec<NodeRef> = Vec::new();
+        for &node in &list {
+            let (path_ty, path_bw, path_hops) = {
+                let pth = &sys.node(node).paths[bt][base.idx];
+                (pth.ty, pth.bw, pth.hops.clone())
+            };
+            let nlinks = sys.node(node).links.len();
+            for l in 0..nlinks {
+                let link = sys.node(node).links[l];
+                let rem = link.rem;
+                let b = path_bw.min(link.bw);
+                if Some(node) != base_dev
+                    && node.ty == NodeType::Dev
+                    && (link.ty != LinkType::Loc || rem.ty != NodeType::Gpu)
+                    && (p.nvb_disable || link.ty != LinkType::Nvl || rem.ty != NodeType::Dev || path_hops.len() > max_len)
+                {
+                    continue;
+                }
+                let mut new_ty = link.ty.as_path();
+                if node.ty == NodeType::Pci && rem.ty == NodeType::Pci {
+                    new_ty = PathType::Pxb;
+                }
+                if link.ty == LinkType::Pci && (node.ty == NodeType::Cpu || rem.ty == NodeType::Cpu) {
+                    new_ty = PathType::Phb;
+                }
+                if node.ty == NodeType::Dev && path_ty == PathType::Nvl && new_ty == PathType::Nvl && path_hops.len() == max_len
+                {
+                    new_ty = PathType::Nvb;
+                }
+                let new_ty = new_ty.max(path_ty);
+                let rp = &sys.node(rem).paths[bt][base.idx];
+                if new_ty < rp.ty
+                    || (new_ty == rp.ty && rp.bw < b)
+                    || (new_ty == rp.ty && rp.bw == b && rp.hops.len() > path_hops.len() + 1)
+                {
+                    let Some(rev) = sys.node(rem).links.iter().position(|rl| rl.rem == node && rl.ty == link.ty) else {
+                        continue;
+                    };
+                    let mut hops = Vec::with_capacity(path_hops.len() + 1);
+                    hops.push(Hop { from: rem, link: rev });
+                    hops.extend_from_slice(&path_hops);
+                    let rp = &mut sys.node_mut(rem).paths[bt][base.idx];
+                    rp.hops = hops;
+                    rp.bw = b;
+                    rp.ty = new_ty;
+                    if !next.contains(&rem) {
+                        next.push(rem);
+                    }
+                }
+            }
+        }
+        list = next;
+    }
+}
+
+/// `addInterStep`: route the path from `src` to `dst` through `via`.
+fn add_inter_step(sys: &mut System, via: NodeRef, src: NodeRef, dst: NodeRef) {
+    let first = sys.path(src, via).clone();
+    let second = sys.path(via, dst).clone();
+    let mut hops = first.hops.clone();
+    hops.extend_from_slice(&second.hops);
+    let mut ty = merge_path_type(first.ty, second.ty);
+    if via.ty == NodeType::Gpu {
+        ty = PathType::Pxn;
+    }
+    let p = &mut sys.node_mut(src).paths[dst.ty as usize][dst.idx];
+    p.hops = hops;
+    p.ty = ty;
+    p.bw = first.bw.min(second.bw);
+}
+
+/// `ncclTopoGetLocal`: the nodes of `result` closest to `from` (best bandwidth, then type).
+pub fn get_local(sys: &System, from: NodeRef, result: NodeType) -> (Vec<usize>, PathType) {
+    let paths = &sys.node(from).paths[result as usize];
+    let mut min_ty = PathType::Dis;
+    let mut max_bw = 0.0f32;
+    let mut out = Vec::new();
+    for (i, p) in paths.iter().enumerate().take(sys.count(result)) {
+        if p.bw > max_bw || (p.bw == max_bw && p.ty < min_ty) {
+            max_bw = p.bw;
+            min_ty = p.ty;
+            out.clear();
+        }
+        if p.bw == max_bw && p.ty == min_ty {
+            out.push(i);
+        }
+    }
+    (out, min_ty)
+}
+
+/// `ncclGetLocalCpu`: the closest CPU, fewest hops among equals.
+pub fn local_cpu(sys: &System, gpu: usize) -> Option<usize> {
+    let from = NodeRef::new(NodeType::Gpu, gpu);
+    let (cpus, _) = get_local(sys, from, NodeType::Cpu);
+    let paths = &sys.node(from).paths[NodeType::Cpu as usize];
+    let mut best = *cpus.first()?;
+    for &c in &cpus[1..] {
+        if paths[c].count() < paths[best].count() {
+            best = c;
+        }
+    }
+    Some(best)
+}
+
+fn is_pow2(v: usize) -> bool {
+    v & v.wrapping_sub(1) == 0
+}
+
+fn mirror_bits(val: usize, pow2: usize) -> usize {
+    let mut mirror = 0;
+    let mut b = 1;
+    let mut mb = pow2 >> 1;
+    while b < pow2 {
+        if val & b != 0 {
+            mirror |= mb;
+        }
+        b <<= 1;
+        mb >>= 1;
+    }
+    mirror
+}
+
+/// `ncclTopoGetLocalNet`: the NET index a rank uses for a channel.
+pub fn local_net(sys: &System, p: &Params, rank: i32, channel: usize) -> Option<usize> {
+    let g = sys.gpu_by_rank(rank)?;
+    let (nets, _) = get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net);
+    if nets.is_empty() {
+        return None;
+    }
+    let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, nets[0]), NodeType::Gpu);
+    let ngpus = gpus.len().max(1);
+    let per_gpu = match p.netdevs_policy {
+        None => nets.len().div_ceil(ngpus),
+        Some(0) => nets.len(),
+        Some(n) => n.min(nets.len()),
+    }
+    .max(1);
+    let dev = sys.list(NodeType::Gpu)[g].gpu_dev().max(0) as usize;
+    let mut net = dev % ngpus;
+    if is_pow2(nets.len()) {
+        net = mirror_bits(net, nets.len());
+    }
+    net += channel % per_gpu;
+    Some(nets[net % nets.len()])
+}
+
+/// `ncclTopoGetLocalGpu`: the GPU that drives a NET, or None.
+pub fn local_gpu_of_net(sys: &System, p: &Params, net: usize) -> Option<usize> {
+    let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, net), NodeType::Gpu);
+    for c in 0..64 {
+        for &g in &gpus {
+            let rank = sys.list(NodeType::Gpu)[g].gpu_rank();
+            if local_net(sys, p, rank, c) == Some(net) {
+                return Some(g);
+            }
+        }
+    }
+    None
+}
+
+fn dev_to_rank(sys: &System, system_id: i64, dev: i32) -> Option<i32> {
+    sys.list(NodeType::Gpu)
+        .iter()
+        .find(|g| id_system(g.id) == system_id && g.gpu_dev() == dev)
+        .map(|g| g.gpu_rank())
+}
+
+/// Outcome of NCCL's P2P check between two ranks.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct P2pCheck {
+    pub p2p: bool,
+    pub read: bool,
+    pub intermediate: i32,
+    pub reason: String,
+}
+
+/// The P2P level in force and where it comes from.
+pub fn p2p_level(sys: &System, p: &Params) -> (PathType, &'static str) {
+    if let Some(l) = p.p2p_level {
+        return (l, "NCCL_P2P_LEVEL/NCCL_P2P_DISABLE");
+    }
+    let c = &sys.list(NodeType::Cpu).first().map(|n| n.kind.clone());
+    if let Some(Kind::Cpu { arch, vendor, .. }) = c {
+        if *arch == cpu::ARCH_X86 && *vendor == cpu::VENDOR_AMD && sys.count(NodeType::Dev) <= 2 {
+            return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
+        }
+    }
+    (PathType::Pxb, "default PXB")
+}
+
+/// `ncclTopoCheckP2p` for two ranks of this node.
+pub fn check_p2p(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<P2pCheck, Error> {
+    let mut out = P2pCheck { p2p: false, read: false, intermediate: -1, reason: String::new() };
+    let Some(g1) = sys.gpu_by_rank(r1) else {
+        return Err(Error::Usage(format!("rank {r1} is not a GPU of this system")));
+    };
+    let Some(g2) = sys.gpu_by_rank(r2) else {
+        out.reason = format!("rank {r2} is not in this system");
+        return Ok(out);
+    };
+    let gpu1 = NodeRef::new(NodeType::Gpu, g1);
+    let path = sys.path(gpu1, NodeRef::new(NodeType::Gpu, g2));
+    let mut inter_idx = None;
+    if path.count() == 4 {
+        let n = sys.link(path.hops[1]).rem;
+        if n.ty == NodeType::Dev {
+            let d = sys.node(n);
+            if let Some(r) = dev_to_rank(sys, id_system(d.id), d.gpu_dev()) {
+                out.intermediate = r;
+                inter_idx = sys.gpu_by_rank(r);
+            }
+        }
+    }
+    let (level, why) = p2p_level(sys, p);
+    if path.ty <= level {
+        out.p2p = true;
+        out.reason = format!("path {} is within the P2P level {} ({why})", path.ty, level);
+    } else {
+        out.reason = format!("path {} is above the P2P level {} ({why})", path.ty, level);
+    }
+    let gl = sys.list(NodeType::Gpu);
+    let check_nvml = p.ignore_disabled_p2p != 2 && gl[g1].gpu_parent() != gl[g2].gpu_parent();
+    if out.p2p && check_nvml && !p.p2p_support {
+        if p.ignore_disabled_p2p == 0 && path.ty <= PathType::Nvb {
+            let chain: Vec<i32> = [Some(g1), inter_idx, Some(g2)].iter().flatten().map(|&g| gl[g].gpu_dev()).collect();
+            return Err(Error::Input {
+                file: "<driver>".into(),
+                message: format!(
+                    "P2P is disabled between NVLink-connected GPUs {} and {}: NCCL stops here (hardware issue?); set NCCL_IGNORE_DISABLED_P2P=1 to go on",
+                    chain[0],
+                    chain[chain.len() - 1]
+                ),
+            });
+        }
+        out.p2p = false;
+        out.reason = "the driver reports no peer-to-peer support between these GPUs".into();
+    }
+    if path.ty == PathType::Nvl {
+        let (c1, c2) = (gl[g1].cc(), gl[g2].cc());
+        if c1 == c2 && c1 == 80 {
+            out.read = true;
+        }
+    }
+    Ok(out)
+}
+
+/// `ncclTopoCheckNet`: whether the network would beat P2P/SHM between two local GPUs.
+pub fn check_net(sys: &System, p: &Params, r1: i32, r2: i32) -> bool {
+    if p.net_disable_intra {
+        return false;
+    }
+    let (Some(g1), Some(g2)) = (sys.gpu_by_rank(r1), sys.gpu_by_rank(r2)) else { return false };
+    let gpu1 = sys.node(NodeRef::new(NodeType::Gpu, g1));
+    let gpu2 = sys.node(NodeRef::new(NodeType::Gpu, g2));
+    let speed = gpu1.paths[NodeType::Gpu as usize][g2].bw;
+    let mut s1 = 0.0f32;
+    let mut s2 = 0.0f32;
+    for n in 0..sys.count(NodeType::Net) {
+        let a = &gpu1.paths[NodeType::Net as usize][n];
+        if a.ty <= PathType::Pxb && a.bw > s1 {
+            s1 = a.bw;
+        }
+        let b = &gpu2.paths[NodeType::Net as usize][n];
+        if b.ty <= PathType::Pxb && b.bw > s2 {
+            s2 = b.bw;
+        }
+    }
+    s1 > speed && s2 > speed
+}
+
+/// P2P transport's `canConnect`.
+pub fn p2p_can_connect(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<(bool, String), Error> {
+    let c = check_p2p(sys, p, r1, r2)?;
+    if !c.p2p {
+        return Ok((false, c.reason));
+    }
+    if c.intermediate != -1 {
+        if p.p2p_use_cuda_memcpy {
+            return Ok((false, "NCCL_P2P_USE_CUDA_MEMCPY forbids P2P through an intermediate GPU".into()));
+        }
+        return Ok((true, format!("P2P through GPU rank {} over NVLink", c.intermediate)));
+    }
+    if check_net(sys, p, r1, r2) {
+        return Ok((false, "the network is faster than the GPU-to-GPU path".into()));
+    }
+    if !p.p2p_support && r1 != r2 {
+        return Ok((false, "the driver reports no peer access between these GPUs".into()));
+    }
+    Ok((true, c.reason))
+}
+
+/// SHM transport's `canConnect`.
+pub fn shm_can_connect(sys: &System, p: &Params, r1: i32, r2: i32) -> (bool, String) {
+    if p.shm_disable {
+        return (false, "NCCL_SHM_DISABLE=1".into());
+    }
+    if check_net(sys, p, r1, r2) {
+        return (false, "the network is faster than going through host memory".into());
+    }
+    (true, "shared host memory".into())
+}
+
+/// `ncclTopoGetIntermediateRank`: the rank that talks to a NET for `rank` (PXN).
+pub fn intermediate_rank(sys: &System, rank: i32, net: usize) -> Option<i32> {
+    let g = sys.gpu_by_rank(rank)?;
+    let path = sys.path(NodeRef::new(NodeType::Gpu, g), NodeRef::new(NodeType::Net, net));
+    if path.ty != PathType::Pxn {
+        return Some(rank);
+    }
+    let mut i = 1;
+    while i < path.count() && sys.link(path.hops[i]).rem.ty == NodeType::Nvs {
+        i += 1;
+    }
+    let mut node = sys.link(*path.hops.get(i)?).rem;
+    if node.ty == NodeType::Dev {
+        if let Some(l) = sys.node(node).links.iter().find(|l| l.rem.ty == NodeType::Gpu) {
+            node = l.rem;
+        }
+    }
+    if node.ty != NodeType::Gpu {
+        return None;
+    }
+    let n = sys.node(node);
+    dev_to_rank(sys, id_system(n.id), n.gpu_dev())
+}
+
+/// The GDR level in force and where it comes from.
+pub fn gdr_level(p: &Params) -> (PathType, &'static str) {
+    match p.gdr_level {
+        Some(l) => (l, "NCCL_NET_GDR_LEVEL"),
+        None if p.gdr_c2c => (PathType::P2c, "default P2C (NCCL_NET_GDR_C2C=1)"),
+        None => (PathType::Pxb, "default PXB"),
+    }
+}
+
+/// `ncclTopoCheckGdr`, with the reason for the verdict.
+pub fn check_gdr(sys: &System, p: &Params, rank: i32, net: usize, read: bool) -> (GdrMode, String) {
+    let Some(mut g) = sys.gpu_by_rank(rank) else { return (GdrMode::Disabled, "rank not in system".into()) };
+    let nnode = &sys.list(NodeType::Net)[net];
+    let ninfo = nnode.net().expect("NET node");
+    let gpu = &sys.list(NodeType::Gpu)[g];
+    let (ggdr, gmlo) = match gpu.kind {
+        Kind::Gpu { gdr, mlopart, .. } => (gdr, mlopart),
+        _ => (0, -1),
+    };
+    if ninfo.gdr == 0 {
+        return (GdrMode::Disabled, format!("NIC {} does not support GPUDirect RDMA (gdr=0)", ninfo.name));
+    }
+    if ggdr == 0 {
+        return (GdrMode::Disabled, "the GPU does not support GPUDirect RDMA (gdr=0)".into());
+    }
+    if gmlo != -1 && !p.gdr_mlopart {
+        return (GdrMode::Disabled, "MLOPart GPU and NCCL_NET_GDR_MLOPART=0".into());
+    }
+    if read {
+        if p.gdr_read == 0 {
+            return (GdrMode::Disabled, "NCCL_NET_GDR_READ=0".into());
+        }
+        if p.gdr_read < 0 && gpu.cc() < 80 {
+            let gpu_paths = &gpu.paths[NodeType::Gpu as usize];
+            let nvlink = sys.count(NodeType::Gpu) == 1
+                || (0..sys.count(NodeType::Gpu)).any(|i| i != g && gpu_paths[i].ty == PathType::Nvl);
+            if !nvlink {
+                return (GdrMode::Disabled, "GDR reads are off before Ampere without an NVLink peer".into());
+            }
+        }
+    }
+    let (level, why) = gdr_level(p);
+    let mut distance = gpu.paths[NodeType::Net as usize][net].ty;
+    let mut via = String::new();
+    if distance == PathType::Pxn {
+        if let Some(proxy) = intermediate_rank(sys, rank, net) {
+            if let Some(pg) = sys.gpu_by_rank(proxy) {
+                g = pg;
+                distance = sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].ty;
+                via = format!(" (through rank {proxy} by PXN)");
+            }
+        }
+    }
+    if distance > level {
+        return (
+            GdrMode::Disabled,
+            format!("GPU to {} is {distance}{via}, above the GDR level {level} ({why})", ninfo.name),
+        );
+    }
+    let Some(c) = local_cpu(sys, g) else { return (GdrMode::Default, "no local CPU".into()) };
+    if sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c && distance != PathType::P2c {
+        (GdrMode::Pci, format!("GPU to {} is {distance}{via} on a C2C system: PCIe mapping forced", ninfo.name))
+    } else {
+        (GdrMode::Default, format!("GPU to {} is {distance}{via}, within the GDR level {level} ({why})", ninfo.name))
+    }
+}
+
+/// `ncclTopoComputePaths`. `n_ranks` is the communicator size (all nodes).
+pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
+    for t in NodeType::ALL {
+        for n in sys.nodes[t as usize].iter_mut() {
+            n.paths = Default::default();
+        }
+    }
+    for t in [NodeType::Cpu, NodeType::Dev, NodeType::Gpu, NodeType::Net, NodeType::Gin, NodeType::Rma, NodeType::Nvs] {
+        for i in 0..sys.count(t) {
+            set_paths(sys, NodeRef::new(t, i), p);
+        }
+    }
+    // Make sure every node has path tables for every type, reached or not.
+    for t in NodeType::ALL {
+        let n = sys.count(t);
+        for ty in NodeType::ALL {
+            for node in sys.nodes[ty as usize].iter_mut() {
+                if node.paths[t as usize].len() != n {
+                    node.paths[t as usize] = vec![Path::default(); n];
+                }
+            }
+        }
+    }
+    let ngpus = sys.count(NodeType::Gpu);
+    for g in 0..ngpus {
+        let rg = sys.list(NodeType::Gpu)[g].gpu_rank();
+        for q in 0..ngpus {
+            let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
+            if !check_p2p(sys, p, rq, rg)?.p2p {
+                if let Some(c) = local_cpu(sys, g) {
+                    add_inter_step(
+                        sys,
+                        NodeRef::new(NodeType::Cpu, c),
+                        NodeRef::new(NodeType::Gpu, q),
+                        NodeRef::new(NodeType::Gpu, g),
+                    );
+                }
+            }
+        }
+        for q in 0..ngpus {
+            if q == g {
+                continue;
+            }
+            let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
+            if !p2p_can_connect(sys, p, rq, rg)?.0 && !shm_can_connect(sys, p, rq, rg).0 {
+                sys.nodes[NodeType::Gpu as usize][q].paths[NodeType::Gpu as usize][g].ty = PathType::Net;
+            }
+        }
+    }
+    // GPU to NIC over C2C then PCIe (P2C), only towards the closest NICs.
+    for g in 0..ngpus {
+        let Some(c) = local_cpu(sys, g) else { continue };
+        let (nets, _) = get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net);
+        for n in nets {
+            let gc = sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty;
+            let nc = sys.list(NodeType::Net)[n].paths[NodeType::Cpu as usize][c].ty;
+            if merge_path_type(gc, nc) == PathType::P2c {
+                let gp = &mut sys.nodes[NodeType::Gpu as usize][g].paths[NodeType::Net as usize][n];
+                gp.ty = gp.ty.min(PathType::P2c);
+                let np = &mut sys.nodes[NodeType::Net as usize][n].paths[NodeType::Gpu as usize][g];
+                np.ty = np.ty.min(PathType::P2c);
+            }
+        }
+    }
+    for n in 0..sys.count(NodeType::Net) {
+        for g in 0..ngpus {
+            if !p.pxn_disable {
+                if let Some(peer) = local_gpu_of_net(sys, p, n) {
+                    if peer != g {
+                        let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
+                        let (mode, _) = check_gdr(sys, p, peer_rank, n, true);
+                        let pxn_ty = if p.pxn_c2c { PathType::P2c } else { PathType::Pxb };
+                        let gl = sys.list(NodeType::Gpu);
+                        let pn = &gl[peer].paths[NodeType::Net as usize][n];
+                        let gn = &gl[g].paths[NodeType::Net as usize][n];
+                        if pn.ty <= pxn_ty
+                            && mode != GdrMode::Disabled
+                            && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
+                            && id_system(gl[peer].id) == id_system(gl[g].id)
+                            && (pn.bw > gn.bw || gn.ty > PathType::Pxn)
+                        {
+                            add_inter_step(
+                                sys,
+                                NodeRef::new(NodeType::Gpu, peer),
+                                NodeRef::new(NodeType::Gpu, g),
+                                NodeRef::new(NodeType::Net, n),
+                            );
+                        }
+                    }
+                }
+            }
+            if sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][n].ty < PathType::Phb {
+                let rank = sys.list(NodeType::Gpu)[g].gpu_rank();
+                if check_gdr(sys, p, rank, n, false).0 == GdrMode::Disabled {
+                    if let Some(c) = local_cpu(sys, g) {
+                        let cpu = NodeRef::new(NodeType::Cpu, c);
+                        add_inter_step(sys, cpu, NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Gpu, g));
+                        add_inter_step(sys, cpu, NodeRef::new(NodeType::Gpu, g), NodeRef::new(NodeType::Net, n));
+                    }
+                }
+            }
+        }
+    }
+    for n in 0..sys.count(NodeType::Net) {
+        let lg = local_gpu_of_net(sys, p, n).map_or(-1, |g| g as i32);
+        if let Some(info) = sys.nodes[NodeType::Net as usize][n].net_mut() {
+            info.local_gpu = lg;
+        }
+    }
+    Ok(())
+}
+
+/// `ncclTopoTrimSystem`: drop GPUs rank `my_rank` cannot reach without the network.
+/// Returns the ranks removed.
+pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize) -> Vec<i32> {
+    let ngpus = sys.count(NodeType::Gpu);
+    let mut domains: Vec<usize> = (0..ngpus).collect();
+    let ids: Vec<i64> = sys.list(NodeType::Gpu).iter().map(|g| g.id).collect();
+    let mut my_domain = 0;
+    for g in 0..ngpus {
+        for q in 0..g {
+            if sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize][q].ty < PathType::Net {
+                domains[g] = domains[g].min(domains[q]);
+            }
+        }
+        if sys.list(NodeType::Gpu)[g].gpu_rank() == my_rank {
+            my_domain = domains[g];
+        }
+    }
+    let mut removed = Vec::new();
+    for i in 0..ngpus {
+        if domains[i] == my_domain {
+            continue;
+        }
+        if let Some(g) = sys.find(NodeType::Gpu, ids[i]) {
+            removed.push(sys.list(NodeType::Gpu)[g].gpu_rank());
+            sys.remove_node(NodeType::Gpu, g);
+        }
+    }
+    sys.inter = sys.count(NodeType::Gpu) != n_ranks;
+    removed
+}
+
+/// `ncclTopoSearchInit`: the per-channel and total bandwidth the search starts from.
+pub fn search_init(sys: &mut System) {
+    sys.max_bw = 0.0;
+    sys.total_bw = 0.0;
+    if !sys.inter && sys.count(NodeType::Gpu) == 1 {
+        sys.max_bw = bw::LOC;
+        sys.total_bw = bw::LOC;
+        return;
+    }
+    let target = if sys.inter { NodeType::Net } else { NodeType::Dev };
+    let mut max_bw = 0.0f32;
+    let mut total = 0.0f32;
+    for d in sys.list(NodeType::Dev) {
+        let mut m = 0.0f32;
+        for p in d.paths[target as usize].iter().take(sys.count(target)) {
+            if p.count() == 0 {
+                continue;
+            }
+            m = m.max(p.bw);
+        }
+        max_bw = max_bw.max(m);
+        let mut nvl = 0.0f32;
+        let mut pci = 0.0f32;
+        for l in &d.links {
+            if l.ty == LinkType::Nvl {
+                nvl += l.bw;
+            }
+            if l.ty == LinkType::Pci {
+                pci = l.bw;
+            }
+        }
+        total = total.max(pci.max(nvl));
+    }
+    sys.max_bw = max_bw;
+    sys.total_bw = total;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirror_bits_reverses_low_bits() {
+        assert_eq!(mirror_bits(1, 8), 4);
+        assert_eq!(mirror_bits(3, 8), 6);
+        assert_eq!(mirror_bits(0, 1), 0);
+        assert!(is_pow2(8) && !is_pow2(6));
+    }
+
+    #[test]
+    fn p2c_merges_c2c_and_phb() {
+        assert_eq!(merge_path_type(PathType::C2c, PathType::Phb), PathType::P2c);
+        assert_eq!(merge_path_type(PathType::Pix, PathType::Phb), PathType::Phb);
+    }
+}

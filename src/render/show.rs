@@ -1,0 +1,217 @@
+//! `topo show`: the system as a tree from each CPU down, then the links that are not part
+//! of the PCI tree (NVLink, C2C, inter-CPU, Broadcom P2P links).
+
+use std::fmt::Write;
+
+use crate::model::analysis::node_label;
+use crate::model::system::{id_local, Kind, NodeRef, System};
+use crate::model::{cpu, Analysis, LinkType, NodeType};
+use crate::render::gbs;
+
+fn cpu_desc(k: &Kind) -> String {
+    let Kind::Cpu { arch, vendor, model, affinity } = k else { return String::new() };
+    let model_name = match (*vendor, *model) {
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_ERP) => " Emerald Rapids+",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_SRP) => " Sapphire Rapids",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_SKL) => " Skylake",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_BDW) => " Broadwell or older",
+        (cpu::VENDOR_ZHAOXIN, cpu::MODEL_YONGFENG) => " Yongfeng",
+        _ => "",
+    };
+    let mut s = format!("{} {}{}", cpu::arch_name(*arch), cpu::vendor_name(*vendor), model_name);
+    if let Some(a) = affinity {
+        let _ = write!(s, ", cpus {}", affinity_ranges(a));
+    }
+    s.trim().replace("  ", " ")
+}
+
+/// A cpumap string (`0000ffff,ffff0000`) as CPU ranges (`16-47`).
+pub fn affinity_ranges(mask: &str) -> String {
+    let mut bits = Vec::new();
+    for (w, word) in mask.split(',').rev().enumerate() {
+        let v = u32::from_str_radix(word.trim(), 16).unwrap_or(0);
+        for b in 0..32 {
+            if v & (1 << b) != 0 {
+                bits.push(w * 32 + b);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bits.len() {
+        let start = bits[i];
+        let mut end = start;
+        while i + 1 < bits.len() && bits[i + 1] == end + 1 {
+            i += 1;
+            end = bits[i];
+        }
+        out.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
+        i += 1;
+    }
+    if out.is_empty() { "none".into() } else { out.join(",") }
+}
+
+fn node_desc(an: &Analysis, r: NodeRef) -> String {
+    let sys = &an.system;
+    let n = sys.node(r);
+    match (&n.kind, r.ty) {
+        (Kind::Cpu { .. }, _) => format!("CPU {} ({})", id_local(n.id), cpu_desc(&n.kind)),
+        (Kind::Pci { device }, _) => {
+            let dev = if *device != 0 {
+                format!(" {:04x}:{:04x}", device >> 48, (device >> 32) & 0xffff)
+            } else {
+                String::new()
+            };
+            format!("PCI switch {}{dev}", n.busid.as_deref().unwrap_or("?"))
+        }
+        (Kind::Dev { cc, .. }, _) => {
+            let gpus: Vec<String> = n
+                .links
+                .iter()
+                .filter(|l| l.ty == LinkType::Loc && l.rem.ty == NodeType::Gpu)
+                .map(|l| {
+                    let g = sys.node(l.rem);
+                    format!("rank {} (dev {})", g.gpu_rank(), g.gpu_dev())
+                })
+                .collect();
+            format!("GPU {} sm{} {}", n.busid.as_deref().unwrap_or("?"), cc, gpus.join(", "))
+        }
+        (_, NodeType::Nic) => format!("NIC {}", n.busid.as_deref().unwrap_or("(no PCI device)")),
+        (Kind::Net(info), _) => {
+            let virt = an.nets.iter().find(|d| d.dev == info.dev).filter(|d| d.is_virtual);
+            let mut s = format!("NET {} {} {:.0} Gb/s", info.dev, info.name, info.bw as f64 * 8.0);
+            if let Some(v) = virt {
+                let _ = write!(s, " (fused from devs {:?})", v.physdevs);
+            }
+            let _ = write!(s, ", port {}", info.port);
+            if info.gdr != 0 {
+                s.push_str(", GDR");
+            }
+            if info.coll != 0 {
+                s.push_str(", CollNet");
+            }
+            s
+        }
+        _ => node_label(sys, r),
+    }
+}
+
+fn tree_rec(an: &Analysis, r: NodeRef, up: Option<NodeRef>, prefix: &str, out: &mut String) {
+    let sys = &an.system;
+    let kids: Vec<(LinkType, f32, NodeRef)> = sys
+        .node(r)
+        .links
+        .iter()
+        .filter(|l| Some(l.rem) != up && (l.ty == LinkType::Pci || (l.ty == LinkType::Net && l.rem.ty == NodeType::Net)))
+        .map(|l| (l.ty, l.bw, l.rem))
+        .collect();
+    for (i, (ty, b, k)) in kids.iter().enumerate() {
+        let last = i + 1 == kids.len();
+        let _ = writeln!(out, "{prefix}{}{} [{} {}]", if last { "└─ " } else { "├─ " }, node_desc(an, *k), ty.name(), gbs(*b));
+        if *ty == LinkType::Pci {
+            let p = format!("{prefix}{}", if last { "   " } else { "│  " });
+            tree_rec(an, *k, Some(r), &p, out);
+        }
+    }
+}
+
+/// The human tree.
+pub fn tree(an: &Analysis) -> String {
+    let sys = &an.system;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}: {} GPU(s) as ranks 0..{} of {}, {} network device(s), {} CPU(s){}",
+        an.input,
+        an.gpus.len(),
+        an.gpus.len().saturating_sub(1),
+        an.n_ranks,
+        an.nets.len(),
+        sys.count(NodeType::Cpu),
+        if an.options.nodes > 1 { format!(", {} nodes", an.options.nodes) } else { String::new() }
+    );
+    let _ = writeln!(
+        out,
+        "NCCL system: maxBw {} GB/s per channel, totalBw {} GB/s, {}",
+        gbs(sys.max_bw),
+        gbs(sys.total_bw),
+        if sys.inter { "inter-node (rings go through the network)" } else { "single node" }
+    );
+    if !an.trimmed.is_empty() {
+        let _ = writeln!(out, "Trimmed ranks (reachable from rank 0 only through the network): {:?}", an.trimmed);
+    }
+    out.push('\n');
+    for c in 0..sys.count(NodeType::Cpu) {
+        let r = NodeRef::new(NodeType::Cpu, c);
+        let _ = writeln!(out, "{}", node_desc(an, r));
+        tree_rec(an, r, None, "", &mut out);
+    }
+    let mut extra = Vec::new();
+    for t in NodeType::ALL {
+        for (i, n) in sys.list(t).iter().enumerate() {
+            let me = NodeRef::new(t, i);
+            for l in &n.links {
+                let shown = match l.ty {
+                    LinkType::Nvl | LinkType::C2c => true,
+                    LinkType::Sys => true,
+                    LinkType::Loc => t == NodeType::Pci || (t == NodeType::Dev && l.rem.ty == NodeType::Dev),
+                    _ => false,
+                };
+                if shown {
+                    extra.push(format!("  {} -> {}  {} {} GB/s", node_label(sys, me), node_label(sys, l.rem), l.ty.name(), gbs(l.bw)));
+                }
+            }
+        }
+    }
+    if !extra.is_empty() {
+        out.push_str("\nOther links (NVLink, C2C, inter-CPU, switch P2P):\n");
+        for e in extra {
+            out.push_str(&e);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The system as JSON: nodes with their links.
+pub fn system_json(an: &Analysis) -> serde_json::Value {
+    let sys: &System = &an.system;
+    let mut nodes = Vec::new();
+    for t in NodeType::ALL {
+        for (i, n) in sys.list(t).iter().enumerate() {
+            let me = NodeRef::new(t, i);
+            let links: Vec<serde_json::Value> = n
+                .links
+                .iter()
+                .map(|l| serde_json::json!({"to": node_label(sys, l.rem), "type": l.ty.name(), "bw": l.bw}))
+                .collect();
+            nodes.push(serde_json::json!({
+                "node": node_label(sys, me),
+                "type": t.name(),
+                "id": format!("{:x}", n.id),
+                "desc": node_desc(an, me),
+                "links": links,
+            }));
+        }
+    }
+    serde_json::json!({
+        "input": an.input,
+        "system": an.sys_rec,
+        "gpus": an.gpus,
+        "nets": an.nets,
+        "trimmed": an.trimmed,
+        "nodes": nodes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affinity_masks_become_ranges() {
+        assert_eq!(affinity_ranges("0000ffff"), "0-15");
+        assert_eq!(affinity_ranges("00000001,00000003"), "0-1,32");
+        assert_eq!(affinity_ranges("00000000"), "none");
+    }
+}
