@@ -6,4 +6,5 @@
 //! and flows through the same code.
 
 pub mod error;
+pub mod fixtures;
 pub mod xml;
