@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod env;
 pub mod error;
+pub mod fixtures;
 pub mod model;
 pub mod render;
 pub mod xml;
