@@ -156,7 +156,19 @@ pub fn load_input(input: &InputArgs) -> Result<Loaded, Error> {
 }
 
 fn load_fixture(name: &str) -> Result<Loaded, Error> {
-    Err(Error::Usage(format!("unknown fixture '{name}': no built-in machines in this build")))
+    let f = crate::fixtures::get(name)?;
+    let (xml, diags) = f.load()?;
+    Ok(Loaded { xml, label: format!("fixture:{name}"), diags })
+}
+
+fn fixtures_list() -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::NOTHING);
+    t.set_header(vec!["NAME", "DESCRIPTION"]);
+    for f in crate::fixtures::all() {
+        t.add_row(vec![f.name, f.description]);
+    }
+    format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {}`.\n", crate::fixtures::all()[0].name)
 }
 
 fn analyze_input(input: &InputArgs, m: &ModelArgs) -> Result<(Loaded, Analysis), Error> {
@@ -237,7 +249,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
                 s
             }
         }
-        Command::Fixtures => String::new(),
+        Command::Fixtures => fixtures_list(),
         Command::Generate(a) => {
             generate(&a.out)?;
             String::new()
