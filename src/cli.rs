@@ -30,6 +30,8 @@ pub enum Command {
     Paths(PathsArgs),
     /// Everything the model decides, in one document.
     Analyze(AnalyzeArgs),
+    /// NCCL's channel search: ring, tree, NVLS and CollNet graphs.
+    Search(SearchArgs),
     /// List the machines topo carries built in (for --fixture).
     Fixtures,
     /// Write the shell completions and the man page (used to refresh the committed copies).
@@ -119,6 +121,20 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Print the JSON document (schema 1) instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE.
+    #[arg(long, conflicts_with = "json")]
+    pub xml: bool,
+    /// Print the graphs as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -241,12 +257,25 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
             let (loaded, an) = analyze_input(&a.input, &a.model)?;
             print_warnings(&loaded, Some(&an));
             if a.json {
-                render::to_json_string(&an.to_json(empty_graphs()))
+                let so = crate::search::SearchOptions::from_analysis(&an)?;
+                let (gs, sys) = crate::search::run(&an, &so)?;
+                render::to_json_string(&an.to_json(crate::search::graphs_json(&sys, &gs)))
             } else {
                 let mut s = render::show::tree(&an);
                 s.push('\n');
                 s.push_str(&render::paths::text(&an, false));
                 s
+            }
+        }
+        Command::Search(a) => {
+            let (loaded, an) = analyze_input(&a.input, &a.model)?;
+            print_warnings(&loaded, Some(&an));
+            let so = crate::search::SearchOptions::from_analysis(&an)?;
+            let (gs, sys) = crate::search::run(&an, &so)?;
+            if a.xml {
+                crate::search::xml::dump(&sys, &gs)?
+            } else {
+                render::to_json_string(&crate::search::graphs_json(&sys, &gs))
             }
         }
         Command::Fixtures => fixtures_list(),
@@ -258,10 +287,6 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
     out.write_all(text.as_bytes()).map_err(io_err)?;
     out.flush().map_err(io_err)?;
     Ok(0)
-}
-
-fn empty_graphs() -> serde_json::Value {
-    serde_json::json!({"ring": null, "tree": null, "nvls": null, "collnet_chain": null, "collnet_direct": null})
 }
 
 /// Write completions for every shell clap_complete knows, and the man page.

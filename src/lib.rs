@@ -11,4 +11,5 @@ pub mod error;
 pub mod fixtures;
 pub mod model;
 pub mod render;
+pub mod search;
 pub mod xml;

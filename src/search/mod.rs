@@ -1,0 +1,1258 @@
+//! NCCL's channel search (`ncclTopoCompute`): rings, trees, CollNet and NVLS graphs.
+//!
+//! The search is a depth-first walk over GPUs (and NICs when several nodes are modelled)
+//! that reserves bandwidth on every link it crosses, tries bandwidths from a per-
+//! architecture ladder, and relaxes its constraints step by step (same channels, tree
+//! pattern, path types, cross-NIC, speed) until it finds channels. Its budget is counted
+//! in steps, never in time, so results are deterministic. Graphs are computed in NCCL's
+//! order on one system, because the rounding of reserved bandwidth carries over from
+//! one search to the next exactly as in NCCL.
+
+pub mod xml;
+
+use crate::error::Error;
+use crate::model::paths::{self, Params};
+use crate::model::system::{Hop, NodeRef, System};
+use crate::model::{cpu, LinkType, NodeType, PathType};
+
+pub const MAXCHANNELS: usize = 64;
+const MAX_NVLS_ARITY: usize = 32;
+const MAX_DIRECT_ARITY: usize = 7;
+
+const GLOBAL_TIMEOUT: i64 = 1 << 19;
+const TIMEOUT: i32 = 1 << 14;
+const TIMEOUT_TREE: i32 = 1 << 14;
+const TIMEOUT_SAMECHANNELS: i32 = 1 << 8;
+
+const FORCED_ORDER_PCI: i32 = 1;
+const FORCED_ORDER_REPLAY: i32 = 2;
+
+/// Graph patterns, NCCL's numbering.
+pub mod pattern {
+    pub const BALANCED_TREE: i32 = 1;
+    pub const SPLIT_TREE: i32 = 2;
+    pub const TREE: i32 = 3;
+    pub const RING: i32 = 4;
+    pub const NVLS: i32 = 5;
+    pub const COLLNET_DIRECT: i32 = 6;
+}
+
+const SPEED_INTRA: [f32; 13] = [40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0];
+const SPEED_INTER: [f32; 19] =
+    [48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.4, 1.2, 0.24, 0.12];
+const SM90_SPEED_INTRA: [f32; 11] = [60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0];
+const SM90_SPEED_INTER: [f32; 17] =
+    [48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12];
+const SM100_SPEED_INTRA: [f32; 12] = [90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0];
+const SM100_SPEED_INTER: [f32; 20] = [
+    96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0, 3.0, 2.4, 1.2, 0.24, 0.12,
+];
+
+/// The bandwidth ladder the search walks for this architecture and scope.
+pub fn speed_ladder(cc_min: i32, inter: bool) -> &'static [f32] {
+    match (inter, cc_min >= 100, cc_min >= 90) {
+        (false, true, _) => &SM100_SPEED_INTRA,
+        (false, false, true) => &SM90_SPEED_INTRA,
+        (false, false, false) => &SPEED_INTRA,
+        (true, true, _) => &SM100_SPEED_INTER,
+        (true, false, true) => &SM90_SPEED_INTER,
+        (true, false, false) => &SPEED_INTER,
+    }
+}
+
+/// One graph: the input constraints and the channels found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Graph {
+    pub id: i32,
+    pub pattern: i32,
+    pub cross_nic: i32,
+    pub coll_net: bool,
+    pub min_channels: i32,
+    pub max_channels: i32,
+    pub n_channels: i32,
+    pub bw_intra: f32,
+    pub bw_inter: f32,
+    pub latency_inter: f32,
+    pub type_intra: PathType,
+    pub type_inter: PathType,
+    pub same_channels: i32,
+    pub n_hops: i32,
+    /// Ranks, `ngpus` per channel.
+    pub intra: Vec<i32>,
+    /// NET node ids, two per channel (in, out); -1 when none.
+    pub inter: Vec<i64>,
+    /// Whether the search ran (false: not computed for this case).
+    pub computed: bool,
+    /// Loaded from NCCL_GRAPH_FILE instead of searched.
+    pub from_file: bool,
+}
+
+impl Graph {
+    pub fn new(id: i32, pattern: i32, ngpus: usize) -> Graph {
+        Graph {
+            id,
+            pattern,
+            cross_nic: 0,
+            coll_net: false,
+            min_channels: 0,
+            max_channels: 0,
+            n_channels: 0,
+            bw_intra: 0.0,
+            bw_inter: 0.0,
+            latency_inter: 0.0,
+            type_intra: PathType::Loc,
+            type_inter: PathType::Loc,
+            same_channels: 0,
+            n_hops: 0,
+            intra: vec![0; MAXCHANNELS * ngpus.max(1)],
+            inter: vec![0; MAXCHANNELS * 2],
+            computed: false,
+            from_file: false,
+        }
+    }
+
+    /// NCCL's name of a graph id.
+    pub fn name(&self) -> &'static str {
+        match self.id {
+            0 => "ring",
+            1 => "tree",
+            2 => "collnet_chain",
+            3 => "nvls",
+            4 => "collnet_direct",
+            _ => "graph",
+        }
+    }
+}
+
+/// The five graphs NCCL computes at init, and the system as the search left it.
+#[derive(Debug, Clone)]
+pub struct Graphs {
+    pub ring: Graph,
+    pub tree: Graph,
+    pub collnet_chain: Graph,
+    pub collnet_direct: Graph,
+    pub nvls: Graph,
+}
+
+impl Graphs {
+    /// In NCCL's dump order: ring, tree, CollNet direct, CollNet chain, NVLS.
+    pub fn dump_order(&self) -> [&Graph; 5] {
+        [&self.ring, &self.tree, &self.collnet_direct, &self.collnet_chain, &self.nvls]
+    }
+    pub fn all(&self) -> [&Graph; 5] {
+        [&self.ring, &self.tree, &self.nvls, &self.collnet_chain, &self.collnet_direct]
+    }
+}
+
+/// What the search needs besides the system.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// NCCL_CROSS_NIC (default 2).
+    pub cross_nic: i32,
+    /// CollNet enabled (`--collnet`).
+    pub collnet: bool,
+    /// NVLS support reported by the driver (`--no-nvls` turns it off); NCCL_NVLS_ENABLE.
+    pub nvls: bool,
+    /// NCCL_MNNVL_RAIL_PER_HOST.
+    pub rail_per_host: bool,
+    /// NCCL_MNNVL_SCATTER_NETS_ENABLE.
+    pub scatter: bool,
+    /// NCCL_GRAPH_FILE contents, if set.
+    pub graph_file: Option<(String, crate::xml::Xml)>,
+}
+
+struct Search<'a> {
+    sys: &'a mut System,
+    p: &'a Params,
+    o: &'a SearchOptions,
+    used: Vec<u64>,
+}
+
+fn sub_round(a: &mut f32, b: f32) {
+    *a = ((*a - b) * 1000.0f32).round() / 1000.0f32;
+}
+
+impl Search<'_> {
+    fn ngpus(&self) -> usize {
+        self.sys.count(NodeType::Gpu)
+    }
+
+    fn rev_link(&self, node: NodeRef, rem: NodeRef, ty: LinkType) -> Option<usize> {
+        self.sys.node(rem).links.iter().position(|l| l.rem == node && l.ty == ty)
+    }
+
+    /// Reserve (or, with a negative bw, release) bandwidth along a path; returns how many
+    /// steps succeeded.
+    fn follow(&mut self, hops: &[Hop], path_ty: PathType, start: NodeRef, max_steps: usize, bw: f32) -> usize {
+        let mut pci_bw = bw;
+        for h in hops {
+            let n = self.sys.link(*h).rem;
+            if n.ty == NodeType::Cpu {
+                if let crate::model::system::Kind::Cpu { arch, vendor, .. } = self.sys.node(n).kind {
+                    if path_ty == PathType::Phb
+                        && start.ty == NodeType::Gpu
+                        && arch == cpu::ARCH_X86
+                        && vendor == cpu::VENDOR_INTEL
+                    {
+                        pci_bw = bw * 6.0 / 5.0;
+                    }
+                }
+            }
+        }
+        let mut node = start;
+        for (step, h) in hops.iter().enumerate().take(max_steps) {
+            let link = *self.sys.link(*h);
+            let fw = if link.ty == LinkType::Pci { pci_bw } else { bw };
+            let mut rev_bw = 0.0f32;
+            let mut rev = None;
+            if link.rem.ty == NodeType::Dev && self.sys.node(link.rem).cc() < 80 && start.ty != NodeType::Gpu {
+                rev = self.rev_link(node, link.rem, link.ty);
+                rev_bw += fw / 8.0;
+            }
+            if link.rem.ty == NodeType::Cpu && link.ty == LinkType::Nvl {
+                if let crate::model::system::Kind::Cpu { arch, .. } = self.sys.node(link.rem).kind {
+                    if arch == cpu::ARCH_POWER {
+                        if rev.is_none() {
+                            rev = self.rev_link(node, link.rem, link.ty);
+                        }
+                        rev_bw += fw;
+                    }
+                }
+            }
+            let rev_ok = match rev {
+                Some(r) if rev_bw != 0.0 => self.sys.node(link.rem).links[r].bw >= rev_bw,
+                _ => true,
+            };
+            if link.bw < fw || !rev_ok {
+                return step;
+            }
+            sub_round(&mut self.sys.node_mut(h.from).links[h.link].bw, fw);
+            if rev_bw != 0.0 {
+                if let Some(r) = rev {
+                    sub_round(&mut self.sys.node_mut(link.rem).links[r].bw, rev_bw);
+                }
+            }
+            node = link.rem;
+        }
+        max_steps
+    }
+
+    /// `ncclTopoFollowPath`: try to go from one node to another; returns the destination
+    /// when the bandwidth was reserved (or released, for a negative `mult`).
+    fn follow_path(&mut self, g: &mut Graph, from: Option<NodeRef>, to: NodeRef, mult: f32) -> Option<NodeRef> {
+        let Some(from) = from else { return Some(to) };
+        let path = self.sys.path(from, to);
+        let (hops, pty) = (path.hops.clone(), path.ty);
+        let rev_ty = self.sys.path(to, from).ty;
+        let intra = matches!(from.ty, NodeType::Gpu | NodeType::Nvs) && matches!(to.ty, NodeType::Gpu | NodeType::Nvs);
+        let mut bw = if intra { g.bw_intra } else { g.bw_inter };
+        let ty = if intra { g.type_intra } else { g.type_inter };
+        if pty >= PathType::Dis {
+            return None;
+        }
+        if mult == 1.0 && pty > ty {
+            return None;
+        }
+        if mult == 1.0
+            && matches!(g.pattern, pattern::BALANCED_TREE | pattern::TREE | pattern::SPLIT_TREE)
+            && rev_ty > ty
+        {
+            return None;
+        }
+        bw *= mult;
+        let step = self.follow(&hops, pty, from, hops.len(), bw);
+        if step < hops.len() {
+            self.follow(&hops, pty, from, step, -bw);
+            return None;
+        }
+        g.n_hops = (g.n_hops as f32 + mult * hops.len() as f32) as i32;
+        Some(to)
+    }
+
+    fn gpu_pci_bw(&self, g: usize) -> i32 {
+        let Some(d) = self.sys.list(NodeType::Gpu)[g].gpu_parent() else { return -1 };
+        let dev = NodeRef::new(NodeType::Dev, d);
+        for gl in &self.sys.node(dev).links {
+            if gl.ty != LinkType::Pci {
+                continue;
+            }
+            for pl in &self.sys.node(gl.rem).links {
+                if pl.rem == dev {
+                    return gl.bw.min(pl.bw) as i32;
+                }
+            }
+        }
+        -1
+    }
+
+    fn net_index(&self, id: i64) -> Option<usize> {
+        self.sys.find(NodeType::Net, id)
+    }
+
+    /// `ncclTopoSearchNextGpuSort`.
+    fn next_gpus(&self, g: &Graph, gpu: usize, sort_net: i32) -> Vec<usize> {
+        let flag = 1u64 << g.n_channels;
+        let n = self.ngpus();
+        let gnode = &self.sys.list(NodeType::Gpu)[gpu];
+        let paths = &gnode.paths[NodeType::Gpu as usize];
+        let net_paths = if sort_net != 0 {
+            self.net_index(g.inter[g.n_channels as usize * 2])
+                .map(|ni| &self.sys.list(NodeType::Net)[ni].paths[NodeType::Gpu as usize])
+        } else {
+            None
+        };
+        // (g, startIndex, intraNhops, intraBw, interNhops, interPciBw, interBw)
+        let mut scores: Vec<[i32; 7]> = Vec::new();
+        for i in 1..n {
+            let q = (gpu + i) % n;
+            if paths[q].count() == 0 {
+                continue;
+            }
+            if self.used[q] & flag != 0 {
+                continue;
+            }
+            let mut s = [q as i32, i as i32, paths[q].count() as i32, paths[q].bw as i32, 0, 0, 0];
+            if let Some(np) = net_paths {
+                s[4] = np[q].count() as i32;
+                s[5] = self.gpu_pci_bw(q);
+                s[6] = np[q].bw as i32;
+            }
+            scores.push(s);
+        }
+        scores.sort_by(|a, b| {
+            b[6].cmp(&a[6])
+                .then(b[5].cmp(&a[5]))
+                .then(a[4].cmp(&b[4]))
+                .then(b[3].cmp(&a[3]))
+                .then(a[2].cmp(&b[2]))
+                .then(a[1].cmp(&b[1]))
+        });
+        let same_intra = scores.iter().all(|s| s[3] == scores[0][3] && s[2] == scores[0][2]);
+        let mut next: Vec<usize> = if sort_net == -1 && same_intra {
+            scores.iter().rev().map(|s| s[0] as usize).collect()
+        } else {
+            scores.iter().map(|s| s[0] as usize).collect()
+        };
+        if self.sys.count(NodeType::Nvs) > 0 {
+            let prev = (gpu + n - 1) % n;
+            let nxt = (gpu + 1) % n;
+            let mut first: Vec<usize> = match g.pattern {
+                pattern::RING => vec![nxt, prev],
+                pattern::SPLIT_TREE | pattern::BALANCED_TREE => vec![prev, nxt],
+                _ => vec![nxt],
+            };
+            if nxt == prev && first.len() == 2 {
+                first.truncate(1);
+            }
+            let mut real = 0;
+            for f in first {
+                if let Some(i) = next.iter().position(|&x| x == f) {
+                    next.remove(i);
+                    next.insert(0, f);
+                    real += 1;
+                }
+            }
+            next.truncate(real);
+        }
+        next
+    }
+
+    fn replay_gpu(&self, g: &Graph, step: i32) -> Option<usize> {
+        if g.n_channels == 0 {
+            return None;
+        }
+        let n = self.ngpus();
+        let rank = g.intra[(g.n_channels as usize - 1) * n + (step + 1) as usize];
+        self.sys.gpu_by_rank(rank)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn try_gpu(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        step: i32,
+        back_to_net: i32,
+        back_to_first: i32,
+        forced: i32,
+        time: &mut i32,
+        from: Option<NodeRef>,
+        gi: usize,
+    ) {
+        let flag = 1u64 << g.n_channels;
+        let to = NodeRef::new(NodeType::Gpu, gi);
+        if self.follow_path(g, from, to, 1.0).is_some() {
+            self.used[gi] ^= flag;
+            self.rec_gpu(g, save, Some(gi), step, back_to_net, back_to_first, forced, time);
+            self.used[gi] ^= flag;
+            self.follow_path(g, from, to, -1.0);
+        }
+    }
+
+    fn try_collnet_direct(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut i32) {
+        let n = self.ngpus();
+        let mul = 1.0f32 / (n as f32 - 1.0);
+        let me = NodeRef::new(NodeType::Gpu, gi);
+        let mut fwd = 0;
+        let mut ok;
+        loop {
+            ok = self.follow_path(g, Some(me), NodeRef::new(NodeType::Gpu, fwd), mul).is_some();
+            if !ok {
+                break;
+            }
+            fwd += 1;
+            if fwd >= n {
+                break;
+            }
+        }
+        if ok {
+            let mut bwd = 0;
+            loop {
+                ok = self.follow_path(g, Some(NodeRef::new(NodeType::Gpu, bwd)), me, mul).is_some();
+                if !ok {
+                    break;
+                }
+                bwd += 1;
+                if bwd >= n {
+                    break;
+                }
+            }
+            if ok {
+                let mut step = 1;
+                for index in 0..n {
+                    if index != gi {
+                        g.intra[g.n_channels as usize * n + step] = self.sys.list(NodeType::Gpu)[index].gpu_rank();
+                        step += 1;
+                    }
+                }
+                self.rec_gpu(g, save, None, n as i32, -1, -1, 0, time);
+            }
+            while bwd > 0 {
+                bwd -= 1;
+                self.follow_path(g, Some(NodeRef::new(NodeType::Gpu, bwd)), me, -mul);
+            }
+        }
+        while fwd > 0 {
+            fwd -= 1;
+            self.follow_path(g, Some(me), NodeRef::new(NodeType::Gpu, fwd), -mul);
+        }
+    }
+
+    fn try_nvls(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut i32) {
+        let n = self.ngpus();
+        let nvs = NodeRef::new(NodeType::Nvs, 0);
+        let mut d0 = 0;
+        let mut ok;
+        loop {
+            let m = if d0 == gi { 2.0 } else { 1.0 };
+            ok = self.follow_path(g, Some(nvs), NodeRef::new(NodeType::Gpu, d0), m).is_some();
+            d0 += 1;
+            if !(ok && d0 < n) {
+                break;
+            }
+        }
+        if !ok {
+            d0 -= 1;
+        } else {
+            let mut d1 = 0;
+            loop {
+                let m = if d1 == gi { 2.0 } else { 1.0 };
+                ok = self.follow_path(g, Some(NodeRef::new(NodeType::Gpu, d1)), nvs, m).is_some();
+                d1 += 1;
+                if !(ok && d1 < n) {
+                    break;
+                }
+            }
+            if !ok {
+                d1 -= 1;
+            } else {
+                self.rec_gpu(g, save, None, n as i32, -1, -1, 0, time);
+            }
+            while d1 > 0 {
+                d1 -= 1;
+                let m = if d1 == gi { -2.0 } else { -1.0 };
+                self.follow_path(g, Some(NodeRef::new(NodeType::Gpu, d1)), nvs, m);
+            }
+        }
+        while d0 > 0 {
+            d0 -= 1;
+            let m = if d0 == gi { -2.0 } else { -1.0 };
+            self.follow_path(g, Some(nvs), NodeRef::new(NodeType::Gpu, d0), m);
+        }
+    }
+
+    fn compare(&self, g: &Graph, r: &Graph) -> bool {
+        if g.n_channels < g.min_channels {
+            return false;
+        }
+        if g.pattern == pattern::NVLS {
+            let mut copy = false;
+            if g.n_channels > r.n_channels && g.n_channels as usize <= self.ngpus() {
+                copy = true;
+            }
+            if g.n_channels as f32 * g.bw_inter > r.n_channels as f32 * r.bw_inter {
+                copy = true;
+            }
+            return copy;
+        }
+        let a = g.n_channels as f32 * g.bw_intra;
+        let b = r.n_channels as f32 * r.bw_intra;
+        if a > b {
+            return true;
+        }
+        if a < b {
+            return false;
+        }
+        g.pattern == r.pattern && g.cross_nic == r.cross_nic && g.n_hops < r.n_hops
+    }
+
+    fn local_net(&self, rank: i32, c: usize) -> Option<usize> {
+        paths::local_net(self.sys, self.p, rank, c)
+    }
+
+    fn pref_nets_channel_first(&self, gpu: Option<usize>, nets: &mut Vec<usize>) {
+        for g in 0..self.ngpus() {
+            if gpu.is_some_and(|x| x != g) {
+                continue;
+            }
+            let rank = self.sys.list(NodeType::Gpu)[g].gpu_rank();
+            let mut local: Vec<usize> = Vec::new();
+            for c in 0..MAXCHANNELS {
+                let Some(n) = self.local_net(rank, c) else { break };
+                if !local.is_empty() && n == local[0] {
+                    break;
+                }
+                local.push(n);
+            }
+            for n in local {
+                if !nets.contains(&n) {
+                    nets.push(n);
+                }
+            }
+        }
+    }
+
+    fn pref_nets_gpu_first(&self, gpu: Option<usize>, nets: &mut Vec<usize>) {
+        let mut ids: Vec<Option<usize>> = match gpu {
+            Some(x) => vec![Some(x)],
+            None => (0..self.ngpus()).map(Some).collect(),
+        };
+        let mut count = ids.len();
+        let mut first = vec![usize::MAX; ids.len()];
+        for c in 0..MAXCHANNELS {
+            for (k, id) in ids.iter_mut().enumerate() {
+                let Some(g) = *id else { continue };
+                let rank = self.sys.list(NodeType::Gpu)[g].gpu_rank();
+                let Some(n) = self.local_net(rank, c) else { continue };
+                if c == 0 {
+                    first[k] = n;
+                }
+                if c > 0 && first[k] == n {
+                    *id = None;
+                    count -= 1;
+                    continue;
+                }
+                if !nets.contains(&n) {
+                    nets.push(n);
+                }
+            }
+            if count == 0 {
+                break;
+            }
+        }
+    }
+
+    /// `ncclTopoSelectNets`.
+    fn select_nets(&self, type_inter: i32, gpu: Option<usize>) -> Vec<usize> {
+        let mut nets = Vec::new();
+        if self.sys.host_hashes.len() > 1 && self.o.scatter {
+            self.pref_nets_gpu_first(gpu, &mut nets);
+        } else {
+            self.pref_nets_channel_first(gpu, &mut nets);
+        }
+        let max_dev = match self.p.netdevs_policy {
+            Some(n) if n > 0 => {
+                if gpu.is_none() {
+                    n * self.ngpus()
+                } else {
+                    n
+                }
+            }
+            _ => usize::MAX,
+        };
+        if nets.len() >= max_dev {
+            return nets;
+        }
+        for t in 0..=type_inter {
+            for g in 0..self.ngpus() {
+                if gpu.is_some_and(|x| x != g) {
+                    continue;
+                }
+                let paths = &self.sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize];
+                for n in 0..self.sys.count(NodeType::Net).min(MAXCHANNELS) {
+                    if paths[n].ty as i32 == t && !nets.contains(&n) {
+                        nets.push(n);
+                        if nets.len() >= max_dev {
+                            return nets;
+                        }
+                    }
+                }
+            }
+        }
+        nets
+    }
+
+    fn check_net(&self, g: &Graph, start: usize, n: usize, step: i32) -> bool {
+        let nets = self.sys.list(NodeType::Net);
+        let (net, sn) = (&nets[n], &nets[start]);
+        let (ni, si) = (net.net().expect("net"), sn.net().expect("net"));
+        if ni.plane != -1 && si.plane != -1 && ni.plane != si.plane {
+            return false;
+        }
+        if g.pattern == pattern::TREE && net.id != sn.id {
+            return false;
+        }
+        if g.pattern == pattern::RING && g.cross_nic == 2 {
+            if g.n_channels & 1 != 0 && net.id != g.inter[(g.n_channels as usize - 1) * 2] {
+                return false;
+            }
+        } else if g.cross_nic == 0 {
+            if ni.rail != -1 && si.rail != -1 {
+                if ni.rail != si.rail {
+                    return false;
+                }
+            } else if self.o.rail_per_host && crate::model::system::id_system(net.id) != crate::model::system::id_system(sn.id) {
+                if ni.pci_id != si.pci_id || ni.port != si.port {
+                    return false;
+                }
+            } else if ni.asic != si.asic || ni.port != si.port {
+                return false;
+            }
+        }
+        if g.pattern == pattern::BALANCED_TREE && step != 0 && net.id != g.inter[g.n_channels as usize * 2 + 1] {
+            return false;
+        }
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn rec_gpu(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        gpu: Option<usize>,
+        step: i32,
+        back_to_net: i32,
+        back_to_first: i32,
+        forced: i32,
+        time: &mut i32,
+    ) {
+        if *time <= 0 {
+            return;
+        }
+        *time -= 1;
+        let n = self.ngpus();
+        if step as usize == n {
+            g.n_channels += 1;
+            if self.compare(g, save) {
+                *save = g.clone();
+                if g.n_channels == g.max_channels {
+                    *time = -1;
+                }
+            }
+            if g.n_channels < g.max_channels {
+                self.rec(g, save, time);
+            }
+            g.n_channels -= 1;
+            return;
+        }
+        let Some(gi) = gpu else { return };
+        g.intra[g.n_channels as usize * n + step as usize] = self.sys.list(NodeType::Gpu)[gi].gpu_rank();
+        let me = NodeRef::new(NodeType::Gpu, gi);
+        if step == back_to_net {
+            if self.sys.inter {
+                let Some(start) = self.net_index(g.inter[g.n_channels as usize * 2]) else { return };
+                let nets = self.select_nets(g.type_inter as i32, Some(gi));
+                for nidx in nets {
+                    if !self.check_net(g, start, nidx, step) {
+                        continue;
+                    }
+                    let mut next_back = -1;
+                    let save_bw = g.bw_inter;
+                    if g.pattern == pattern::BALANCED_TREE {
+                        if step == 0 {
+                            next_back = 1;
+                        }
+                        g.bw_inter /= 2.0;
+                    }
+                    let to = NodeRef::new(NodeType::Net, nidx);
+                    let got = self.follow_path(g, Some(me), to, 1.0);
+                    g.bw_inter = save_bw;
+                    if got.is_some() {
+                        g.inter[g.n_channels as usize * 2 + 1] = self.sys.list(NodeType::Net)[nidx].id;
+                        self.rec_gpu(g, save, Some(gi), step, next_back, back_to_first, forced, time);
+                        if g.pattern == pattern::BALANCED_TREE {
+                            g.bw_inter /= 2.0;
+                        }
+                        self.follow_path(g, Some(me), to, -1.0);
+                        g.bw_inter = save_bw;
+                    }
+                }
+            }
+        } else if g.pattern == pattern::NVLS {
+            self.try_nvls(g, save, gi, time);
+        } else if g.pattern == pattern::COLLNET_DIRECT {
+            self.try_collnet_direct(g, save, gi, time);
+        } else if (step as usize) < n - 1 {
+            let next: Vec<usize> = if forced == FORCED_ORDER_PCI {
+                vec![(step + 1) as usize]
+            } else if forced == FORCED_ORDER_REPLAY {
+                self.replay_gpu(g, step).into_iter().collect()
+            } else {
+                let sort_net = if back_to_net == -1 {
+                    0
+                } else if back_to_net == step + 1 {
+                    1
+                } else {
+                    -1
+                };
+                self.next_gpus(g, gi, sort_net)
+            };
+            for q in next {
+                self.try_gpu(g, save, step + 1, back_to_net, back_to_first, forced, time, Some(me), q);
+            }
+        } else if step == back_to_first {
+            let Some(p) = self.sys.gpu_by_rank(g.intra[g.n_channels as usize * n]) else { return };
+            let first = NodeRef::new(NodeType::Gpu, p);
+            if self.follow_path(g, Some(me), first, 1.0).is_some() {
+                self.rec_gpu(g, save, Some(p), step + 1, back_to_net, -1, forced, time);
+                self.follow_path(g, Some(me), first, -1.0);
+            }
+        } else {
+            self.rec_gpu(g, save, Some(gi), n as i32, -1, -1, forced, time);
+        }
+    }
+
+    fn rec_net(&mut self, g: &mut Graph, save: &mut Graph, back_to_net: i32, back_to_first: i32, time: &mut i32) {
+        let bw = g.bw_inter as i32;
+        let nets = self.select_nets(g.type_inter as i32, None);
+        let count = nets.len();
+        let mut found = false;
+        for i in 0..count {
+            if matches!(g.pattern, pattern::NVLS | pattern::COLLNET_DIRECT) && found {
+                break;
+            }
+            let n = nets[(g.n_channels as usize + i) % count];
+            let (id, coll, nbw, lat, asic, port, local_gpu) = {
+                let node = &self.sys.list(NodeType::Net)[n];
+                let x = node.net().expect("net");
+                (node.id, x.coll, x.bw, x.latency, x.asic, x.port, x.local_gpu)
+            };
+            if g.coll_net && coll == 0 {
+                continue;
+            }
+            if nbw < bw as f32 {
+                continue;
+            }
+            if g.pattern == pattern::RING
+                && g.cross_nic == 2
+                && g.n_channels & 1 != 0
+                && id != g.inter[(g.n_channels as usize - 1) * 2 + 1]
+            {
+                continue;
+            }
+            g.inter[g.n_channels as usize * 2] = id;
+            g.latency_inter = lat;
+            self.adjust_asic_bw(asic, port, -(bw as f32));
+            let from = Some(NodeRef::new(NodeType::Net, n));
+            if matches!(g.pattern, pattern::NVLS | pattern::COLLNET_DIRECT) {
+                if (g.n_channels as usize) < count && local_gpu != -1 {
+                    let rank = self.sys.list(NodeType::Gpu)[local_gpu as usize].gpu_rank();
+                    let ng = self.ngpus();
+                    let dup = (0..g.n_channels as usize).any(|c| g.intra[c * ng] == rank);
+                    if !dup {
+                        self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, local_gpu as usize);
+                        found = true;
+                    }
+                }
+            } else if g.n_channels > 0 && g.same_channels == 1 {
+                if let Some(q) = self.replay_gpu(g, -1) {
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, FORCED_ORDER_REPLAY, time, from, q);
+                }
+            } else {
+                if g.n_channels == 0 && self.sys.count(NodeType::Nvs) == 0 {
+                    let mut t = 1 << 10;
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, FORCED_ORDER_PCI, &mut t, from, 0);
+                    if t == -1 {
+                        *time = -1;
+                    }
+                }
+                if local_gpu != -1 {
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, local_gpu as usize);
+                }
+                let (locals, pty) = paths::get_local(self.sys, NodeRef::new(NodeType::Net, n), NodeType::Gpu);
+                if pty == PathType::Dis {
+                    // NCCL skips this NET without giving its bandwidth back.
+                    continue;
+                }
+                for q in locals {
+                    if q as i32 == local_gpu {
+                        continue;
+                    }
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, q);
+                }
+            }
+            self.adjust_asic_bw(asic, port, bw as f32);
+        }
+    }
+
+    fn adjust_asic_bw(&mut self, asic: u64, port: i32, delta: f32) {
+        for node in self.sys.nodes[NodeType::Net as usize].iter_mut() {
+            if let Some(x) = node.net_mut() {
+                if x.asic == asic && x.port == port {
+                    x.bw += delta;
+                }
+            }
+        }
+    }
+
+    fn params(&self, pat: i32) -> (i32, i32) {
+        let n = self.ngpus() as i32;
+        if self.sys.inter {
+            let btn = match pat {
+                pattern::RING => n - 1,
+                pattern::SPLIT_TREE => 1,
+                _ => 0,
+            };
+            (btn, -1)
+        } else {
+            (-1, if pat == pattern::RING { n - 1 } else { -1 })
+        }
+    }
+
+    fn rec(&mut self, g: &mut Graph, save: &mut Graph, time: &mut i32) {
+        let (btn, btf) = self.params(g.pattern);
+        if self.sys.inter {
+            self.rec_net(g, save, btn, btf, time);
+            return;
+        }
+        if g.pattern == pattern::NVLS {
+            let q = g.n_channels as usize;
+            if q < self.ngpus() {
+                self.try_gpu(g, save, 0, btn, btf, 0, time, None, q);
+            }
+            return;
+        } else if g.n_channels == 0 {
+            self.try_gpu(g, save, 0, btn, btf, FORCED_ORDER_PCI, time, None, 0);
+        } else if let Some(q) = self.replay_gpu(g, -1) {
+            self.try_gpu(g, save, 0, btn, btf, FORCED_ORDER_REPLAY, time, None, q);
+        }
+        if g.same_channels == 0 || g.n_channels == 0 {
+            for q in 0..self.ngpus() {
+                self.try_gpu(g, save, 0, btn, btf, 0, time, None, q);
+            }
+        }
+    }
+}
+
+fn gpu_min_max_path(sys: &System, ty: NodeType) -> (PathType, PathType) {
+    let mut min = PathType::Sys;
+    let mut max = PathType::Loc;
+    for (i, g) in sys.list(NodeType::Gpu).iter().enumerate() {
+        let paths = &g.paths[ty as usize];
+        for (j, p) in paths.iter().enumerate().take(sys.count(ty)) {
+            if ty == NodeType::Gpu && i == j {
+                continue;
+            }
+            min = min.min(p.ty);
+            max = max.max(p.ty);
+        }
+    }
+    (min, max)
+}
+
+fn split_nvlink(sys: &System) -> bool {
+    let n = sys.count(NodeType::Gpu);
+    let mut dom: Vec<usize> = (0..n).collect();
+    for g in 0..n {
+        let d = dom[g];
+        for q in g + 1..n {
+            if sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize][q].ty == PathType::Nvl {
+                dom[q] = d;
+            }
+        }
+    }
+    let mut count = vec![0; n];
+    for g in 0..n {
+        count[dom[g]] += 1;
+    }
+    count.iter().filter(|&&c| c > 1).count() == 2
+}
+
+fn cc_min(sys: &System) -> i32 {
+    sys.list(NodeType::Dev).iter().map(|d| d.cc()).min().unwrap_or(0)
+}
+
+fn add_path_type(t: PathType, d: u8) -> PathType {
+    PathType::from_u8(t as u8 + d)
+}
+
+/// `ncclTopoCompute` for one graph.
+pub fn compute(sys: &mut System, p: &Params, o: &SearchOptions, graph: &mut Graph) -> Result<(), Error> {
+    let ccmin = cc_min(sys);
+    let ngpus = sys.count(NodeType::Gpu);
+    let ndevs = sys.count(NodeType::Dev);
+    graph.computed = true;
+    let cross_nic = if sys.count(NodeType::Net) > 1
+        && matches!(graph.pattern, pattern::RING | pattern::BALANCED_TREE | pattern::SPLIT_TREE)
+    {
+        o.cross_nic
+    } else {
+        0
+    };
+    graph.cross_nic = if cross_nic == 1 { 1 } else { 0 };
+    graph.bw_intra = 0.0;
+    graph.bw_inter = 0.0;
+    graph.latency_inter = 0.0;
+    let (mut min_intra, mut max_intra) = (PathType::Loc, PathType::Sys);
+    let (mut min_inter, mut max_inter) = (PathType::Pix, PathType::Sys);
+    if ngpus > 1 {
+        (min_intra, max_intra) = gpu_min_max_path(sys, NodeType::Gpu);
+    }
+    if sys.inter {
+        (min_inter, max_inter) = gpu_min_max_path(sys, NodeType::Net);
+        max_intra = max_inter;
+    }
+    if ccmin < 90 {
+        max_inter = PathType::Sys;
+    }
+    graph.type_intra = min_intra;
+    graph.type_inter = min_inter;
+    graph.n_channels = 0;
+    let try_same = if graph.pattern == pattern::NVLS { 0 } else { 1 };
+    graph.same_channels = try_same;
+    let (cpu_arch, cpu_vendor) = match sys.list(NodeType::Cpu).first().map(|c| &c.kind) {
+        Some(crate::model::system::Kind::Cpu { arch, vendor, .. }) => (*arch, *vendor),
+        _ => (0, 0),
+    };
+
+    if let Some((file, gx)) = &o.graph_file {
+        let n = xml::load_graph(gx, file, sys, graph, o.cross_nic)?;
+        if n > 0 && graph.n_channels > 0 {
+            graph.from_file = true;
+            return Ok(());
+        }
+    }
+    if graph.pattern == pattern::NVLS && (sys.count(NodeType::Nvs) == 0 || ccmin < 90) {
+        return Ok(());
+    }
+    if graph.pattern == pattern::NVLS {
+        graph.max_channels = (MAX_NVLS_ARITY as i32).min(ngpus as i32);
+    }
+    if graph.pattern == pattern::COLLNET_DIRECT {
+        graph.max_channels = (MAX_DIRECT_ARITY as i32 + 1).min(ngpus as i32);
+    }
+    if ngpus == 1 && graph.pattern != pattern::RING {
+        graph.pattern = pattern::TREE;
+    }
+    if !sys.inter && graph.pattern == pattern::NVLS {
+        graph.min_channels = graph.max_channels;
+    }
+    if graph.pattern == pattern::RING && split_nvlink(sys) && graph.max_channels >= 2 && graph.min_channels == 1 {
+        graph.min_channels = 2;
+    }
+    let mut tmp = graph.clone();
+    let speeds = speed_ladder(ccmin, sys.inter);
+    let nspeeds = speeds.len();
+    let mut pass = 1;
+    let mut si = 0usize;
+    let max_bw = sys.max_bw;
+    let mut total_bw = sys.total_bw;
+    if ndevs > 1 && graph.pattern != pattern::RING {
+        total_bw = (total_bw as f64 * (ndevs as f64 * 1.0 / (ndevs as f64 - 1.0))) as f32;
+    }
+    while (speeds[si] > max_bw || speeds[si] * graph.min_channels as f32 > total_bw) && si < nspeeds - 1 {
+        si += 1;
+    }
+    tmp.bw_intra = speeds[si];
+    tmp.bw_inter = speeds[si];
+    let mut global_timeout = GLOBAL_TIMEOUT;
+    let mut search = Search { used: vec![0; ngpus], sys, p, o };
+
+    'search: loop {
+        let mut time = if tmp.same_channels != 0 {
+            TIMEOUT_SAMECHANNELS
+        } else if tmp.pattern == pattern::TREE {
+            TIMEOUT_TREE
+        } else {
+            TIMEOUT
+        };
+        tmp.n_channels = 0;
+        global_timeout -= time as i64;
+        search.rec(&mut tmp, graph, &mut time);
+
+        let done = time == -1 || graph.n_channels as f32 * graph.bw_inter >= search.sys.total_bw;
+        if !done && pass == 1 {
+            if tmp.same_channels == 1
+                && !(cpu_arch == cpu::ARCH_X86 && cpu_vendor == cpu::VENDOR_AMD && tmp.type_intra == PathType::Sys)
+            {
+                tmp.same_channels = 0;
+                continue 'search;
+            }
+            tmp.same_channels = try_same;
+            if time != -1 {
+                global_timeout += time as i64;
+            } else {
+                global_timeout = GLOBAL_TIMEOUT;
+            }
+            let give_up = global_timeout < 0 && graph.n_channels > 0;
+            if !give_up {
+                if ccmin >= 90 && tmp.pattern == pattern::BALANCED_TREE {
+                    tmp.pattern = pattern::TREE;
+                    continue 'search;
+                }
+                tmp.pattern = graph.pattern;
+                let max_i = if search.sys.inter { tmp.type_inter } else { max_intra };
+                if tmp.type_intra < max_i && (graph.n_channels == 0 || tmp.type_intra < graph.type_intra) {
+                    tmp.type_intra = add_path_type(tmp.type_intra, 1);
+                    if tmp.type_intra < PathType::Dis {
+                        continue 'search;
+                    }
+                }
+                tmp.type_intra = min_intra;
+                if search.sys.inter
+                    && tmp.type_inter < max_inter
+                    && (graph.n_channels == 0 || tmp.type_inter < graph.type_inter || tmp.type_inter < PathType::Pxn)
+                {
+                    tmp.type_inter = add_path_type(tmp.type_inter, 1);
+                    if tmp.type_inter < PathType::Dis {
+                        continue 'search;
+                    }
+                }
+                tmp.type_inter = min_inter;
+                if cross_nic == 2
+                    && tmp.cross_nic == 0
+                    && matches!(graph.pattern, pattern::RING | pattern::BALANCED_TREE)
+                {
+                    tmp.cross_nic = 2;
+                    continue 'search;
+                }
+                tmp.cross_nic = if cross_nic == 1 { 1 } else { 0 };
+                if si < nspeeds - 1 && (graph.n_channels == 0 || speeds[si + 1] / graph.bw_inter > 0.49) {
+                    si += 1;
+                    tmp.bw_inter = speeds[si];
+                    tmp.bw_intra = speeds[si];
+                    continue 'search;
+                }
+                si = 0;
+                while speeds[si] > max_bw && si < nspeeds - 1 {
+                    si += 1;
+                }
+                tmp.bw_intra = speeds[si];
+                tmp.bw_inter = speeds[si];
+            }
+        }
+        // done:
+        if pass == 1 {
+            time = -1;
+            dup_channels(graph, ccmin, ngpus);
+            tmp = graph.clone();
+            si = 0;
+            while speeds[si] > graph.bw_inter && si < nspeeds - 1 {
+                si += 1;
+            }
+            tmp.bw_intra = speeds[si];
+            tmp.bw_inter = speeds[si];
+            tmp.min_channels = graph.n_channels;
+            pass = 2;
+        }
+        if pass == 2 {
+            if time != 0 && si > 0 {
+                if graph.pattern == pattern::RING {
+                    si -= 1;
+                    tmp.bw_intra = speeds[si];
+                    tmp.bw_inter = speeds[si];
+                    continue 'search;
+                } else if graph.pattern == pattern::NVLS
+                    && tmp.bw_inter == graph.bw_inter
+                    && tmp.bw_inter < tmp.bw_intra * 2.0
+                {
+                    tmp.min_channels = graph.n_channels;
+                    tmp.max_channels = graph.n_channels;
+                    si -= 1;
+                    tmp.bw_inter = speeds[si];
+                    continue 'search;
+                } else if tmp.bw_intra == graph.bw_intra && tmp.bw_intra < tmp.bw_inter * 2.0 {
+                    si -= 1;
+                    tmp.bw_intra = speeds[si];
+                    continue 'search;
+                }
+            }
+        }
+        break;
+    }
+    let sys = search.sys;
+    if graph.n_channels == 0 && !graph.coll_net && graph.pattern != pattern::NVLS {
+        for i in 0..ngpus {
+            graph.intra[i] = sys.list(NodeType::Gpu)[i].gpu_rank();
+        }
+        graph.bw_intra = 0.1;
+        graph.type_intra = PathType::Sys;
+        let s = Search { used: vec![], sys, p, o };
+        let first = s.select_nets(-1, Some(0)).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
+        let last = s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
+        match (first, last) {
+            (Some(a), Some(b)) => {
+                graph.inter[0] = a;
+                graph.inter[1] = b;
+                graph.bw_inter = 0.1;
+                graph.type_inter = PathType::Sys;
+            }
+            _ => {
+                graph.inter[0] = -1;
+                graph.inter[1] = -1;
+                graph.bw_inter = 0.0;
+                graph.type_inter = PathType::Dis;
+            }
+        }
+        graph.n_channels = 1;
+    }
+    Ok(())
+}
+
+fn dup_channels(g: &mut Graph, ccmin: i32, ngpus: usize) {
+    if g.n_channels == 0 || g.pattern == pattern::NVLS || g.bw_intra < 25.0 {
+        return;
+    }
+    if ccmin > 80 && g.bw_intra < 50.0 && g.n_channels > 4 {
+        return;
+    }
+    let n = g.n_channels as usize;
+    let dup = (n * 2).min(g.max_channels as usize);
+    for i in 0..(dup - n) * ngpus {
+        g.intra[n * ngpus + i] = g.intra[i];
+    }
+    for i in 0..(dup - n) * 2 {
+        g.inter[n * 2 + i] = g.inter[i];
+    }
+    let div = dup.div_ceil(n) as f32;
+    g.bw_intra /= div;
+    g.bw_inter /= div;
+    g.n_channels = dup as i32;
+}
+
+/// Compute the graphs NCCL computes at init, in its order, on one system.
+pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Graphs, Error> {
+    let ngpus = sys.count(NodeType::Gpu);
+    let mut ring = Graph::new(0, pattern::RING, ngpus);
+    ring.min_channels = 1;
+    ring.max_channels = (MAXCHANNELS / 2) as i32;
+    compute(sys, p, o, &mut ring)?;
+    let mut tree = Graph::new(1, pattern::BALANCED_TREE, ngpus);
+    tree.min_channels = ring.n_channels;
+    tree.max_channels = ring.n_channels;
+    compute(sys, p, o, &mut tree)?;
+    let mut chain = Graph::new(2, pattern::TREE, ngpus);
+    chain.coll_net = true;
+    chain.min_channels = ring.n_channels;
+    chain.max_channels = ring.n_channels;
+    let mut direct = Graph::new(4, pattern::COLLNET_DIRECT, ngpus);
+    direct.coll_net = true;
+    direct.min_channels = 1;
+    direct.max_channels = MAXCHANNELS as i32;
+    if o.collnet {
+        compute(sys, p, o, &mut chain)?;
+        compute(sys, p, o, &mut direct)?;
+    }
+    let mut nvls = Graph::new(3, pattern::NVLS, ngpus);
+    nvls.min_channels = 1;
+    nvls.max_channels = MAXCHANNELS as i32;
+    // NVLink SHARP needs multicast, which the driver offers only for Hopper and later
+    // GPUs behind NVSwitches; NCCL does not even run the search otherwise.
+    if o.nvls && ngpus >= 2 && sys.count(NodeType::Nvs) > 0 && cc_min(sys) >= 90 {
+        compute(sys, p, o, &mut nvls)?;
+    }
+    Ok(Graphs { ring, tree, collnet_chain: chain, collnet_direct: direct, nvls })
+}
+
+impl SearchOptions {
+    /// Options from the model options and the NCCL_* variables; reads NCCL_GRAPH_FILE.
+    pub fn from_analysis(an: &crate::model::Analysis) -> Result<SearchOptions, Error> {
+        let env = &an.options.env;
+        let graph_file = match env.get("NCCL_GRAPH_FILE") {
+            Some(f) if !f.is_empty() => {
+                let (x, _) = crate::xml::read_file(std::path::Path::new(f))?;
+                Some((f.to_string(), x))
+            }
+            _ => None,
+        };
+        Ok(SearchOptions {
+            cross_nic: env.param("CROSS_NIC", 2) as i32,
+            collnet: an.options.collnet,
+            nvls: an.options.nvls && env.param("NVLS_ENABLE", 2) != 0,
+            rail_per_host: env.param("MNNVL_RAIL_PER_HOST", 0) != 0,
+            scatter: env.param("MNNVL_SCATTER_NETS_ENABLE", 1) != 0,
+            graph_file,
+        })
+    }
+}
+
+/// Run the search on a copy of the analysed system. Returns the graphs and the system
+/// as the search left it (link bandwidths reduced by rounding, as in NCCL).
+pub fn run(an: &crate::model::Analysis, o: &SearchOptions) -> Result<(Graphs, System), Error> {
+    let mut sys = an.system.clone();
+    let gs = compute_all(&mut sys, &an.params, o)?;
+    Ok((gs, sys))
+}
+
+/// The JSON of one graph (schema 1), or null when NCCL does not use it.
+pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
+    if !g.computed || g.n_channels == 0 {
+        return serde_json::Value::Null;
+    }
+    let ngpus = sys.count(NodeType::Gpu);
+    let net_dev = |id: i64| -> i64 {
+        sys.find(NodeType::Net, id).and_then(|n| sys.list(NodeType::Net)[n].net().map(|x| x.dev as i64)).unwrap_or(-1)
+    };
+    let channels: Vec<serde_json::Value> = (0..g.n_channels as usize)
+        .map(|c| {
+            let mut m = serde_json::Map::new();
+            if sys.inter {
+                m.insert("net_in".into(), net_dev(g.inter[c * 2]).into());
+            }
+            if g.pattern == pattern::NVLS {
+                m.insert("head".into(), g.intra[c * ngpus].into());
+            } else {
+                m.insert("ranks".into(), g.intra[c * ngpus..(c + 1) * ngpus].to_vec().into());
+            }
+            if sys.inter {
+                m.insert("net_out".into(), net_dev(g.inter[c * 2 + 1]).into());
+            }
+            serde_json::Value::Object(m)
+        })
+        .collect();
+    serde_json::json!({
+        "pattern": g.pattern,
+        "crossnic": g.cross_nic,
+        "nchannels": g.n_channels,
+        "bw_intra": g.bw_intra,
+        "bw_inter": g.bw_inter,
+        "latency_inter": g.latency_inter,
+        "type_intra": g.type_intra.name(),
+        "type_inter": g.type_inter.name(),
+        "same_channels": g.same_channels,
+        "from_graph_file": g.from_file,
+        "channels": channels,
+    })
+}
+
+/// The `graphs` object of the analysis JSON.
+pub fn graphs_json(sys: &System, gs: &Graphs) -> serde_json::Value {
+    serde_json::json!({
+        "ring": graph_json(sys, &gs.ring),
+        "tree": graph_json(sys, &gs.tree),
+        "nvls": graph_json(sys, &gs.nvls),
+        "collnet_chain": graph_json(sys, &gs.collnet_chain),
+        "collnet_direct": graph_json(sys, &gs.collnet_direct),
+    })
+}

@@ -1,0 +1,231 @@
+//! NCCL's graph XML: what it writes to NCCL_GRAPH_DUMP_FILE and reads from
+//! NCCL_GRAPH_FILE.
+
+use crate::error::Error;
+use crate::model::system::{id_system, topo_id, System};
+use crate::model::{NodeType, PathType};
+use crate::search::{Graph, Graphs};
+use crate::xml::{self, Xml};
+
+/// C's `%g` for a float promoted to double: 6 significant digits, trailing zeros
+/// removed, exponent form outside 1e-4..1e6.
+pub fn fmt_g(v: f32) -> String {
+    let d = v as f64;
+    if d == 0.0 {
+        return if d.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    if !d.is_finite() {
+        return if d.is_nan() { "nan".into() } else if d > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // Round to 6 significant digits first, then decide on the notation from the exponent.
+    let sci = format!("{:.5e}", d);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let mant = trim_zeros(mant);
+        return format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
+    }
+    let decimals = (5 - exp).max(0) as usize;
+    trim_zeros(&format!("{:.*}", decimals, d)).to_string()
+}
+
+fn trim_zeros(s: &str) -> &str {
+    if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.') } else { s }
+}
+
+/// C's `%#lx` on a 64-bit value: `0` for zero, else `0x` and lower-case hex.
+pub fn fmt_hex(v: i64) -> String {
+    if v == 0 { "0".into() } else { format!("{:#x}", v as u64) }
+}
+
+/// The link-type names a graph file may carry.
+fn type_name(t: PathType) -> Result<&'static str, Error> {
+    match t {
+        PathType::Loc
+        | PathType::Nvl
+        | PathType::Nvb
+        | PathType::Pix
+        | PathType::Pxb
+        | PathType::P2c
+        | PathType::Pxn
+        | PathType::Phb
+        | PathType::Sys => Ok(t.name()),
+        _ => Err(Error::Input {
+            file: "<graph>".into(),
+            message: format!("path type {t} has no name in NCCL's graph XML (NCCL fails to dump it)"),
+        }),
+    }
+}
+
+fn type_from(s: &str) -> PathType {
+    for (k, t) in [
+        ("LOC", PathType::Loc),
+        ("NVL", PathType::Nvl),
+        ("NVB", PathType::Nvb),
+        ("PIX", PathType::Pix),
+        ("PXB", PathType::Pxb),
+        ("P2C", PathType::P2c),
+        ("PXN", PathType::Pxn),
+        ("PHB", PathType::Phb),
+        ("SYS", PathType::Sys),
+    ] {
+        if s.starts_with(k) {
+            return t;
+        }
+    }
+    PathType::Loc
+}
+
+fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), Error> {
+    let id = x.add(Some(parent), "graph");
+    x.set_attr(id, "id", g.id.to_string());
+    x.set_attr(id, "pattern", g.pattern.to_string());
+    x.set_attr(id, "crossnic", g.cross_nic.to_string());
+    x.set_attr(id, "nchannels", g.n_channels.to_string());
+    x.set_attr(id, "speedintra", fmt_g(g.bw_intra));
+    x.set_attr(id, "speedinter", fmt_g(g.bw_inter));
+    x.set_attr(id, "latencyinter", fmt_g(g.latency_inter));
+    x.set_attr(id, "typeintra", type_name(g.type_intra)?);
+    x.set_attr(id, "typeinter", type_name(g.type_inter)?);
+    x.set_attr(id, "samechannels", g.same_channels.to_string());
+    let ngpus = sys.count(NodeType::Gpu);
+    for c in 0..g.n_channels as usize {
+        let ch = x.add(Some(id), "channel");
+        if sys.inter {
+            let n = x.add(Some(ch), "net");
+            x.set_attr(n, "dev", fmt_hex(g.inter[c * 2]));
+        }
+        for k in 0..ngpus {
+            let rank = g.intra[c * ngpus + k];
+            let gpu = sys.list(NodeType::Gpu).iter().find(|n| n.gpu_rank() == rank).ok_or_else(|| Error::Input {
+                file: "<graph>".into(),
+                message: format!("channel {c} names rank {rank}, which is not a GPU of this system"),
+            })?;
+            let dev = topo_id(id_system(gpu.id), gpu.gpu_dev() as i64);
+            let n = x.add(Some(ch), "gpu");
+            x.set_attr(n, "dev", fmt_hex(dev));
+            x.set_attr(n, "rank", rank.to_string());
+            if g.id == 3 {
+                break;
+            }
+        }
+        if sys.inter {
+            let n = x.add(Some(ch), "net");
+            x.set_attr(n, "dev", fmt_hex(g.inter[c * 2 + 1]));
+        }
+    }
+    Ok(())
+}
+
+/// The NCCL_GRAPH_DUMP_FILE text for the five graphs.
+pub fn dump(sys: &System, gs: &Graphs) -> Result<String, Error> {
+    let mut x = Xml::default();
+    let root = x.add(None, "graphs");
+    x.set_attr(root, "version", "1");
+    for g in gs.dump_order() {
+        add_graph(&mut x, root, g, sys)?;
+    }
+    Ok(xml::write(&x))
+}
+
+/// Load the graph with `graph.id` from a graph file into `graph`, as NCCL does for
+/// NCCL_GRAPH_FILE. Returns the number of channels read (0 when the file has none for
+/// this graph, or when NCCL_CROSS_NIC=0 rules out a cross-NIC graph).
+pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_nic_env: i32) -> Result<usize, Error> {
+    let Some(root) = gx.root() else { return Ok(0) };
+    if gx.name(root) != "graphs" {
+        return Err(Error::Input { file: file.into(), message: format!("top element is <{}>, expected <graphs>", gx.name(root)) });
+    }
+    let req = |id: usize, k: &str| -> Result<String, Error> {
+        gx.attr(id, k).map(str::to_string).ok_or_else(|| Error::Input {
+            file: file.into(),
+            message: format!("line {}: <{}> has no '{k}' attribute", gx.line(id), gx.name(id)),
+        })
+    };
+    let ngpus = sys.count(NodeType::Gpu);
+    let mut n_read = 0;
+    for &gid in gx.children(root) {
+        if gx.name(gid) != "graph" {
+            continue;
+        }
+        if xml::strtol(&req(gid, "id")?) as i32 != graph.id {
+            continue;
+        }
+        let cross = xml::strtol(&req(gid, "crossnic")?) as i32;
+        if cross_nic_env == 0 && cross == 1 {
+            continue;
+        }
+        graph.cross_nic = cross;
+        graph.pattern = xml::strtol(&req(gid, "pattern")?) as i32;
+        graph.n_channels = xml::strtol(&req(gid, "nchannels")?) as i32;
+        graph.bw_intra = xml::strtof(&req(gid, "speedintra")?);
+        graph.bw_inter = xml::strtof(&req(gid, "speedinter")?);
+        graph.latency_inter = gx.attr(gid, "latencyinter").map_or(0.0, xml::strtof);
+        graph.type_intra = type_from(gx.attr(gid, "typeintra").unwrap_or(""));
+        graph.type_inter = type_from(gx.attr(gid, "typeinter").unwrap_or(""));
+        graph.same_channels = xml::strtol(&req(gid, "samechannels")?) as i32;
+        let channels: Vec<usize> = gx.children(gid).to_vec();
+        if channels.len() > crate::search::MAXCHANNELS {
+            return Err(Error::Input {
+                file: file.into(),
+                message: format!("line {}: {} channels, NCCL holds at most 64", gx.line(gid), channels.len()),
+            });
+        }
+        for (c, &ch) in channels.iter().enumerate() {
+            let (mut n, mut k) = (0, 0);
+            for &sub in gx.children(ch) {
+                let dev = i64::from_str_radix(req(sub, "dev")?.trim_start_matches("0x"), 16).unwrap_or(0);
+                match gx.name(sub) {
+                    "net" if n < 2 => {
+                        graph.inter[c * 2 + n] = dev;
+                        n += 1;
+                    }
+                    "gpu" if k < ngpus => {
+                        let rank = match gx.attr(sub, "rank") {
+                            Some(r) => xml::strtol(r) as i32,
+                            None => sys
+                                .list(NodeType::Gpu)
+                                .iter()
+                                .find(|g| topo_id(0, g.gpu_dev() as i64) == dev)
+                                .map(|g| g.gpu_rank())
+                                .ok_or_else(|| Error::Input {
+                                    file: file.into(),
+                                    message: format!("line {}: gpu dev {dev:#x} is not a GPU of this system", gx.line(sub)),
+                                })?,
+                        };
+                        graph.intra[c * ngpus + k] = rank;
+                        k += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        n_read = channels.len();
+    }
+    Ok(n_read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_g_matches_c() {
+        assert_eq!(fmt_g(0.0), "0");
+        assert_eq!(fmt_g(45.0), "45");
+        assert_eq!(fmt_g(0.1), "0.1");
+        assert_eq!(fmt_g(370.8), "370.8");
+        assert_eq!(fmt_g(22.5), "22.5");
+        assert_eq!(fmt_g(0.24), "0.24");
+        assert_eq!(fmt_g(17.5), "17.5");
+        assert_eq!(fmt_g(1234567.0), "1.23457e+06");
+        assert_eq!(fmt_g(0.00001), "1e-05");
+        assert_eq!(fmt_g(3.3333333), "3.33333");
+    }
+
+    #[test]
+    fn percent_lx_matches_c() {
+        assert_eq!(fmt_hex(0), "0");
+        assert_eq!(fmt_hex(16), "0x10");
+    }
+}
