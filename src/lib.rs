@@ -12,4 +12,5 @@ pub mod fixtures;
 pub mod model;
 pub mod render;
 pub mod search;
+pub mod tune;
 pub mod xml;

@@ -1,0 +1,350 @@
+//! Output of `topo tune`: NCCL's own tuning table (as `NCCL_DEBUG_SUBSYS=TUNING` prints
+//! it), a size sweep in the spirit of nccl-tests, and JSON.
+
+use std::fmt::Write as _;
+
+use super::{Algo, Func, Model, Prediction, Proto, NALGO};
+use crate::error::Error;
+use crate::model::{cpu, Analysis};
+
+/// The sizes to model, nccl-tests style.
+#[derive(Debug, Clone, Copy)]
+pub struct Sweep {
+    pub min: u64,
+    pub max: u64,
+    /// Multiply by this between sizes (`-f`); when `None`, add `step` (`-i`).
+    pub factor: Option<u64>,
+    pub step: u64,
+}
+
+/// Most rows a sweep may have (a typo in `-i` should not print a billion lines).
+pub const MAX_ROWS: usize = 100_000;
+
+impl Sweep {
+    /// Every size from `min` to `max`, or a usage error.
+    pub fn sizes(&self) -> Result<Vec<u64>, Error> {
+        if self.min > self.max {
+            return Err(Error::Usage(format!("-b {} is larger than -e {}", self.min, self.max)));
+        }
+        match self.factor {
+            Some(f) if f < 2 => return Err(Error::Usage(format!("-f {f}: the step factor must be at least 2"))),
+            Some(_) if self.min == 0 => {
+                return Err(Error::Usage("-b 0 with a step factor never grows; give -b 1 or more".into()));
+            }
+            None if self.step == 0 => return Err(Error::Usage("-i 0: the step must be at least 1 byte".into())),
+            _ => {}
+        }
+        let mut out = Vec::new();
+        let mut s = self.min;
+        while s <= self.max {
+            if out.len() == MAX_ROWS {
+                return Err(Error::Usage(format!("more than {MAX_ROWS} sizes; use a larger -f or -i")));
+            }
+            out.push(s);
+            let next = match self.factor {
+                Some(f) => s.checked_mul(f),
+                None => s.checked_add(self.step),
+            };
+            match next {
+                Some(n) => s = n,
+                None => break,
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A size as nccl-tests' `-b`/`-e`/`-i` take it: an integer with an optional K, M or G
+/// (powers of 1024).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
+        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
+        Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 = num.parse().map_err(|_| format!("'{s}' is not a size (an integer with an optional K, M or G)"))?;
+    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// The bytes NCCL sees for a size nccl-tests asks for with float data: whole elements,
+/// and for AllGather/ReduceScatter whole elements per rank.
+pub fn nccl_tests_bytes(func: Func, n_ranks: usize, size: u64) -> u64 {
+    let count = size / 4;
+    match func {
+        Func::AllGather | Func::ReduceScatter => count / n_ranks as u64 * n_ranks as u64 * 4,
+        _ => count * 4,
+    }
+}
+
+/// The lines NCCL prints under `NCCL_DEBUG_SUBSYS=TUNING` (without the log prefix), then
+/// its `threadThresholds` line, and when NCCL_ALGO or NCCL_PROTO is set, the
+/// "Enabled NCCL Func/Proto/Algo Matrix" it prints.
+pub fn nccl_table(m: &Model) -> String {
+    let t = &m.table;
+    let mut out = String::new();
+    if m.comm.n_ranks <= 1 {
+        out.push_str("(one rank: NCCL computes no tuning table)\n");
+        return out;
+    }
+    for block in 0..NALGO.div_ceil(3) {
+        let algos: Vec<Algo> = (0..3).map(|i| block * 3 + i).filter(|&a| a < NALGO).map(|a| Algo::ALL[a]).collect();
+        let mut line = String::from("  Algorithm   |");
+        for a in &algos {
+            let _ = write!(line, " {:>14}   {:>14}   {:>14} |", "", a.name(), "");
+        }
+        out.push_str(&line);
+        out.push('\n');
+        // NCCL prints three protocol groups even in a block with fewer algorithms.
+        let mut line = String::from("  Protocol    |");
+        for _ in 0..3 {
+            for p in Proto::ALL {
+                let _ = write!(line, " {:>14} |", p.name());
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+        let mut line = String::from(" Max NThreads |");
+        for a in &algos {
+            for p in Proto::ALL {
+                let _ = write!(line, " {:>14} |", t.max_threads[*a as usize][p as usize]);
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+        for f in Func::ALL {
+            let mut line = format!("{:>13} |", f.name());
+            for a in &algos {
+                for p in Proto::ALL {
+                    let (fi, ai, pi) = (f as usize, *a as usize, p as usize);
+                    let _ = write!(line, "{:>8.1}/{:>6.1} |", t.latency[fi][ai][pi], t.bandwidth[fi][ai][pi]);
+                }
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let th = &t.thread_thresholds;
+    let (tr, ri) = (Algo::Tree as usize, Algo::Ring as usize);
+    let _ = writeln!(
+        out,
+        "threadThresholds {}/{}/{} | {}/{}/{} | {} | {}",
+        th[tr][0],
+        th[tr][1],
+        th[tr][2],
+        th[ri][0],
+        th[ri][1],
+        th[ri][2],
+        th[Algo::CollNetDirect as usize][2],
+        th[Algo::CollNetChain as usize][2]
+    );
+    let _ = writeln!(out, "{} coll channels, {} nvls channels", m.comm.n_channels, m.comm.nvls_channels);
+    if m.algo_env.is_some() || m.proto_env.is_some() {
+        out.push_str("Enabled NCCL Func/Proto/Algo Matrix:\n     Function | ");
+        for p in Proto::ALL {
+            let _ = write!(out, "{:>8}  ", p.name());
+        }
+        out.push_str(" | ");
+        for a in Algo::ALL {
+            let _ = write!(out, "{:>13}  ", a.name());
+        }
+        out.push('\n');
+        for f in Func::ALL {
+            let _ = write!(out, "{:>13} | ", f.name());
+            for p in Proto::ALL {
+                let _ = write!(out, "{:>8}  ", t.proto_enable[f as usize][p as usize]);
+            }
+            out.push_str(" | ");
+            for a in Algo::ALL {
+                let _ = write!(out, "{:>13}  ", t.algo_enable[f as usize][a as usize]);
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn cpu_text(m: &Model) -> String {
+    let v = cpu::vendor_name(m.comm.cpu_vendor);
+    let a = cpu::arch_name(m.comm.cpu_arch);
+    if v.is_empty() {
+        a.to_string()
+    } else {
+        format!("{a} {v}")
+    }
+}
+
+fn graph_line(m: &Model) -> String {
+    let g = &m.comm.graphs;
+    let mut parts = Vec::new();
+    for (name, a) in
+        [("ring", Algo::Ring), ("tree", Algo::Tree), ("nvls", Algo::Nvls), ("collnet", Algo::CollNetDirect)]
+    {
+        let x = &g[a as usize];
+        if x.n_channels > 0 {
+            parts.push(format!(
+                "{name} {}x {:.1}/{:.1} GB/s {}/{}",
+                x.n_channels, x.bw_intra, x.bw_inter, x.type_intra, x.type_inter
+            ));
+        }
+    }
+    parts.join(", ")
+}
+
+/// The header shared by the text report: what was modelled and what was assumed.
+pub fn header(m: &Model, input: &str, func: Func) -> String {
+    let c = &m.comm;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# topo tune: {} on {input}: {} ranks = {} node{} x {} GPU{}, NCCL 2.30.7 tuning model",
+        func.name(),
+        c.n_ranks,
+        c.n_nodes,
+        if c.n_nodes == 1 { "" } else { "s" },
+        c.local_ranks,
+        if c.local_ranks == 1 { "" } else { "s" }
+    );
+    let cc = if c.min_cc == c.max_cc { format!("sm{}", c.min_cc) } else { format!("sm{}-sm{}", c.min_cc, c.max_cc) };
+    let _ = writeln!(
+        out,
+        "# GPUs {cc} ({} constants), CPU {}; {} coll channels, {} NVLS channels; graphs: {}",
+        c.arch.name(),
+        cpu_text(m),
+        c.n_channels,
+        c.nvls_channels,
+        graph_line(m)
+    );
+    for a in m.assumptions() {
+        let _ = writeln!(out, "# assumed: {a}");
+    }
+    out
+}
+
+/// The size sweep as text, one row per size.
+pub fn sweep_text(rows: &[Prediction]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "#{:>11}  {:>13}  {:>6}  {:>8}  {:>7}  {:>10}  {:>11}  {:>11}  bottleneck",
+        "size(B)", "algorithm", "proto", "channels", "threads", "time(us)", "algbw(GB/s)", "busbw(GB/s)"
+    );
+    for p in rows {
+        let _ = writeln!(
+            out,
+            "{:>12}  {:>13}  {:>6}  {:>8}  {:>7}  {:>10.2}  {:>11.2}  {:>11.2}  {}",
+            p.bytes,
+            p.algo.name(),
+            p.proto.name(),
+            p.nchannels,
+            p.nthreads,
+            p.time_us,
+            p.algbw_gbs,
+            p.busbw_gbs,
+            p.bottleneck
+        );
+    }
+    out
+}
+
+fn table_json(m: &Model) -> serde_json::Value {
+    let t = &m.table;
+    let mut lat = serde_json::Map::new();
+    let mut bw = serde_json::Map::new();
+    for f in Func::ALL {
+        let mut la = serde_json::Map::new();
+        let mut ba = serde_json::Map::new();
+        for a in Algo::ALL {
+            let mut lp = serde_json::Map::new();
+            let mut bp = serde_json::Map::new();
+            for p in Proto::ALL {
+                let (fi, ai, pi) = (f as usize, a as usize, p as usize);
+                lp.insert(p.name().into(), t.latency[fi][ai][pi].into());
+                bp.insert(p.name().into(), t.bandwidth[fi][ai][pi].into());
+            }
+            la.insert(a.name().into(), lp.into());
+            ba.insert(a.name().into(), bp.into());
+        }
+        lat.insert(f.name().into(), la.into());
+        bw.insert(f.name().into(), ba.into());
+    }
+    let per_algo = |x: &dyn Fn(usize, usize) -> serde_json::Value| {
+        let mut m = serde_json::Map::new();
+        for a in Algo::ALL {
+            let mut p_ = serde_json::Map::new();
+            for p in Proto::ALL {
+                p_.insert(p.name().into(), x(a as usize, p as usize));
+            }
+            m.insert(a.name().into(), p_.into());
+        }
+        serde_json::Value::Object(m)
+    };
+    serde_json::json!({
+        "latency_us": lat,
+        "bandwidth_gbs": bw,
+        "max_threads": per_algo(&|a, p| t.max_threads[a][p].into()),
+        "thread_thresholds": per_algo(&|a, p| t.thread_thresholds[a][p].into()),
+    })
+}
+
+/// What `topo tune` prints.
+#[derive(Debug, Clone, Copy)]
+pub struct Report {
+    pub func: Func,
+    pub sweep: Sweep,
+    pub table: bool,
+    pub json: bool,
+}
+
+/// Run the search and the model on an analysed system and render the report. Returns
+/// the text and the warnings to show on stderr.
+pub fn report(an: &Analysis, r: &Report) -> Result<(String, Vec<String>), Error> {
+    let so = crate::search::SearchOptions::from_analysis(an)?;
+    let (graphs, _) = crate::search::run(an, &so)?;
+    let m = Model::new(an, &graphs)?;
+    let sizes = r.sweep.sizes()?;
+    let n = m.comm.n_ranks;
+    let mut rows = Vec::with_capacity(sizes.len());
+    let mut skipped = 0;
+    for s in sizes {
+        let b = nccl_tests_bytes(r.func, n, s);
+        if b == 0 {
+            skipped += 1;
+            continue;
+        }
+        rows.push(m.predict(r.func, b)?);
+    }
+    let text = if r.json {
+        let mut doc = serde_json::json!({
+            "schema": 1,
+            "nccl_version": "2.30.7",
+            "input": an.input,
+            "func": r.func,
+            "comm": m.comm,
+            "assumptions": m.assumptions(),
+            "warnings": m.warnings,
+            "predictions": rows,
+        });
+        if r.table {
+            doc["table"] = table_json(&m);
+        }
+        crate::render::to_json_string(&doc)
+    } else {
+        let mut s = header(&m, &an.input, r.func);
+        if r.table {
+            s.push_str("#\n");
+            s.push_str(&nccl_table(&m));
+        }
+        s.push_str("#\n");
+        if skipped > 0 {
+            let _ = writeln!(
+                s,
+                "# {skipped} size(s) holding less than one float per rank skipped (NCCL does nothing for them)"
+            );
+        }
+        s.push_str(&sweep_text(&rows));
+        s
+    };
+    Ok((text, m.warnings.clone()))
+}

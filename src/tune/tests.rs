@@ -1,0 +1,242 @@
+//! Tests of the tuning model on the built-in machines: hand-checked table entries,
+//! internal consistency over sizes, and the NCCL_* variables.
+
+use super::*;
+use crate::env::Env;
+use crate::model::{self, Options};
+
+fn model_with(name: &str, nodes: usize, collnet: bool, env: &[(&str, &str)]) -> Result<Model, Error> {
+    let (xml, _) = crate::fixtures::get(name)?.load()?;
+    let opts = Options { nodes, collnet, env: Env::from_pairs(env.iter().copied()), ..Options::default() };
+    let an = model::analyze(&xml, name, &opts)?;
+    let so = crate::search::SearchOptions::from_analysis(&an)?;
+    let (gs, _) = crate::search::run(&an, &so)?;
+    Model::new(&an, &gs)
+}
+
+fn model(name: &str, nodes: usize) -> Model {
+    model_with(name, nodes, false, &[]).expect("model builds")
+}
+
+fn cell(m: &Model, f: Func, a: Algo, p: Proto) -> (String, String) {
+    let (fi, ai, pi) = (f as usize, a as usize, p as usize);
+    (format!("{:.1}", m.table.latency[fi][ai][pi]), format!("{:.1}", m.table.bandwidth[fi][ai][pi]))
+}
+
+fn pow2_sizes() -> impl Iterator<Item = u64> {
+    (3..=33).map(|k| 1u64 << k)
+}
+
+#[test]
+fn dgx_h100_table_follows_nccl_formulas() {
+    let m = model("dgx-h100", 1);
+    assert_eq!((m.comm.n_ranks, m.comm.n_nodes, m.comm.arch), (8, 1, Arch::Hopper));
+    // Ring and tree: 12 search channels of 30 GB/s over NVLink, doubled to 24.
+    assert_eq!(m.comm.graphs[Algo::Ring as usize].n_channels, 12);
+    assert_eq!(m.comm.n_channels, 24);
+    assert_eq!(m.comm.nvls_channels, 16);
+    let c = |f, a, p| cell(&m, f, a, p);
+    // Ring AllReduce: 6.6 + 14 x 0.6 us; LL at min(141, 360 / 2) x 8/14.
+    assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Ll), ("15.0".into(), "80.6".into()));
+    // Simple: 8.4 + 14 x 3.4 us; 360 x 8/14 GB/s.
+    assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Simple), ("56.0".into(), "205.7".into()));
+    // Tree: 8.4 + 2 x 7 x 4.0 us; min(360 x 0.92, 12 x 38.7) / 2.
+    assert_eq!(c(Func::AllReduce, Algo::Tree, Proto::Simple), ("64.4".into(), "165.6".into()));
+    assert_eq!(c(Func::AllReduce, Algo::Tree, Proto::Ll), ("15.2".into(), "43.6".into()));
+    assert_eq!(c(Func::AllReduce, Algo::Tree, Proto::Ll128), ("31.5".into(), "128.8".into()));
+    // NVLS: 25 us; min(40 x 0.85 x 7/8 x 2, 60) x 8 channels x 8/14.
+    assert_eq!(c(Func::AllReduce, Algo::Nvls, Proto::Simple), ("25.0".into(), "272.0".into()));
+    assert_eq!(c(Func::AllGather, Algo::Nvls, Proto::Simple), ("25.0".into(), "208.2".into()));
+    // NVLSTree is off on one node, CollNet without --collnet: latency only.
+    assert_eq!(c(Func::AllReduce, Algo::NvlsTree, Proto::Simple), ("25.0".into(), "0.0".into()));
+    assert_eq!(c(Func::AllReduce, Algo::CollNetDirect, Proto::Simple), ("44.0".into(), "0.0".into()));
+    // Broadcast rings with sameChannels pay one hop.
+    assert_eq!(c(Func::Broadcast, Algo::Ring, Proto::Ll), ("7.2".into(), "141.0".into()));
+    // Nothing but rings for broadcast and reduce, no PAT with 8 GPUs per node.
+    for a in [Algo::Tree, Algo::Nvls, Algo::Pat] {
+        assert_eq!(c(Func::Reduce, a, Proto::Simple), ("0.0".into(), "0.0".into()));
+    }
+    assert_eq!(c(Func::AllGather, Algo::Pat, Proto::Simple), ("0.0".into(), "0.0".into()));
+    assert_eq!(m.table.max_threads[Algo::Ring as usize], [512, 640, 512]);
+    assert_eq!(m.table.max_threads[Algo::Pat as usize], [0, 0, 0]);
+}
+
+#[test]
+fn pcie_multi_node_uses_network_latency_and_cpu_overhead() {
+    let m = model("workstation-4gpu", 2);
+    assert_eq!((m.comm.n_ranks, m.comm.n_nodes, m.comm.local_ranks), (8, 2, 4));
+    // AMD CPU: 2 us net overhead per step (x3 for Simple), 2 inter-node steps of 2.7 us.
+    assert_eq!(m.comm.net_overhead_us, 2.0);
+    let c = |f, a, p| cell(&m, f, a, p);
+    assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Ll).0, "36.0");
+    assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Simple).0, "108.4");
+    // LL128 needs NVLink inside the node.
+    assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Ll128).1, "0.0");
+    // A ring below PCIe Gen3 x16 speed gets 256 Simple threads.
+    assert_eq!(m.table.max_threads[Algo::Ring as usize][Proto::Simple as usize], 256);
+    let n = m.comm.n_ranks as i64;
+    assert_eq!(m.table.thread_thresholds[Algo::Ring as usize], [8 * n, 8, 64]);
+}
+
+#[test]
+fn one_gpu_per_node_enables_pat() {
+    let m = model("gh200", 4);
+    assert!(m.comm.pat_enable);
+    // 8 + log2(4) x 14 / 3.5 + 4 x 2.8 us.
+    assert_eq!(cell(&m, Func::AllGather, Algo::Pat, Proto::Simple).0, "27.2");
+    let m = model_with("gh200", 4, false, &[("NCCL_PAT_ENABLE", "0")]).unwrap();
+    assert_eq!(cell(&m, Func::AllGather, Algo::Pat, Proto::Simple), ("0.0".into(), "0.0".into()));
+}
+
+#[test]
+fn one_rank_costs_nothing() {
+    let m = model("gh200", 1);
+    let p = m.predict(Func::AllReduce, 1 << 20).unwrap();
+    assert_eq!((p.algo, p.proto, p.time_us, p.busbw_gbs), (Algo::Ring, Proto::Simple, 0.0, 0.0));
+}
+
+#[test]
+fn predictions_are_consistent_over_sizes() {
+    // Every machine on one node, and the multi-node shapes whose search is quick in a
+    // debug build (gb200-nvl72-tray across nodes takes many seconds).
+    let mut cases: Vec<(&str, usize, bool)> = crate::fixtures::all().iter().map(|f| (f.name, 1, false)).collect();
+    cases.extend([
+        ("dgx-h100", 2, false),
+        ("dgx-h100", 2, true),
+        ("dgx-h100", 4, false),
+        ("dgx-h100", 4, true),
+        ("dgx1-v100", 2, false),
+        ("gh200", 2, false),
+        ("gh200", 4, false),
+        ("workstation-4gpu", 2, false),
+        ("workstation-4gpu", 4, false),
+    ]);
+    for (name, nodes, collnet) in cases {
+        let m = model_with(name, nodes, collnet, &[]).unwrap();
+        let n = m.comm.n_ranks;
+        for func in Func::ALL {
+            let mut last = 0.0;
+            for b in pow2_sizes() {
+                let p = m.predict(func, b).unwrap();
+                let what = format!("{name} nodes={nodes} collnet={collnet} {func} {b}");
+                assert!(p.time_us >= last, "{what}: time went down {last} -> {}", p.time_us);
+                last = p.time_us;
+                if n > 1 {
+                    assert!(p.time_us > 0.0, "{what}");
+                    let algbw = b as f64 / p.time_us / 1e3;
+                    assert!((p.algbw_gbs - algbw).abs() <= 1e-9 * algbw, "{what}");
+                    let bus = algbw * func.bus_factor(n);
+                    assert!((p.busbw_gbs - bus).abs() <= 1e-9 * bus.max(1e-12), "{what}");
+                    assert!(!p.bottleneck.is_empty(), "{what}");
+                    assert!(p.nchannels >= 1 && p.nthreads >= 96 && p.nthreads <= 640, "{what}: {p:?}");
+                }
+                // The choice is the cheapest entry of the cost table.
+                let table = m.cost_table(func, b);
+                let t = table[p.algo as usize][p.proto as usize].unwrap();
+                assert_eq!(t as f64, p.time_us, "{what}");
+                assert!(table.iter().flatten().flatten().all(|&x| x >= t), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bus_factors_match_nccl_tests() {
+    assert_eq!(Func::AllReduce.bus_factor(8), 1.75);
+    assert_eq!(Func::AllGather.bus_factor(8), 0.875);
+    assert_eq!(Func::ReduceScatter.bus_factor(4), 0.75);
+    assert_eq!(Func::Broadcast.bus_factor(8), 1.0);
+    assert_eq!(Func::Reduce.bus_factor(2), 1.0);
+}
+
+/// (first size, algorithm, protocol) each time the choice changes.
+fn switch_points(m: &Model, func: Func) -> Vec<(u64, Algo, Proto)> {
+    let mut out: Vec<(u64, Algo, Proto)> = Vec::new();
+    for b in pow2_sizes() {
+        let p = m.predict(func, b).unwrap();
+        if out.last().is_none_or(|&(_, a, q)| (a, q) != (p.algo, p.proto)) {
+            out.push((b, p.algo, p.proto));
+        }
+    }
+    out
+}
+
+#[test]
+fn switch_points_are_deterministic() {
+    let a = switch_points(&model("dgx-h100", 1), Func::AllReduce);
+    let b = switch_points(&model("dgx-h100", 1), Func::AllReduce);
+    assert_eq!(a, b);
+    assert_eq!(a, vec![(8, Algo::Ring, Proto::Ll), (2 << 20, Algo::Nvls, Proto::Simple)]);
+    let w = switch_points(&model("workstation-4gpu", 2), Func::AllReduce);
+    assert_eq!(w, switch_points(&model("workstation-4gpu", 2), Func::AllReduce));
+    assert_eq!(w.first().map(|x| (x.1, x.2)), Some((Algo::Tree, Proto::Ll)));
+}
+
+#[test]
+fn nccl_proto_and_algo_restrict_the_choice() {
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_PROTO", "^LL128")]).unwrap();
+    for f in Func::ALL {
+        for a in Algo::ALL {
+            assert_eq!(m.table.bandwidth[f as usize][a as usize][Proto::Ll128 as usize], 0.0);
+        }
+    }
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_ALGO", "ring;allreduce:tree")]).unwrap();
+    assert_eq!(m.predict(Func::AllReduce, 1 << 30).unwrap().algo, Algo::Tree);
+    assert_eq!(m.predict(Func::AllGather, 1 << 30).unwrap().algo, Algo::Ring);
+    // Trees cannot broadcast: NCCL fails the call.
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_ALGO", "tree")]).unwrap();
+    let e = m.predict(Func::Broadcast, 1024).unwrap_err().to_string();
+    assert!(
+        e.contains("no algorithm/protocol available for Broadcast") && e.contains("NCCL_ALGO was set to tree"),
+        "{e}"
+    );
+    let e = model_with("dgx-h100", 1, false, &[("NCCL_ALGO", "ring;nvls")]).unwrap_err().to_string();
+    assert!(e.contains("NCCL_ALGO") && e.contains("prefix"), "{e}");
+    // A negated protocol list forces LL128 on even where the default would not use it.
+    let m = model_with("workstation-4gpu", 1, false, &[("NCCL_PROTO", "^LL")]).unwrap();
+    assert!(m.table.bandwidth[Func::AllReduce as usize][Algo::Ring as usize][Proto::Ll128 as usize] > 0.0);
+}
+
+#[test]
+fn thread_variables_are_honoured() {
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_NTHREADS", "128"), ("NCCL_LL128_NTHREADS", "320")]).unwrap();
+    assert_eq!(m.table.max_threads[Algo::Ring as usize], [128, 320, 128]);
+    assert_eq!(m.table.max_threads[Algo::Tree as usize], [128, 320, 128]);
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_NTHREADS", "100")]).unwrap();
+    assert_eq!(m.table.max_threads[Algo::Ring as usize][Proto::Simple as usize], 512);
+    assert!(m.warnings.iter().any(|w| w.contains("NCCL_NTHREADS=100")), "{:?}", m.warnings);
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_THREAD_THRESHOLDS", "1 2 3 4")]).unwrap();
+    assert_eq!(m.table.thread_thresholds[Algo::Tree as usize], [1, 2, 3]);
+    assert_eq!(m.table.thread_thresholds[Algo::Ring as usize], [4, 8, 64]);
+}
+
+#[test]
+fn net_overhead_and_ll128_c2c() {
+    let base = model("workstation-4gpu", 2);
+    let m = model_with("workstation-4gpu", 2, false, &[("NCCL_NET_OVERHEAD", "500")]).unwrap();
+    assert_eq!(m.comm.net_overhead_us, 0.5);
+    // Intra-node PCI hops (1.0 us) now dominate the 0.5 us overhead.
+    assert_eq!(cell(&m, Func::AllReduce, Algo::Ring, Proto::Ll).0, "24.0");
+    assert_ne!(cell(&base, Func::AllReduce, Algo::Ring, Proto::Ll).0, "24.0");
+    // gh200 over the network: P2C paths allow LL128 on Hopper unless NCCL_LL128_C2C=0.
+    let m = model("gh200", 2);
+    assert!(m.table.bandwidth[Func::AllReduce as usize][Algo::Ring as usize][Proto::Ll128 as usize] > 0.0);
+    let m = model_with("gh200", 2, false, &[("NCCL_LL128_C2C", "0")]).unwrap();
+    assert_eq!(m.table.bandwidth[Func::AllReduce as usize][Algo::Ring as usize][Proto::Ll128 as usize], 0.0);
+}
+
+#[test]
+fn nvls_needs_collnet_across_nodes() {
+    let m = model("dgx-h100", 2);
+    let a = Func::AllReduce as usize;
+    assert_eq!(m.table.bandwidth[a][Algo::Nvls as usize][Proto::Simple as usize], 0.0);
+    assert!(m.table.bandwidth[a][Algo::NvlsTree as usize][Proto::Simple as usize] > 0.0);
+    let m = model_with("dgx-h100", 2, true, &[]).unwrap();
+    assert!(m.comm.collnet_enable);
+    assert!(m.table.bandwidth[a][Algo::Nvls as usize][Proto::Simple as usize] > 0.0);
+    let m = model_with("dgx-h100", 2, true, &[("NCCL_COLLNET_NODE_THRESHOLD", "4")]).unwrap();
+    assert!(!m.comm.collnet_enable);
+    let m = model_with("dgx-h100", 1, false, &[("NCCL_NVLS_ENABLE", "0")]).unwrap();
+    assert!(!m.comm.nvls_support);
+    assert_eq!(m.comm.nvls_channels, 0);
+}
