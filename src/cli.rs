@@ -32,6 +32,8 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// NCCL's channel search: ring, tree, NVLS and CollNet graphs.
     Search(SearchArgs),
+    /// NCCL's performance model: algorithm, protocol, time and bandwidth per message size.
+    Tune(TuneArgs),
     /// List the machines topo carries built in (for --fixture).
     Fixtures,
     /// Write the shell completions and the man page (used to refresh the committed copies).
@@ -137,6 +139,55 @@ pub struct SearchArgs {
     /// Print the graphs as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The collective to model.
+    #[arg(value_enum, default_value = "allreduce")]
+    pub func: crate::tune::Func,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Smallest size in bytes, as nccl-tests' -b (K, M, G suffixes are powers of 1024).
+    #[arg(short = 'b', long = "minbytes", value_name = "SIZE", default_value = "8", value_parser = crate::tune::render::parse_size)]
+    pub minbytes: u64,
+    /// Largest size in bytes, as nccl-tests' -e.
+    #[arg(short = 'e', long = "maxbytes", value_name = "SIZE", default_value = "8G", value_parser = crate::tune::render::parse_size)]
+    pub maxbytes: u64,
+    /// Multiply the size by this between rows, as nccl-tests' -f (default 2).
+    #[arg(short = 'f', long = "stepfactor", value_name = "N", conflicts_with = "stepbytes")]
+    pub stepfactor: Option<u64>,
+    /// Add this many bytes between rows instead, as nccl-tests' -i.
+    #[arg(short = 'i', long = "stepbytes", value_name = "SIZE", value_parser = crate::tune::render::parse_size)]
+    pub stepbytes: Option<u64>,
+    /// Also print NCCL's tuning table (latency/bandwidth per collective, algorithm and protocol).
+    #[arg(long)]
+    pub table: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl TuneArgs {
+    pub fn report(&self) -> crate::tune::render::Report {
+        let factor = match (self.stepfactor, self.stepbytes) {
+            (None, Some(_)) => None,
+            (f, _) => Some(f.unwrap_or(2)),
+        };
+        crate::tune::render::Report {
+            func: self.func,
+            sweep: crate::tune::render::Sweep {
+                min: self.minbytes,
+                max: self.maxbytes,
+                factor,
+                step: self.stepbytes.unwrap_or(0),
+            },
+            table: self.table,
+            json: self.json,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +328,15 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
             } else {
                 render::to_json_string(&crate::search::graphs_json(&sys, &gs))
             }
+        }
+        Command::Tune(a) => {
+            let (loaded, an) = analyze_input(&a.input, &a.model)?;
+            print_warnings(&loaded, Some(&an));
+            let (text, warnings) = crate::tune::render::report(&an, &a.report())?;
+            for w in warnings {
+                eprintln!("topo: warning: {w}");
+            }
+            text
         }
         Command::Fixtures => fixtures_list(),
         Command::Generate(a) => {
