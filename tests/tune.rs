@@ -71,7 +71,20 @@ fn workstation_over_two_nodes() {
 
 #[test]
 fn json_has_every_size_and_the_table() {
-    let out = stdout_of(&["tune", "allgather", "--fixture", "dgx-h100", "--json", "--table", "-b", "1K", "-e", "1G", "-f", "4"]);
+    let out = stdout_of(&[
+        "tune",
+        "allgather",
+        "--fixture",
+        "dgx-h100",
+        "--json",
+        "--table",
+        "-b",
+        "1K",
+        "-e",
+        "1G",
+        "-f",
+        "4",
+    ]);
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v["schema"], 1);
     assert_eq!(v["func"], "AllGather");
@@ -84,7 +97,10 @@ fn json_has_every_size_and_the_table() {
         assert!((b - a * 7.0 / 8.0).abs() <= 1e-3 * a.max(1e-3), "{x}");
         assert!(x["time_us"].as_f64().unwrap() > 0.0);
     }
-    assert_eq!(v["table"]["bandwidth_gbs"]["AllReduce"]["Ring"]["Simple"].as_f64().map(|x| (x * 10.0).round()), Some(2057.0));
+    assert_eq!(
+        v["table"]["bandwidth_gbs"]["AllReduce"]["Ring"]["Simple"].as_f64().map(|x| (x * 10.0).round()),
+        Some(2057.0)
+    );
     assert_eq!(v["table"]["max_threads"]["Ring"]["LL128"], 640);
 }
 

@@ -221,8 +221,18 @@ pub struct Comm {
     pub pat_enable: bool,
     /// Network post overhead (µs), NCCL_NET_OVERHEAD or the CPU's default.
     pub net_overhead_us: f32,
-    /// Per-algorithm graph facts, indexed by [`Algo`].
+    /// Per-algorithm graph facts, indexed by [`Algo`] (JSON: keyed by algorithm name).
+    #[serde(serialize_with = "by_algo_name")]
     pub graphs: [GraphFacts; NALGO],
+}
+
+fn by_algo_name<S: serde::Serializer>(g: &[GraphFacts; NALGO], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(NALGO))?;
+    for a in Algo::ALL {
+        m.serialize_entry(a.name(), &g[a as usize])?;
+    }
+    m.end()
 }
 
 /// NCCL's tuning table: what `NCCL_DEBUG_SUBSYS=TUNING` prints, plus thread settings.
@@ -269,7 +279,13 @@ pub struct Prediction {
 
 /// Serialize a figure with the precision it has (it comes from `f32` arithmetic).
 fn short_float<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_f32(*v as f32)
+    s.serialize_f64(short(*v as f32))
+}
+
+/// An `f32` as the `f64` of its shortest decimal form, so that JSON (which widens to
+/// `f64`) shows 15.2 rather than 15.200000762939453.
+pub(crate) fn short(v: f32) -> f64 {
+    v.to_string().parse().unwrap_or(v as f64)
 }
 
 /// The model for one communicator: build once, then ask for any size.
@@ -432,6 +448,8 @@ impl Model {
             "no tuner plugin, buffers not registered (no symmetric or copy-engine kernels)".to_string(),
             "network plugin host-based (IB verbs or sockets; no GPU-side unpack doubling of channels)".to_string(),
             "NCCL built with CUDA 12 (the CUDA 11.8 Hopper LL128 exception does not apply)".to_string(),
+            "no SM count or driver version enters NCCL 2.30.7's tuning: the GPUs' compute capability is all it reads"
+                .to_string(),
         ];
         if self.comm.nvls_support {
             v.push("driver exposes NVLink SHARP multicast (CUDA >= 12.1), as the search assumed".to_string());
@@ -644,6 +662,22 @@ fn link_text(g: &GraphFacts, inter: bool) -> String {
     }
 }
 
+/// Apply an NCCL_ALGO/NCCL_PROTO value to per-function enable flags.
+fn apply_list<const N: usize>(
+    var: &str,
+    value: &str,
+    elems: &[&str],
+    rows: &mut [[i32; N]; NFUNC],
+) -> Result<(), Error> {
+    let mut flat: Vec<i32> = rows.concat();
+    env::parse_list(value, &Func::ALL.map(Func::name), elems, &mut flat)
+        .map_err(|e| Error::Usage(format!("{var}: {e}")))?;
+    for (row, chunk) in rows.iter_mut().zip(flat.chunks(N)) {
+        row.copy_from_slice(chunk);
+    }
+    Ok(())
+}
+
 /// `ncclTopoTuneModel`: fill the latency/bandwidth table, then apply the enable rules
 /// and the user's NCCL_ALGO/NCCL_PROTO. Also returns, per entry, what limits it.
 fn tune(
@@ -711,22 +745,11 @@ fn tune(
 
     let mut algo_enable = [[1i32; NALGO]; NFUNC];
     let mut proto_enable = [[1, 2, 1]; NFUNC];
-    let func_names = Func::ALL.map(Func::name);
     if let Some(v) = proto_env {
-        let mut flat: Vec<i32> = proto_enable.concat();
-        env::parse_list(v, &func_names, &Proto::ALL.map(Proto::name), &mut flat)
-            .map_err(|e| Error::Usage(format!("NCCL_PROTO: {e}")))?;
-        for (f, row) in proto_enable.iter_mut().enumerate() {
-            row.copy_from_slice(&flat[f * NPROTO..(f + 1) * NPROTO]);
-        }
+        apply_list("NCCL_PROTO", v, &Proto::ALL.map(Proto::name), &mut proto_enable)?;
     }
     if let Some(v) = algo_env {
-        let mut flat: Vec<i32> = algo_enable.concat();
-        env::parse_list(v, &func_names, &Algo::ALL.map(Algo::name), &mut flat)
-            .map_err(|e| Error::Usage(format!("NCCL_ALGO: {e}")))?;
-        for (f, row) in algo_enable.iter_mut().enumerate() {
-            row.copy_from_slice(&flat[f * NALGO..(f + 1) * NALGO]);
-        }
+        apply_list("NCCL_ALGO", v, &Algo::ALL.map(Algo::name), &mut algo_enable)?;
     }
 
     if c.n_ranks <= 1 {

@@ -260,8 +260,8 @@ fn table_json(m: &Model) -> serde_json::Value {
             let mut bp = serde_json::Map::new();
             for p in Proto::ALL {
                 let (fi, ai, pi) = (f as usize, a as usize, p as usize);
-                lp.insert(p.name().into(), t.latency[fi][ai][pi].into());
-                bp.insert(p.name().into(), t.bandwidth[fi][ai][pi].into());
+                lp.insert(p.name().into(), super::short(t.latency[fi][ai][pi]).into());
+                bp.insert(p.name().into(), super::short(t.bandwidth[fi][ai][pi]).into());
             }
             la.insert(a.name().into(), lp.into());
             ba.insert(a.name().into(), bp.into());
