@@ -269,9 +269,9 @@ pub struct Prediction {
     /// algbw x nccl-tests' bus factor for this collective.
     #[serde(serialize_with = "short_float")]
     pub busbw_gbs: f64,
-    /// Channels (thread blocks) NCCL launches for this size.
+    /// Channels (thread blocks) NCCL launches for this size (0 for a single rank).
     pub nchannels: usize,
-    /// Threads per channel.
+    /// Threads per channel (0 for a single rank).
     pub nthreads: usize,
     /// What limits this algorithm's bandwidth, e.g. "NVL 20.6 GB/s per channel x 24 channels".
     pub bottleneck: String,
@@ -560,7 +560,8 @@ impl Model {
             }
             return Err(Error::Usage(msg));
         };
-        let (nchannels, nthreads) = self.launch(algo, proto, bytes);
+        // One rank launches no kernel: NCCL copies the buffer locally.
+        let (nchannels, nthreads) = if c.n_ranks == 1 { (0, 0) } else { self.launch(algo, proto, bytes) };
         let time_us = time as f64;
         let algbw = if time_us > 0.0 { bytes as f64 / time_us / 1e3 } else { 0.0 };
         let bottleneck = if c.n_ranks == 1 {

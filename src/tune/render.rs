@@ -198,9 +198,10 @@ pub fn header(m: &Model, input: &str, func: Func) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# topo tune: {} on {input}: {} ranks = {} node{} x {} GPU{}, NCCL 2.30.7 tuning model",
+        "# topo tune: {} on {input}: {} rank{} = {} node{} x {} GPU{}, NCCL 2.30.7 tuning model",
         func.name(),
         c.n_ranks,
+        if c.n_ranks == 1 { "" } else { "s" },
         c.n_nodes,
         if c.n_nodes == 1 { "" } else { "s" },
         c.local_ranks,

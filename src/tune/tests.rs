@@ -93,6 +93,7 @@ fn one_rank_costs_nothing() {
     let m = model("gh200", 1);
     let p = m.predict(Func::AllReduce, 1 << 20).unwrap();
     assert_eq!((p.algo, p.proto, p.time_us, p.busbw_gbs), (Algo::Ring, Proto::Simple, 0.0, 0.0));
+    assert_eq!((p.nchannels, p.nthreads), (0, 0));
 }
 
 #[test]
@@ -239,4 +240,37 @@ fn nvls_needs_collnet_across_nodes() {
     let m = model_with("dgx-h100", 1, false, &[("NCCL_NVLS_ENABLE", "0")]).unwrap();
     assert!(!m.comm.nvls_support);
     assert_eq!(m.comm.nvls_channels, 0);
+}
+
+#[test]
+fn comm_facts_steer_the_table() {
+    let m = model("workstation-4gpu", 4);
+    let env = Env::default();
+    let retune = |f: &dyn Fn(&mut Comm)| {
+        let mut c = m.comm.clone();
+        f(&mut c);
+        tune(&c, &env, None, None, &mut Vec::new()).unwrap().0
+    };
+    let (ar, tree, ring) = (Func::AllReduce as usize, Algo::Tree as usize, Algo::Ring as usize);
+    let s = Proto::Simple as usize;
+    // A plain TREE pattern (no split/balanced tree) costs 15% of tree bandwidth.
+    let t = retune(&|c| c.tree_pattern = pattern::TREE);
+    let want = m.table.bandwidth[ar][tree][s] * 0.85;
+    assert!((t.bandwidth[ar][tree][s] - want).abs() < 1e-4 * want, "{} vs {want}", t.bandwidth[ar][tree][s]);
+    // On POWER, tree Simple over PCI is charged the ring's PCI hop latency (5.7 us, not 4.0).
+    let t = retune(&|c| c.cpu_arch = cpu::ARCH_POWER);
+    let (base, power) = (m.table.latency[ar][tree][s], t.latency[ar][tree][s]);
+    assert!((power - base - 2.0 * 3.0 * 1.7).abs() < 1e-3, "{base} -> {power}");
+    // Across nodes the LL ceiling follows the CPU vendor: AMD row (19.0 at 4 nodes) vs
+    // Intel (20.4); a fast ring makes the ceiling bind (broadcast: algbw = busbw).
+    assert_eq!(m.comm.cpu_vendor, cpu::VENDOR_AMD);
+    let fast = |c: &mut Comm| c.graphs[ring].bw_inter = 100.0;
+    let bc = Func::Broadcast as usize;
+    let ll = Proto::Ll as usize;
+    assert_eq!(retune(&fast).bandwidth[bc][ring][ll], 19.0);
+    let t = retune(&|c| {
+        fast(c);
+        c.cpu_vendor = cpu::VENDOR_INTEL;
+    });
+    assert_eq!(t.bandwidth[bc][ring][ll], 20.4);
 }
