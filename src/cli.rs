@@ -30,6 +30,10 @@ pub enum Command {
     Paths(PathsArgs),
     /// Everything the model decides, in one document.
     Analyze(AnalyzeArgs),
+    /// What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different).
+    Diff(crate::diff::DiffArgs),
+    /// Group many dumps (one per node) and explain every outlier against the largest group.
+    Fleet(crate::diff::FleetArgs),
     /// List the machines topo carries built in (for --fixture).
     Fixtures,
     /// Write the shell completions and the man page (used to refresh the committed copies).
@@ -249,6 +253,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
                 s
             }
         }
+        Command::Diff(a) => return crate::diff::run(&a, out),
+        Command::Fleet(a) => return crate::diff::run_fleet(&a, out),
         Command::Fixtures => fixtures_list(),
         Command::Generate(a) => {
             generate(&a.out)?;
