@@ -3,7 +3,7 @@
 //! written to a temporary directory. Target: under 5 s for the whole run.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use topo::diff::{FleetArgs, ImpactArgs};
+use topo::diff::FleetArgs;
 use topo::xml::{self, Xml};
 
 const DUMPS: usize = 1000;
@@ -44,14 +44,7 @@ fn generate() -> tempfile::TempDir {
 
 fn bench(c: &mut Criterion) {
     let dir = generate();
-    let args = FleetArgs {
-        inputs: vec![dir.path().to_path_buf()],
-        json: false,
-        ignore: vec![],
-        reference: None,
-        skip_bad: false,
-        model: ImpactArgs::default(),
-    };
+    let args = FleetArgs::new(vec![dir.path().to_path_buf()]);
     // One checked run: three outliers against 997 alike.
     let mut out = Vec::new();
     let code = topo::diff::fleet::run(&args, &mut out).expect("fleet runs");

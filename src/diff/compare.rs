@@ -19,13 +19,13 @@ pub fn structural(a: &Inventory, b: &Inventory, m: &Matching) -> Vec<Change> {
     for kind in [DevKind::Cpu, DevKind::Pci, DevKind::Gpu, DevKind::Nic, DevKind::Net] {
         for i in a.of(kind) {
             match m.a_to_b[i] {
-                None => removed(a, m, i, &mut out),
+                None => one_sided(a, &m.a_to_b, i, What::Removed, &mut out),
                 Some(j) => paired(a, b, m, i, j, &mut out),
             }
         }
         for j in b.of(kind) {
             if m.b_to_a[j].is_none() {
-                added(b, m, j, &mut out);
+                one_sided(b, &m.b_to_a, j, What::Added, &mut out);
             }
         }
     }
@@ -59,29 +59,20 @@ fn place(inv: &Inventory, d: &Device) -> String {
     }
 }
 
-fn removed(a: &Inventory, m: &Matching, i: usize, out: &mut Vec<Change>) {
-    let d = &a.devices[i];
-    // The ports of a NIC that is gone are named in the NIC's line.
-    if d.kind == DevKind::Net && d.parent.is_some_and(|p| m.a_to_b[p].is_none()) {
+/// A device on one side only: `partner` is that side's pairing map. The ports of a NIC
+/// that is gone (or new) are named in the NIC's line.
+fn one_sided(inv: &Inventory, partner: &[Option<usize>], i: usize, what: What, out: &mut Vec<Change>) {
+    let d = &inv.devices[i];
+    if d.kind == DevKind::Net && d.parent.is_some_and(|p| partner[p].is_none()) {
         return;
     }
-    let level = match d.kind {
-        DevKind::Pci => Level::Warning,
-        _ => Level::Error,
+    let (level, message) = match (what, d.kind) {
+        (What::Removed, DevKind::Pci) => (Level::Warning, format!("removed (was {})", place(inv, d))),
+        (What::Removed, _) => (Level::Error, format!("removed (was {})", place(inv, d))),
+        (_, DevKind::Pci) => (Level::Info, format!("added ({})", place(inv, d))),
+        _ => (Level::Warning, format!("added ({})", place(inv, d))),
     };
-    out.push(base(d, level, What::Removed, None, format!("removed (was {})", place(a, d))));
-}
-
-fn added(b: &Inventory, m: &Matching, j: usize, out: &mut Vec<Change>) {
-    let d = &b.devices[j];
-    if d.kind == DevKind::Net && d.parent.is_some_and(|p| m.b_to_a[p].is_none()) {
-        return;
-    }
-    let level = match d.kind {
-        DevKind::Pci => Level::Info,
-        _ => Level::Warning,
-    };
-    out.push(base(d, level, What::Added, None, format!("added ({})", place(b, d))));
+    out.push(base(d, level, what, None, message));
 }
 
 fn paired(a: &Inventory, b: &Inventory, m: &Matching, i: usize, j: usize, out: &mut Vec<Change>) {

@@ -47,6 +47,13 @@ pub struct FleetArgs {
     pub model: ImpactArgs,
 }
 
+impl FleetArgs {
+    /// The defaults of the command line, for these inputs.
+    pub fn new(inputs: Vec<PathBuf>) -> FleetArgs {
+        FleetArgs { inputs, json: false, ignore: Vec::new(), reference: None, skip_bad: false, model: ImpactArgs::default() }
+    }
+}
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -419,14 +426,7 @@ mod tests {
             }
             std::fs::write(dir.path().join(format!("node{i}.xml")), xml::write(&x)).unwrap();
         }
-        let args = FleetArgs {
-            inputs: vec![dir.path().to_path_buf()],
-            json: false,
-            ignore: vec![],
-            reference: None,
-            skip_bad: false,
-            model: ImpactArgs::default(),
-        };
+        let args = FleetArgs::new(vec![dir.path().to_path_buf()]);
         let r = fleet(&args, &diff::no_graphs).unwrap();
         assert_eq!(r.reference.files.len(), 4);
         assert_eq!(r.outliers.len(), 1);

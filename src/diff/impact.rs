@@ -496,14 +496,9 @@ pub fn ring_estimate(an: &Analysis, graphs: &Value) -> RingEstimate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::testutil::{elements, find, fixture};
-    use crate::diff::{compare, Ignore, ImpactArgs, Side};
-    use crate::env::Env;
+    use crate::diff::testutil::{elements, find, fixture, remove_device, side};
+    use crate::diff::{compare, Ignore};
     use serde_json::json;
-
-    fn side(label: &str, x: crate::xml::Xml, graphs: GraphsFn) -> Side {
-        Side::new(label, x, &ImpactArgs::default().options(Env::default()), graphs)
-    }
 
     #[test]
     fn network_devices_are_named_as_in_the_reference() {
@@ -543,9 +538,7 @@ mod tests {
     fn graphs_from_a_search_are_compared_and_give_the_ring_bandwidth() {
         let a = fixture("dgx-h100");
         let mut b = a.clone();
-        let g = find(&b, "gpu", "dev", "7");
-        let p = b.parent(g).unwrap();
-        b.remove(p);
+        remove_device(&mut b, "gpu", "dev", "7");
         let (sa, sb) = (side("a", a, &fake_graphs), side("b", b, &fake_graphs));
         let ring = sa.ring().unwrap();
         assert_eq!((ring.bw, ring.source), (384.0, "search"));

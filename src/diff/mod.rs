@@ -417,6 +417,22 @@ pub(crate) mod testutil {
         x.preorder().into_iter().filter(|&i| x.name(i) == name).collect()
     }
 
+    /// A dump made ready for comparison, with the default model settings.
+    pub fn side(label: &str, x: Xml, graphs: crate::diff::GraphsFn) -> crate::diff::Side {
+        let opts = crate::diff::ImpactArgs::default().options(crate::env::Env::default());
+        crate::diff::Side::new(label, x, &opts, graphs)
+    }
+
+    /// Remove the `<pci>` holding the first `<name key="value">` (a GPU or NIC lost).
+    pub fn remove_device(x: &mut Xml, name: &str, key: &str, value: &str) {
+        let e = find(x, name, key, value);
+        let mut p = x.parent(e).unwrap();
+        while x.name(p) != "pci" {
+            p = x.parent(p).unwrap();
+        }
+        x.remove(p);
+    }
+
     /// Rewrite every bus id and NVLink target with `f` (as a VM renumbers them).
     pub fn renumber(x: &mut Xml, f: impl Fn(&str) -> String) {
         for id in x.preorder() {
@@ -435,13 +451,8 @@ mod tests {
     use super::testutil::*;
     use super::*;
 
-    fn side(label: &str, x: Xml) -> Side {
-        let opts = ImpactArgs::default().options(Env::default());
-        Side::new(label, x, &opts, &no_graphs)
-    }
-
     fn diff(a: Xml, b: Xml, ignore: &[&str]) -> Vec<Change> {
-        compare(&side("a", a), &side("b", b), &Ignore::new(ignore)).0
+        compare(&side("a", a, &no_graphs), &side("b", b, &no_graphs), &Ignore::new(ignore)).0
     }
 
     fn find_change(cs: &[Change], pred: impl Fn(&Change) -> bool) -> &Change {
@@ -554,9 +565,7 @@ mod tests {
     fn lost_gpu_is_an_error() {
         let a = fixture("workstation-4gpu");
         let mut b = a.clone();
-        let g = find(&b, "gpu", "dev", "3");
-        let p = b.parent(g).unwrap();
-        b.remove(p);
+        remove_device(&mut b, "gpu", "dev", "3");
         let cs = diff(a, b, &[]);
         let c = find_change(&cs, |c| c.what == What::Removed);
         assert_eq!(c.level, Level::Error);
