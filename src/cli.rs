@@ -34,6 +34,10 @@ pub enum Command {
     Search(SearchArgs),
     /// NCCL's performance model: algorithm, protocol, time and bandwidth per message size.
     Tune(TuneArgs),
+    /// What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different).
+    Diff(crate::diff::DiffArgs),
+    /// Group many dumps (one per node) and explain every outlier against the largest group.
+    Fleet(crate::diff::FleetArgs),
     /// List the machines topo carries built in (for --fixture).
     Fixtures,
     /// Write the shell completions and the man page (used to refresh the committed copies).
@@ -338,6 +342,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
             }
             text
         }
+        Command::Diff(a) => return crate::diff::run_with_graphs(&a, out, &searched_graphs),
+        Command::Fleet(a) => return crate::diff::fleet::run_with_graphs(&a, out, &searched_graphs),
         Command::Fixtures => fixtures_list(),
         Command::Generate(a) => {
             generate(&a.out)?;
@@ -347,6 +353,15 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
     out.write_all(text.as_bytes()).map_err(io_err)?;
     out.flush().map_err(io_err)?;
     Ok(0)
+}
+
+/// The search's graphs as the analysis JSON has them; all null when the search fails
+/// (diff and fleet then compare everything else).
+fn searched_graphs(an: &Analysis) -> serde_json::Value {
+    crate::search::SearchOptions::from_analysis(an)
+        .and_then(|so| crate::search::run(an, &so))
+        .map(|(gs, sys)| crate::search::graphs_json(&sys, &gs))
+        .unwrap_or_else(|_| crate::diff::no_graphs(an))
 }
 
 /// Write completions for every shell clap_complete knows, and the man page.

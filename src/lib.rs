@@ -6,6 +6,7 @@
 //! machine, becomes the same XML tree and flows through the same code.
 
 pub mod cli;
+pub mod diff;
 pub mod env;
 pub mod error;
 pub mod fixtures;

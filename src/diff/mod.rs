@@ -1,0 +1,574 @@
+//! `topo diff A B` and `topo fleet FILE...|DIR`: what differs between topology dumps and
+//! what it does to NCCL.
+//!
+//! Stages, each in its own file:
+//! - [`inventory`]: a dump's devices (CPUs, switches, GPUs, NICs, ports) with their
+//!   attributes and the device above each;
+//! - [`matching`]: pairing the devices of two dumps by identity (bus id, then role);
+//! - [`compare`]: devices added, removed, moved, and attribute changes;
+//! - [`impact`]: the NCCL model run on both, compared path by path and verdict by
+//!   verdict, with the channel graphs when a search is plugged in;
+//! - [`fleet`]: many dumps grouped by a canonical signature, outliers against the
+//!   largest group.
+//!
+//! Every difference is a [`Change`] with a [`Level`]: errors (a device lost, a P2P or
+//! GDR verdict changed, a path type worse), warnings (less bandwidth, a narrower or
+//! slower PCIe link, fewer NVLinks) and info (names, renumbering, host hash, affinity).
+
+pub mod compare;
+pub mod fleet;
+pub mod impact;
+pub mod inventory;
+pub mod matching;
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::env::Env;
+use crate::error::Error;
+use crate::model::{self, Analysis};
+use crate::xml::{self, Diagnostic, Xml};
+
+pub use fleet::{FleetArgs, run as run_fleet, run_with_graphs as run_fleet_with_graphs};
+pub use impact::{no_graphs, GraphsFn, RingEstimate};
+pub use inventory::DevKind;
+
+/// How much a difference matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+    Info,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Info => "info",
+        }
+    }
+}
+
+/// What kind of difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum What {
+    Added,
+    Removed,
+    Moved,
+    Attribute,
+    Nccl,
+}
+
+/// One difference between two dumps.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Change {
+    pub level: Level,
+    pub what: What,
+    /// The device (its label in the reference dump), or `NCCL ...` for a model result.
+    pub subject: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<DevKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The attribute concerned (`link_width`, `speed`, `nvlink`, `busid`...): what
+    /// `--ignore` names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    pub message: String,
+    /// For NCCL results: the GPUs, GPU pairs or GPU/NET pairs concerned.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
+}
+
+/// Differences hidden on request (`--ignore ATTR`): attribute names as they appear in the
+/// dumps (`host_hash`, `guid`, `name`, `affinity`...), plus `busid` (renumbering),
+/// `nvlink`, `c2c`, `parent` (moves) and `nccl` (every NCCL result).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ignore(pub BTreeSet<String>);
+
+impl Ignore {
+    pub fn new<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> Ignore {
+        Ignore(words.into_iter().map(|s| s.as_ref().trim().to_string()).filter(|s| !s.is_empty()).collect())
+    }
+    pub fn hides(&self, c: &Change) -> bool {
+        (c.what == What::Nccl && self.0.contains("nccl")) || c.attr.as_ref().is_some_and(|a| self.0.contains(a))
+    }
+    pub fn contains(&self, attr: &str) -> bool {
+        self.0.contains(attr)
+    }
+}
+
+/// Model settings shared by `diff` and `fleet`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ImpactArgs {
+    /// Model each dump as one node of an N-node job (2 and more route rings and trees
+    /// through the NICs, as on a cluster; 1 models a single machine).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub nodes: u32,
+    /// The network plugin does not fuse the ports of a NIC into one virtual device.
+    #[arg(long)]
+    pub no_nic_fusion: bool,
+}
+
+impl ImpactArgs {
+    pub fn options(&self, env: Env) -> model::Options {
+        model::Options { nodes: self.nodes as usize, nic_fusion: !self.no_nic_fusion, env, ..model::Options::default() }
+    }
+}
+
+impl Default for ImpactArgs {
+    fn default() -> ImpactArgs {
+        ImpactArgs { nodes: 2, no_nic_fusion: false }
+    }
+}
+
+/// `topo diff A B`: what differs between two topology dumps, and what it does to NCCL.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DiffArgs {
+    /// The reference dump (NCCL topology XML, e.g. from `topo detect --xml` or
+    /// NCCL_TOPO_DUMP_FILE); `fixture:NAME` names a built-in machine.
+    #[arg(value_name = "A")]
+    pub a: PathBuf,
+    /// The dump compared with it.
+    #[arg(value_name = "B")]
+    pub b: PathBuf,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    pub json: bool,
+    /// Hide differences in these attributes (comma-separated or repeated), e.g.
+    /// host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results.
+    #[arg(long, value_name = "ATTR", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    #[command(flatten)]
+    pub model: ImpactArgs,
+}
+
+/// A dump read from disk (or a built-in machine).
+#[derive(Debug, Clone)]
+pub struct Dump {
+    pub label: String,
+    pub xml: Xml,
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Read a dump: a file, or `fixture:NAME` when no such file exists.
+pub fn load(path: &Path) -> Result<Dump, Error> {
+    let s = path.to_string_lossy();
+    if let Some(name) = s.strip_prefix("fixture:")
+        && !path.exists() {
+            let (xml, diags) = crate::fixtures::get(name)?.load()?;
+            return Ok(Dump { label: s.into_owned(), xml, diags });
+        }
+    let (xml, diags) = xml::read_file(path)?;
+    Ok(Dump { label: path.display().to_string(), xml, diags })
+}
+
+/// One dump made ready for comparison: its devices and the model's results.
+pub struct Side {
+    pub label: String,
+    pub xml: Xml,
+    pub inv: inventory::Inventory,
+    /// The model's results, or why the model could not run on this dump.
+    pub analysis: Result<Analysis, String>,
+    /// The channel graphs (all null without a search).
+    pub graphs: Value,
+}
+
+impl Side {
+    pub fn new(label: &str, xml: Xml, opts: &model::Options, graphs: GraphsFn) -> Side {
+        let inv = inventory::inventory(&xml);
+        let analysis = model::analyze(&xml, label, opts).map_err(|e| e.to_string());
+        let graphs = match &analysis {
+            Ok(an) => graphs(an),
+            Err(_) => Value::Null,
+        };
+        Side { label: label.to_string(), xml, inv, analysis, graphs }
+    }
+
+    /// The predicted ring bandwidth, when the model ran.
+    pub fn ring(&self) -> Option<RingEstimate> {
+        self.analysis.as_ref().ok().map(|an| impact::ring_estimate(an, &self.graphs))
+    }
+}
+
+/// Every difference from `a` to `b`, most serious first, without those `ignore` hides.
+/// Returns the differences shown and how many were hidden.
+pub fn compare(a: &Side, b: &Side, ignore: &Ignore) -> (Vec<Change>, usize) {
+    let m = matching::match_devices(&a.inv, &b.inv);
+    let mut all = compare::structural(&a.inv, &b.inv, &m);
+    match (&a.analysis, &b.analysis) {
+        (Ok(x), Ok(y)) => {
+            let na = impact::Naming::new(x, &a.inv, &a.inv, None);
+            let nb = impact::Naming::new(y, &b.inv, &a.inv, Some(&m.b_to_a));
+            all.extend(impact::impact(x, &na, &a.graphs, y, &nb, &b.graphs));
+        }
+        (Ok(_), Err(e)) => all.push(model_failed(Level::Error, &b.label, e)),
+        (Err(e), Ok(_)) => all.push(model_failed(Level::Warning, &a.label, e)),
+        (Err(x), Err(y)) if x != y => all.push(model_failed(Level::Info, &b.label, y)),
+        (Err(_), Err(_)) => {}
+    }
+    let before = all.len();
+    all.retain(|c| !ignore.hides(c));
+    let hidden = before - all.len();
+    // Stable: errors, then warnings, then info, each in discovery order.
+    all.sort_by_key(|c| c.level);
+    (all, hidden)
+}
+
+fn model_failed(level: Level, label: &str, e: &str) -> Change {
+    Change {
+        level,
+        what: What::Nccl,
+        subject: "NCCL model".into(),
+        kind: None,
+        busid: None,
+        name: None,
+        attr: None,
+        before: None,
+        after: None,
+        message: format!("cannot model {label}: {e}"),
+        items: Vec::new(),
+    }
+}
+
+/// How many changes of each level.
+pub fn counts(changes: &[Change]) -> [usize; 3] {
+    let mut n = [0; 3];
+    for c in changes {
+        n[c.level as usize] += 1;
+    }
+    n
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// "2 errors, 1 warning, 3 info".
+pub fn summary(changes: &[Change]) -> String {
+    let [e, w, i] = counts(changes);
+    format!("{}, {}, {i} info", plural(e, "error", "errors"), plural(w, "warning", "warnings"))
+}
+
+/// Most items of a grouped NCCL line printed before "and N more".
+const MAX_ITEMS: usize = 6;
+
+/// `first; second; ...; and N more`, on a continuation line.
+fn item_line(indent: &str, items: &[&str]) -> String {
+    let shown = items.iter().take(MAX_ITEMS).copied().collect::<Vec<_>>().join("; ");
+    let more = items.len().saturating_sub(MAX_ITEMS);
+    let tail = if more > 0 { format!("; and {more} more") } else { String::new() };
+    format!("\n{indent}      {shown}{tail}")
+}
+
+/// The changes as text, grouped by level, each line indented by `indent`. Device
+/// changes that read the same (the same speed change on 16 ports) share one line.
+pub fn render_changes(changes: &[Change], indent: &str) -> String {
+    let mut s = String::new();
+    for level in [Level::Error, Level::Warning, Level::Info] {
+        let of: Vec<&Change> = changes.iter().filter(|c| c.level == level).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let head = match level {
+            Level::Error => "errors",
+            Level::Warning => "warnings",
+            Level::Info => "info",
+        };
+        s.push_str(&format!("{indent}{head}:\n"));
+        let mut done = vec![false; of.len()];
+        for (k, c) in of.iter().enumerate() {
+            if done[k] {
+                continue;
+            }
+            let alike: Vec<usize> = if c.what == What::Nccl {
+                vec![k]
+            } else {
+                (k..of.len()).filter(|&o| !done[o] && of[o].what == c.what && of[o].message == c.message).collect()
+            };
+            for &o in &alike {
+                done[o] = true;
+            }
+            if alike.len() > 1 {
+                let subjects: Vec<&str> = alike.iter().map(|&o| of[o].subject.as_str()).collect();
+                s.push_str(&format!("{indent}  {} devices: {}", alike.len(), c.message));
+                s.push_str(&item_line(indent, &subjects));
+            } else {
+                s.push_str(&format!("{indent}  {}: {}", c.subject, c.message));
+                if !c.items.is_empty() {
+                    let items: Vec<&str> = c.items.iter().map(String::as_str).collect();
+                    s.push_str(&item_line(indent, &items));
+                }
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+fn text_report(a: &Side, b: &Side, changes: &[Change], hidden: usize) -> String {
+    let mut s = String::new();
+    let hidden_note = if hidden > 0 { format!(" ({} hidden by --ignore)", plural(hidden, "difference", "differences")) } else { String::new() };
+    if changes.is_empty() {
+        s.push_str(&format!("{} and {}: same topology{hidden_note}\n", a.label, b.label));
+        return s;
+    }
+    s.push_str(&format!("{} -> {}: {}{hidden_note}\n", a.label, b.label, summary(changes)));
+    s.push_str(&render_changes(changes, ""));
+    s
+}
+
+fn ring_json(r: Option<RingEstimate>) -> Value {
+    match r {
+        Some(r) => json!(r),
+        None => Value::Null,
+    }
+}
+
+fn json_report(a: &Side, b: &Side, changes: &[Change], hidden: usize, ignore: &Ignore) -> Value {
+    let [e, w, i] = counts(changes);
+    json!({
+        "schema": 1,
+        "a": a.label,
+        "b": b.label,
+        "equal": changes.is_empty(),
+        "counts": {"error": e, "warning": w, "info": i},
+        "hidden": hidden,
+        "ignore": ignore.0,
+        "ring": {"a": ring_json(a.ring()), "b": ring_json(b.ring())},
+        "changes": changes,
+    })
+}
+
+/// Print a dump's reading warnings once each on stderr.
+fn print_diags(dump: &Dump) {
+    let mut seen = BTreeSet::new();
+    for d in &dump.diags {
+        let s = d.to_string();
+        if seen.insert(s.clone()) {
+            eprintln!("topo: {s}");
+        }
+    }
+}
+
+/// Run `topo diff` without a channel search. Returns the exit status: 0 when the dumps
+/// are the same (after `--ignore`), 1 when they differ; errors are exit status 2.
+pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<i32, Error> {
+    run_with_graphs(args, out, &no_graphs)
+}
+
+/// Run `topo diff` with `graphs` giving each analysis its channel graphs.
+pub fn run_with_graphs(args: &DiffArgs, out: &mut dyn Write, graphs: GraphsFn) -> Result<i32, Error> {
+    let da = load(&args.a)?;
+    let db = load(&args.b)?;
+    // A file NCCL cannot read at all (wrong root or version) is an error, not a difference.
+    xml::lint_topology(&da.xml, Some(&args.a))?;
+    xml::lint_topology(&db.xml, Some(&args.b))?;
+    print_diags(&da);
+    print_diags(&db);
+    let opts = args.model.options(Env::from_process());
+    let ignore = Ignore::new(&args.ignore);
+    let a = Side::new(&da.label, da.xml, &opts, graphs);
+    let b = Side::new(&db.label, db.xml, &opts, graphs);
+    let (changes, hidden) = compare(&a, &b, &ignore);
+    let text = if args.json {
+        crate::render::to_json_string(&json_report(&a, &b, &changes, hidden, &ignore))
+    } else {
+        text_report(&a, &b, &changes, hidden)
+    };
+    let io = |e| Error::Io { file: "<stdout>".into(), source: e };
+    out.write_all(text.as_bytes()).map_err(io)?;
+    out.flush().map_err(io)?;
+    Ok(if changes.is_empty() { 0 } else { 1 })
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Planted changes on the built-in machines, shared by the unit tests.
+    use crate::xml::{NodeId, Xml};
+
+    pub fn fixture(name: &str) -> Xml {
+        crate::fixtures::get(name).unwrap().load().unwrap().0
+    }
+
+    /// The first element with this name and attribute value.
+    pub fn find(x: &Xml, name: &str, key: &str, value: &str) -> NodeId {
+        x.preorder()
+            .into_iter()
+            .find(|&i| x.name(i) == name && x.attr(i, key) == Some(value))
+            .unwrap_or_else(|| panic!("no <{name} {key}=\"{value}\">"))
+    }
+
+    /// Every element with this name, in document order.
+    pub fn elements(x: &Xml, name: &str) -> Vec<NodeId> {
+        x.preorder().into_iter().filter(|&i| x.name(i) == name).collect()
+    }
+
+    /// A dump made ready for comparison, with the default model settings.
+    pub fn side(label: &str, x: Xml, graphs: crate::diff::GraphsFn) -> crate::diff::Side {
+        let opts = crate::diff::ImpactArgs::default().options(crate::env::Env::default());
+        crate::diff::Side::new(label, x, &opts, graphs)
+    }
+
+    /// Remove the `<pci>` holding the first `<name key="value">` (a GPU or NIC lost).
+    pub fn remove_device(x: &mut Xml, name: &str, key: &str, value: &str) {
+        let e = find(x, name, key, value);
+        let mut p = x.parent(e).unwrap();
+        while x.name(p) != "pci" {
+            p = x.parent(p).unwrap();
+        }
+        x.remove(p);
+    }
+
+    /// Rewrite every bus id and NVLink target with `f` (as a VM renumbers them).
+    pub fn renumber(x: &mut Xml, f: impl Fn(&str) -> String) {
+        for id in x.preorder() {
+            for key in ["busid", "target"] {
+                if let Some(v) = x.attr(id, key).map(str::to_string)
+                    && v != "fffffff:ffff:ff" {
+                        x.set_attr(id, key, f(&v));
+                    }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    fn diff(a: Xml, b: Xml, ignore: &[&str]) -> Vec<Change> {
+        compare(&side("a", a, &no_graphs), &side("b", b, &no_graphs), &Ignore::new(ignore)).0
+    }
+
+    fn find_change(cs: &[Change], pred: impl Fn(&Change) -> bool) -> &Change {
+        cs.iter().find(|c| pred(c)).unwrap_or_else(|| panic!("not found in:\n{}", render_changes(cs, "")))
+    }
+
+    #[test]
+    fn a_dump_equals_itself() {
+        for f in crate::fixtures::all() {
+            let x = fixture(f.name);
+            assert!(diff(x.clone(), x, &[]).is_empty(), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn removed_nic_is_an_error_naming_it() {
+        let a = fixture("dgx-h100");
+        let mut b = a.clone();
+        let p = find(&b, "pci", "busid", "0000:1b:00.0");
+        b.remove(p);
+        let cs = diff(a, b, &[]);
+        let c = find_change(&cs, |c| c.what == What::Removed);
+        assert_eq!(c.level, Level::Error);
+        assert_eq!(c.subject, "NIC 0000:1b:00.0 (mlx5_0)");
+        // GPU 0 (and GPU 1, on the same switch) now have one NIC at their best path.
+        let n = find_change(&cs, |c| c.subject == "NCCL network devices at the best path");
+        assert_eq!((n.level, n.message.as_str()), (Level::Warning, "2 -> 1"));
+        assert_eq!(n.items, ["GPU 0000:1a:00.0 (dev 0)", "GPU 0000:1c:00.0 (dev 1)"]);
+    }
+
+    #[test]
+    fn gpu_at_x8_is_a_warning_with_its_nccl_cost() {
+        let a = fixture("dgx-h100");
+        let mut b = a.clone();
+        let p = find(&b, "pci", "busid", "0000:1a:00.0");
+        b.set_attr(p, "link_width", "8");
+        let cs = diff(a, b, &[]);
+        let c = find_change(&cs, |c| c.attr.as_deref() == Some("link_width"));
+        assert_eq!(c.level, Level::Warning);
+        assert_eq!(c.subject, "GPU 0000:1a:00.0 (dev 0)");
+        assert!(c.message.contains("x16 -> x8"), "{}", c.message);
+        // NCCL now reaches the NICs of its switch through GPU 1 (PXN), and the storage
+        // NIC on the CPU at half the bandwidth.
+        let n = find_change(&cs, |c| c.subject == "NCCL GPU->NET path" && c.level == Level::Error);
+        assert_eq!(n.message, "PIX 48.0 GB/s -> PXN 48.0 GB/s");
+        assert!(n.items.iter().all(|i| i.starts_with("GPU 0000:1a:00.0 (dev 0) -> NET ")), "{n:?}");
+        let n = find_change(&cs, |c| c.subject == "NCCL GPU->NET path" && c.level == Level::Warning);
+        assert_eq!(n.message, "PHB 48.0 GB/s -> PHB 24.0 GB/s");
+    }
+
+    #[test]
+    fn fewer_nvlinks_is_a_warning() {
+        let a = fixture("dgx1-v100");
+        let mut b = a.clone();
+        let g = find(&b, "gpu", "dev", "0");
+        let l = b.children_named(g, "nvlink").find(|&l| b.attr(l, "count") == Some("2")).unwrap();
+        b.set_attr(l, "count", "1");
+        let cs = diff(a, b, &[]);
+        let c = find_change(&cs, |c| c.attr.as_deref() == Some("nvlink"));
+        assert_eq!(c.level, Level::Warning);
+        assert!(c.subject.starts_with("GPU ") && c.subject.contains("(dev 0)"));
+        assert!(c.message.contains("6 -> 5"), "{}", c.message);
+        assert!(cs.iter().any(|c| c.what == What::Nccl && c.subject == "NCCL GPU-GPU path"));
+    }
+
+    #[test]
+    fn halved_nic_speed_and_new_cpu_model() {
+        let a = fixture("dgx-h100");
+        let mut b = a.clone();
+        let n = find(&b, "net", "name", "mlx5_4");
+        b.set_attr(n, "speed", "200000");
+        let cpu = find(&b, "cpu", "numaid", "1");
+        b.set_attr(cpu, "modelid", "85");
+        let cs = diff(a, b, &[]);
+        let s = find_change(&cs, |c| c.attr.as_deref() == Some("speed"));
+        assert_eq!((s.level, s.subject.as_str()), (Level::Warning, "NET mlx5_4 (NIC 0000:43:00.0 port 1)"));
+        assert!(s.message.contains("400 Gb/s -> 200 Gb/s"), "{}", s.message);
+        let m = find_change(&cs, |c| c.attr.as_deref() == Some("modelid"));
+        assert_eq!((m.level, m.subject.as_str()), (Level::Warning, "CPU 1"));
+    }
+
+    #[test]
+    fn renumbered_vm_differs_only_in_bus_ids() {
+        let a = fixture("dgx-h100");
+        let mut b = a.clone();
+        renumber(&mut b, |s| crate::xml::i64_to_busid(crate::xml::busid_to_i64(s) + 0x1_00000));
+        let cs = diff(a.clone(), b.clone(), &[]);
+        assert!(!cs.is_empty());
+        assert!(cs.iter().all(|c| c.level == Level::Info && c.attr.as_deref() == Some("busid")), "{}", render_changes(&cs, ""));
+        assert!(diff(a, b, &["busid"]).is_empty());
+    }
+
+    #[test]
+    fn ignore_hides_attributes_and_nccl() {
+        let a = fixture("gh200");
+        let mut b = a.clone();
+        let cpu = find(&b, "cpu", "numaid", "0");
+        b.set_attr(cpu, "host_hash", "0x1234");
+        let cs = diff(a.clone(), b.clone(), &[]);
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].level, Level::Info);
+        assert!(diff(a.clone(), b, &["host_hash"]).is_empty());
+        let mut c = a.clone();
+        let p = find(&c, "net", "dev", "0");
+        c.set_attr(p, "speed", "100000");
+        assert!(diff(a, c, &["speed", "nccl"]).is_empty());
+    }
+
+    #[test]
+    fn lost_gpu_is_an_error() {
+        let a = fixture("workstation-4gpu");
+        let mut b = a.clone();
+        remove_device(&mut b, "gpu", "dev", "3");
+        let cs = diff(a, b, &[]);
+        let c = find_change(&cs, |c| c.what == What::Removed);
+        assert_eq!(c.level, Level::Error);
+        assert!(c.subject.contains("(dev 3)"), "{}", c.subject);
+    }
+}
