@@ -7,3 +7,5 @@
 
 pub mod error;
 pub mod xml;
+pub mod check;
+pub mod discover;
