@@ -155,26 +155,24 @@ impl Endpoints {
         let mut gpus = Vec::new();
         let mut seen = BTreeSet::new();
         for b in det.gpu_busids() {
-            if seen.insert(b.clone()) {
-                if let Some(p) = sys.realpath(&format!("/sys/bus/pci/devices/{b}")) {
+            if seen.insert(b.clone())
+                && let Some(p) = sys.realpath(&format!("/sys/bus/pci/devices/{b}")) {
                     gpus.push((b, p));
                 }
-            }
         }
         let mut nics = Vec::new();
         for n in &det.nets {
-            if let Some(p) = &n.device_path {
-                if is_bdf(basename(p)) {
+            if let Some(p) = &n.device_path
+                && is_bdf(basename(p)) {
                     nics.push((n.name.clone(), p.clone()));
                 }
-            }
         }
         Endpoints { gpus, nics }
     }
 
     /// Every GPU/NIC path, deduplicated (ports of one card share a device).
     fn all(&self) -> Vec<(String, String)> {
-        let mut v: Vec<(String, String)> = self.gpus.iter().cloned().collect();
+        let mut v: Vec<(String, String)> = self.gpus.to_vec();
         let mut seen: BTreeSet<String> = v.iter().map(|(_, p)| p.clone()).collect();
         for (n, p) in &self.nics {
             if seen.insert(p.clone()) {
@@ -258,8 +256,8 @@ fn check_links(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
                     fix: "reseat the card, cable or riser; check the slot's bifurcation setting in the BIOS; `lspci -vv` shows LnkSta '(downgraded)'".into(),
                 });
             }
-            if let (Some(c), Some(e)) = (gts(&cur_s), exp_s) {
-                if c + 0.01 < e {
+            if let (Some(c), Some(e)) = (gts(&cur_s), exp_s)
+                && c + 0.01 < e {
                     let is_gpu = gpu_paths.contains(dev.as_str());
                     let (severity, message, fix) = if is_gpu {
                         (
@@ -283,7 +281,6 @@ fn check_links(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
                         fix,
                     });
                 }
-            }
         }
     }
 }
@@ -397,28 +394,40 @@ fn check_acs(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
         }
     }
     let mut unknown = Vec::new();
+    let mut redirecting: BTreeMap<u16, (Vec<String>, BTreeSet<String>)> = BTreeMap::new();
     for (br, devs) in &bridges {
         let Some(cfg) = sys.read_bytes(&format!("{br}/config")) else { continue };
         match parse_acs(&cfg) {
             Acs::Unknown => unknown.push(basename(br).to_string()),
             Acs::Absent => {}
             Acs::Control(c) if c & ACS_REDIRECT != 0 => {
-                let mut devices = vec![basename(br).to_string()];
-                devices.extend(devs.iter().cloned());
-                out.push(Finding {
-                    check: "acs",
-                    severity: Severity::Error,
-                    devices,
-                    message: format!("ACS redirection enabled on bridge {} (ACSCtl {})", basename(br), acs_bits(c)),
-                    why: "peer-to-peer traffic between the GPUs and NICs below is sent up to the root complex: P2P and GPUDirect RDMA get slow, and with the IOMMU translating they can hang NCCL".into(),
-                    fix: format!(
-                        "disable ACS redirection on bare metal (BIOS 'ACS' option, or `setpci -s {} ECAP_ACS+6.w=0000` at boot); keep it only where VM isolation needs it",
-                        basename(br)
-                    ),
-                });
+                let e = redirecting.entry(c).or_default();
+                e.0.push(basename(br).to_string());
+                e.1.extend(devs.iter().cloned());
             }
             Acs::Control(_) => {}
         }
+    }
+    for (c, (brs, devs)) in redirecting {
+        let mut devices = brs.clone();
+        devices.extend(devs);
+        out.push(Finding {
+            check: "acs",
+            severity: Severity::Error,
+            devices,
+            message: format!(
+                "ACS redirection enabled (ACSCtl {}) on {} bridge{} between GPUs/NICs: {}",
+                acs_bits(c),
+                brs.len(),
+                if brs.len() == 1 { "" } else { "s" },
+                brs.join(", ")
+            ),
+            why: "peer-to-peer traffic between the GPUs and NICs below is sent up to the root complex: P2P and GPUDirect RDMA get slow, and with the IOMMU translating they can hang NCCL".into(),
+            fix: format!(
+                "disable ACS redirection on bare metal (BIOS 'ACS' option, or `setpci -s <bridge> ECAP_ACS+6.w=0000` at boot, e.g. for {}); keep it only where VM isolation needs it",
+                brs[0]
+            ),
+        });
     }
     if !unknown.is_empty() {
         out.push(Finding {
@@ -557,11 +566,10 @@ fn check_p2p(det: &Detection, out: &mut Vec<Finding>) {
     let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (i, row) in m.iter().enumerate() {
         for (j, code) in row.iter().enumerate() {
-            if i < j && code != "OK" && code != "X" {
-                if let (Some(a), Some(b)) = (n.gpus.get(i), n.gpus.get(j)) {
+            if i < j && code != "OK" && code != "X"
+                && let (Some(a), Some(b)) = (n.gpus.get(i), n.gpus.get(j)) {
                     bad.entry(code.clone()).or_default().push(format!("{}<->{}", a.busid, b.busid));
                 }
-            }
         }
     }
     for (code, pairs) in bad {

@@ -55,6 +55,8 @@ pub struct FakeTree {
     entries: BTreeMap<String, Entry>,
     /// PCI devices by bus id.
     pub pci: BTreeMap<String, FakePci>,
+    /// What NVML answers on this machine, written as `/nvml.json` (none: no NVML).
+    pub nvml: Option<NvmlSnapshot>,
 }
 
 /// What a PCI device looks like, for [`FakeTree::add_pci`].
@@ -119,6 +121,13 @@ impl FakeTree {
 
     pub fn remove(&mut self, path: &str) {
         self.entries.remove(path);
+    }
+
+    /// Remove everything at or below `prefix`, PCI devices included.
+    pub fn remove_tree(&mut self, prefix: &str) {
+        let below = format!("{prefix}/");
+        self.entries.retain(|k, _| k != prefix && !k.starts_with(&below));
+        self.pci.retain(|_, d| d.path != prefix && !d.path.starts_with(&below));
     }
 
     /// Whether a file or folder was added at `path`.
@@ -232,6 +241,10 @@ impl FakeTree {
         let mk = |p: &Path| std::fs::create_dir_all(p).map_err(|e| Error::io(p, e));
         mk(dir)?;
         let mut all = self.entries.clone();
+        if let Some(n) = &self.nvml {
+            let json = to_fake_json(n, "what NVML answers on this fake machine (see topo::discover::nvml)");
+            all.insert("/nvml.json".into(), Entry::File(json.into_bytes()));
+        }
         for d in self.pci.values() {
             all.insert(format!("{}/config", d.path), Entry::File(self.config(d)));
         }
@@ -274,6 +287,8 @@ pub struct TreeOptions {
     pub boot_id: String,
     pub kernel: String,
     pub cmdline: String,
+    /// CPUs to make when the topology's affinities name none (4 by default).
+    pub ncpus: Option<u32>,
 }
 
 impl Default for TreeOptions {
@@ -283,6 +298,7 @@ impl Default for TreeOptions {
             boot_id: "5f1c0a4e-2b7d-4c1e-9a53-7e0d8b6c2f10".into(),
             kernel: "6.8.0-topo".into(),
             cmdline: "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro".into(),
+            ncpus: None,
         }
     }
 }
@@ -409,7 +425,7 @@ pub fn tree_from_xml(x: &Xml, opts: &TreeOptions) -> Result<FakeTree, Error> {
     for &c in &cpus {
         all_cpus.extend(cpumap_cpus(x.attr(c, "affinity").unwrap_or("")));
     }
-    let ncpus = all_cpus.iter().max().map(|m| m + 1).unwrap_or(4);
+    let ncpus = all_cpus.iter().max().map(|m| m + 1).unwrap_or(opts.ncpus.unwrap_or(4));
     let first = cpus.first().copied();
     let mut g = Gen {
         x,
@@ -439,8 +455,9 @@ pub fn tree_from_xml(x: &Xml, opts: &TreeOptions) -> Result<FakeTree, Error> {
     if g.any_gdr {
         g.tree.text("/sys/module/nvidia_peermem/version", "1.0");
     }
-    let json = to_fake_json(&g.nvml, "made by topo from a topology (fsgen)");
-    g.tree.text("/nvml.json", &json);
+    if !g.nvml.gpus.is_empty() || !g.nvml.ib_max_qp.is_empty() {
+        g.tree.nvml = Some(g.nvml);
+    }
     Ok(g.tree)
 }
 
@@ -677,8 +694,8 @@ impl Gen<'_> {
             let tclass = a(l, "tclass").unwrap_or_default();
             let t = a(l, "target").unwrap_or_default();
             let in_topo = x.preorder().into_iter().any(|n| x.name(n) == "pci" && x.attr(n, "busid") == Some(t.as_str()));
-            if !in_topo && tclass != NVSWITCH_CLASS && t != HIDDEN_REMOTE && !tclass.is_empty() {
-                if let Some((dom, bus, _, _)) = split_busid(&t) {
+            if !in_topo && tclass != NVSWITCH_CLASS && t != HIDDEN_REMOTE && !tclass.is_empty()
+                && let Some((dom, bus, _, _)) = split_busid(&t) {
                     let spec = PciSpec {
                         class: tclass.clone(),
                         vendor: "0x1014".into(),
@@ -691,7 +708,6 @@ impl Gen<'_> {
                         self.tree.add_pci(&format!("/sys/devices/pci{dom:04x}:{bus:02x}"), &t, &spec);
                     }
                 }
-            }
         }
         let c2c = x.child_named(g, "c2c").map(|c| {
             let n = a(c, "count").map(|v| strtol(&v)).unwrap_or(0).max(0) as usize;

@@ -94,6 +94,8 @@ pub struct DetectArgs {
 pub struct Options {
     pub all: bool,
     pub topo_file: Option<PathBuf>,
+    /// NCCL_IB_MERGE_VFS; `None` reads the environment (default 1, as NCCL).
+    pub ib_merge_vfs: Option<bool>,
 }
 
 /// The result of detection.
@@ -180,11 +182,10 @@ pub fn nccl_hash(bytes: &[u8]) -> u64 {
 /// The string NCCL hashes into `host_hash`: the host name followed by the boot id
 /// (`NCCL_HOSTID` replaces both on the live machine).
 pub fn host_id(sys: &Sys) -> String {
-    if sys.is_live() {
-        if let Ok(id) = std::env::var("NCCL_HOSTID") {
+    if sys.is_live()
+        && let Ok(id) = std::env::var("NCCL_HOSTID") {
             return id.chars().take(1023).collect();
         }
-    }
     let host = match sys.read("/proc/sys/kernel/hostname") {
         Some(h) => h.trim_end().to_string(),
         None => {
@@ -278,7 +279,8 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
         }
     }
 
-    let (nets, idle_ports) = net::enumerate(sys, nvml.as_ref());
+    let merge_vfs = opts.ib_merge_vfs.unwrap_or_else(net::merge_vfs_from_env);
+    let (nets, idle_ports) = net::enumerate(sys, nvml.as_ref(), merge_vfs);
     let ctx = Ctx { sys, nvml: nvml.as_ref(), cpu: cpu.clone(), host_hash: host_hash.clone() };
 
     // One pass per GPU, as each NCCL rank makes its own XML; then fusion in rank order.
@@ -420,7 +422,7 @@ pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<i32, Error> {
 /// [`run`] with the messages going to `err`.
 pub fn run_with(args: &DetectArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
     let (sys, source) = args.source.open()?;
-    let opts = Options { all: args.all, topo_file: args.topo_file.clone() };
+    let opts = Options { all: args.all, topo_file: args.topo_file.clone(), ib_merge_vfs: None };
     let det = detect(&sys, source.as_ref(), &opts)?;
     let findings = if args.no_check { Vec::new() } else { crate::check::run_checks(&sys, &det) };
     let text = if args.json { json_report(&det, &findings) } else { xml::write(&det.xml) };

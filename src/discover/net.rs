@@ -15,6 +15,9 @@
 //!   `docker*`/`virbr*`, in ifindex order. A `speed` of -1 or an unreadable one becomes
 //!   10000 Mb/s, as in NCCL.
 //!
+//! AWS EFA devices (PCI vendor 0x1d0f) are placed at their own PCI address with their own
+//! port number, as the aws-ofi-nccl plugin that drives them on AWS reports them.
+//!
 //! `gdr` on an IB device is NCCL's rule: a peer-memory module is loaded
 //! (`nvidia_peermem` or the legacy `nv_peer_mem`), or DMA-BUF works (every GPU reports
 //! it and the kernel is 5.12 or newer).
@@ -90,6 +93,13 @@ pub fn dmabuf_usable(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> bool {
     gpus_ok && kernel_version(sys).is_some_and(|v| v >= (5, 12))
 }
 
+/// PCI vendor id of Amazon (EFA).
+const EFA_VENDOR: &str = "0x1d0f";
+
+fn is_efa(sys: &Sys, n: &NetFacts) -> bool {
+    n.device_path.as_deref().and_then(|p| sys.read(&format!("{p}/vendor"))).as_deref() == Some(EFA_VENDOR)
+}
+
 /// Parse a `rate` file into Mb/s.
 pub fn parse_rate(rate: &str) -> Option<i64> {
     let num: String = rate.trim().chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
@@ -111,34 +121,44 @@ pub fn parse_guid(s: &str) -> Option<u64> {
     Some(u64::from_le_bytes(raw.to_be_bytes()))
 }
 
-/// NCCL's path rewrite that merges the ports and VFs of one card.
-fn merged_path(full: &str) -> String {
+/// NCCL's path rewrite that merges the ports (function digit) and, with
+/// `NCCL_IB_MERGE_VFS=1`, the VFs (device digits) of one card.
+fn merged_path(full: &str, merge_vfs: bool) -> String {
     let mut b = full.as_bytes().to_vec();
     let n = b.len();
     if n >= 4 {
         b[n - 1] = b'0';
-        b[n - 3] = b'0';
-        b[n - 4] = b'0';
+        if merge_vfs {
+            b[n - 3] = b'0';
+            b[n - 4] = b'0';
+        }
     }
     String::from_utf8(b).unwrap_or_else(|_| full.to_string())
 }
 
-/// Whether two merged paths name the same card (NCCL compares all but the last 4 bytes).
-fn same_card(a: &str, b: &str) -> bool {
-    let n = a.len().saturating_sub(4);
-    a.len() >= 4 && b.len() >= n && a.as_bytes()[..n] == b.as_bytes()[..n]
+/// Whether two merged paths name the same card (NCCL compares all but the last 4
+/// bytes, or all but the last one without VF merging).
+fn same_card(a: &str, b: &str, merge_vfs: bool) -> bool {
+    let k = if merge_vfs { 4 } else { 1 };
+    let n = a.len().saturating_sub(k);
+    a.len() >= k && b.len() >= n && a.as_bytes()[..n] == b.as_bytes()[..n]
+}
+
+/// `NCCL_IB_MERGE_VFS` from the environment (NCCL's default: 1).
+pub fn merge_vfs_from_env() -> bool {
+    std::env::var("NCCL_IB_MERGE_VFS").map(|v| strtol(&v) != 0).unwrap_or(true)
 }
 
 /// List the network devices NCCL would use, in NCCL's device order.
-pub fn enumerate(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> (Vec<NetFacts>, Vec<IdlePort>) {
-    let (ib, idle) = infiniband(sys, nvml);
+pub fn enumerate(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<NetFacts>, Vec<IdlePort>) {
+    let (ib, idle) = infiniband(sys, nvml, merge_vfs);
     if !ib.is_empty() {
         return (ib, idle);
     }
     (sockets(sys), idle)
 }
 
-fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> (Vec<NetFacts>, Vec<IdlePort>) {
+fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<NetFacts>, Vec<IdlePort>) {
     let gdr = peermem_loaded(sys) || dmabuf_usable(sys, nvml);
     let mut out: Vec<(i64, NetFacts)> = Vec::new();
     let mut idle = Vec::new();
@@ -187,6 +207,16 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> (Vec<NetFacts>, Vec<Idl
                 }
             };
             let key = device_path.as_deref().map(|p| busid_to_i64(basename(p))).unwrap_or(i64::MAX);
+            // AWS EFA devices are driven by the aws-ofi-nccl plugin, which reports the
+            // device's own PCI path; NCCL's IB plugin rewrite applies to the others.
+            let efa = device_path.as_deref().and_then(|p| sys.read(&format!("{p}/vendor"))).as_deref() == Some(EFA_VENDOR);
+            if efa {
+                sys.notice(
+                    Level::Info,
+                    None,
+                    "EFA devices are placed at their own PCI address, as the aws-ofi-nccl plugin reports them",
+                );
+            }
             out.push((
                 key,
                 NetFacts {
@@ -200,7 +230,7 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> (Vec<NetFacts>, Vec<Idl
                     maxconn,
                     gdr,
                     link_layer: Some(ll),
-                    pci_path: device_path.as_deref().map(merged_path),
+                    pci_path: if efa { device_path.clone() } else { device_path.as_deref().map(|p| merged_path(p, merge_vfs)) },
                     device_path,
                 },
             ));
@@ -209,12 +239,15 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> (Vec<NetFacts>, Vec<Idl
     out.sort_by_key(|(k, _)| *k);
     let mut nets: Vec<NetFacts> = out.into_iter().map(|(_, n)| n).collect();
     for d in 0..nets.len() {
-        let real = match &nets[d].pci_path {
-            Some(p) => nets[..d].iter().filter(|o| o.pci_path.as_deref().is_some_and(|q| same_card(p, q))).count(),
+        let real = match nets[d].pci_path.as_ref().filter(|_| nets[d].pci_path != nets[d].device_path || !is_efa(sys, &nets[d])) {
+            Some(p) => nets[..d].iter().filter(|o| o.pci_path.as_deref().is_some_and(|q| same_card(p, q, merge_vfs))).count(),
             None => 0,
         };
         nets[d].dev = d;
         nets[d].port = nets[d].port_num + real as u32;
+    }
+    for n in &nets {
+        warn_merged_elsewhere(sys, n);
     }
     if assumed_qp && !nets.is_empty() {
         sys.notice(
@@ -231,6 +264,33 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>) -> (Vec<NetFacts>, Vec<Idl
         );
     }
     (nets, idle)
+}
+
+/// NCCL's path rewrite can land on another device (VFs on a flat VM bus land on the host
+/// bridge at device 0) or on none: say so, since NCCL then places the NIC there.
+fn warn_merged_elsewhere(sys: &Sys, n: &NetFacts) {
+    let (Some(full), Some(merged)) = (&n.device_path, &n.pci_path) else { return };
+    if full == merged {
+        return;
+    }
+    let ids = |p: &str| (sys.read(&format!("{p}/vendor")), sys.read(&format!("{p}/device")));
+    let (from, to) = (basename(full), basename(merged));
+    if !sys.exists(merged) {
+        sys.notice(
+            Level::Warning,
+            None,
+            format!("NCCL_IB_MERGE_VFS=1 places {} ({from}) at {to}, which does not exist: NCCL attaches it to an unknown CPU; NCCL_IB_MERGE_VFS=0 avoids it", n.name),
+        );
+    } else if ids(full) != ids(merged) {
+        sys.notice(
+            Level::Warning,
+            None,
+            format!(
+                "NCCL_IB_MERGE_VFS=1 places {} ({from}) under {to}, a different device: NCCL reports the NIC there (its class and link); NCCL_IB_MERGE_VFS=0 avoids it",
+                n.name
+            ),
+        );
+    }
 }
 
 fn sockets(sys: &Sys) -> Vec<NetFacts> {
@@ -300,9 +360,12 @@ mod tests {
 
     #[test]
     fn card_merging_like_nccl() {
-        assert_eq!(merged_path("/sys/devices/pci0000:00/0000:18:00.1"), "/sys/devices/pci0000:00/0000:18:00.0");
-        assert_eq!(merged_path("/sys/devices/pci0000:00/0000:18:02.3"), "/sys/devices/pci0000:00/0000:18:00.0");
-        assert!(same_card("/x/0000:18:00.0", "/x/0000:18:00.0"));
-        assert!(!same_card("/x/0000:18:00.0", "/x/0000:19:00.0"));
+        assert_eq!(merged_path("/sys/devices/pci0000:00/0000:18:00.1", true), "/sys/devices/pci0000:00/0000:18:00.0");
+        assert_eq!(merged_path("/sys/devices/pci0000:00/0000:18:02.3", true), "/sys/devices/pci0000:00/0000:18:00.0");
+        assert_eq!(merged_path("/sys/devices/pci0000:00/0000:18:02.3", false), "/sys/devices/pci0000:00/0000:18:02.0");
+        assert!(same_card("/x/0000:18:00.0", "/x/0000:18:00.0", true));
+        assert!(same_card("/x/0000:18:01.0", "/x/0000:18:00.0", true));
+        assert!(!same_card("/x/0000:18:01.0", "/x/0000:18:00.0", false));
+        assert!(!same_card("/x/0000:18:00.0", "/x/0000:19:00.0", true));
     }
 }

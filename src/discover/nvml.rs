@@ -322,11 +322,10 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
         }
         let mut nvlinks = Vec::new();
         for l in &g.nvlinks {
-            if let Some(r) = &l.remote {
-                if !r.is_empty() && normalize_busid(r).is_none() && r != "fffffff:ffff:ff" {
+            if let Some(r) = &l.remote
+                && !r.is_empty() && normalize_busid(r).is_none() && r != "fffffff:ffff:ff" {
                     return Err(bad(format!("gpu index {}: nvlink remote \"{r}\" is not a PCI bus id", g.index)));
                 }
-            }
             for _ in 0..l.count {
                 nvlinks.push(NvLinkFacts {
                     link: nvlinks.len() as u32,
@@ -548,7 +547,7 @@ impl NvmlSource for RealNvml {
                                 if a == b {
                                     "X".to_string()
                                 } else {
-                                    match devices[a].p2p_status(&devices[b], idx.clone()) {
+                                    match devices[a].p2p_status(&devices[b], idx) {
                                         Ok(s) => p2p_code(&format!("{s:?}")).to_string(),
                                         Err(_) => "U".to_string(),
                                     }

@@ -421,17 +421,16 @@ impl Ctx<'_> {
                 }
             }
         }
-        if xml.child_named(gpu, "c2c").is_none() && sm >= 90 {
-            if let Some(links) = &g.c2c {
+        if xml.child_named(gpu, "c2c").is_none() && sm >= 90
+            && let Some(links) = &g.c2c {
                 let mut bw = 0;
                 let mut count = 0;
                 for l in links {
-                    if l.active {
-                        if let Some(b) = l.bw {
+                    if l.active
+                        && let Some(b) = l.bw {
                             bw = b;
                             count += 1;
                         }
-                    }
                 }
                 if count > 0 {
                     let c = xml.add(Some(gpu), "c2c");
@@ -439,7 +438,6 @@ impl Ctx<'_> {
                     xml.set_attr(c, "count", count.to_string());
                 }
             }
-        }
         let links: Vec<NodeId> = xml.children_named(gpu, "nvlink").collect();
         for l in links {
             if xml.attr(l, "tclass").is_some() {
