@@ -27,10 +27,10 @@ fn detect_at(dir: &Path, opts: &Options) -> Detection {
 /// A scratch folder, in memory when /dev/shm is there (trees have thousands of files).
 fn scratch() -> tempfile::TempDir {
     let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::tempdir_in(shm) {
-            return d;
-        }
+    if shm.is_dir()
+        && let Ok(d) = tempfile::tempdir_in(shm)
+    {
+        return d;
     }
     tempfile::tempdir().unwrap()
 }

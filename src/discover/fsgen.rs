@@ -130,6 +130,11 @@ impl FakeTree {
         self.pci.retain(|_, d| d.path != prefix && !d.path.starts_with(&below));
     }
 
+    /// Paths of the regular files (not links or folders), sorted.
+    pub fn file_paths(&self) -> Vec<String> {
+        self.entries.iter().filter(|(_, e)| matches!(e, Entry::File(_))).map(|(k, _)| k.clone()).collect()
+    }
+
     /// Whether a file or folder was added at `path`.
     pub fn has(&self, path: &str) -> bool {
         self.entries.contains_key(path)
@@ -271,7 +276,7 @@ impl FakeTree {
         for e in all.values() {
             if let Entry::Link(t) = e {
                 let h = host(t);
-                if !h.exists() {
+                if std::fs::symlink_metadata(&h).is_err() {
                     mk(&h)?;
                 }
             }
