@@ -49,16 +49,20 @@ impl std::fmt::Display for Notice {
 
 /// A view of `/sys` and `/proc`, live or under a fake root.
 pub struct Sys {
-    /// The directory that stands for `/`.
+    /// The directory standing for `/`, as given.
     root: PathBuf,
-    /// `root`, canonicalized, to map resolved paths back to logical ones.
-    canon_root: PathBuf,
+    /// `root`, absolute and resolved: every host path is built from it.
+    base: PathBuf,
     live: bool,
     text: RefCell<HashMap<String, Option<String>>>,
-    real: RefCell<HashMap<String, Option<String>>>,
+    /// Resolved paths of every path prefix looked at (`None`: missing).
+    resolved: RefCell<HashMap<String, Option<String>>>,
     notices: RefCell<Vec<Notice>>,
     noticed: RefCell<HashSet<String>>,
 }
+
+/// Symbolic links followed in one resolution before giving up (as the kernel's 40).
+const MAX_LINKS: u32 = 40;
 
 impl Sys {
     /// The running machine's `/sys` and `/proc`.
@@ -82,13 +86,13 @@ impl Sys {
         Ok(Sys::with_root(dir.to_path_buf(), canon, false))
     }
 
-    fn with_root(root: PathBuf, canon_root: PathBuf, live: bool) -> Sys {
+    fn with_root(root: PathBuf, base: PathBuf, live: bool) -> Sys {
         Sys {
             root,
-            canon_root,
+            base,
             live,
             text: RefCell::default(),
-            real: RefCell::default(),
+            resolved: RefCell::default(),
             notices: RefCell::default(),
             noticed: RefCell::default(),
         }
@@ -106,7 +110,7 @@ impl Sys {
 
     /// Where a logical path lives on this machine's file system.
     pub fn host_path(&self, logical: &str) -> PathBuf {
-        self.root.join(logical.trim_start_matches('/'))
+        self.base.join(logical.trim_start_matches('/'))
     }
 
     /// Record a notice once (the same text for the same path is kept once).
@@ -130,27 +134,26 @@ impl Sys {
         if let Some(v) = self.text.borrow().get(logical) {
             return v.clone();
         }
-        let v = self.read_uncached(logical);
+        let v = self.read_bytes(logical).map(|bytes| {
+            let mut s = String::from_utf8_lossy(&bytes).into_owned();
+            if s.ends_with('\n') {
+                s.pop();
+            }
+            s
+        });
         self.text.borrow_mut().insert(logical.to_string(), v.clone());
         v
     }
 
-    fn read_uncached(&self, logical: &str) -> Option<String> {
-        let bytes = self.read_bytes(logical)?;
-        let mut s = String::from_utf8_lossy(&bytes).into_owned();
-        if s.ends_with('\n') {
-            s.pop();
-        }
-        Some(s)
-    }
-
     /// Raw bytes of a file (for PCI `config` space). Same rules as [`Sys::read`], uncached.
     pub fn read_bytes(&self, logical: &str) -> Option<Vec<u8>> {
-        let host = self.host_path(logical);
-        if !self.live && !self.inside_root(&host, logical) {
-            return None;
-        }
-        match std::fs::read(&host) {
+        let real = self.realpath(logical)?;
+        // open + read_to_end: std::fs::read would also stat the file for its size.
+        let res = std::fs::File::open(self.host_path(&real)).and_then(|mut f| {
+            let mut b = Vec::with_capacity(64);
+            std::io::Read::read_to_end(&mut f, &mut b).map(|_| b)
+        });
+        match res {
             Ok(b) => Some(b),
             Err(e) => {
                 match e.kind() {
@@ -177,69 +180,83 @@ impl Sys {
         }
     }
 
-    /// Reading a file of a fake tree through a link that leaves the tree is refused.
-    fn inside_root(&self, host: &Path, logical: &str) -> bool {
-        match std::fs::canonicalize(host) {
-            Ok(c) => {
-                if c.starts_with(&self.canon_root) {
-                    true
-                } else {
-                    self.notice(
-                        Level::Warning,
-                        Some(logical),
-                        format!("resolves to {} outside the --root tree; ignored", c.display()),
-                    );
-                    false
-                }
-            }
-            Err(_) => true, // missing: the read reports it
-        }
-    }
-
-    /// The resolved (logical) path: all symbolic links followed, `..` applied.
+    /// The resolved (logical) path: all symbolic links followed, `..` applied, never
+    /// above the root. `None` when something on the way is missing, a link loops, or (in
+    /// a fake tree) a link is absolute and would leave the tree.
     pub fn realpath(&self, logical: &str) -> Option<String> {
-        if let Some(v) = self.real.borrow().get(logical) {
-            return v.clone();
-        }
-        let v = self.realpath_uncached(logical);
-        self.real.borrow_mut().insert(logical.to_string(), v.clone());
-        v
+        self.resolve(logical, 0)
     }
 
-    fn realpath_uncached(&self, logical: &str) -> Option<String> {
-        let host = self.host_path(logical);
-        let c = match std::fs::canonicalize(&host) {
-            Ok(c) => c,
+    fn resolve(&self, logical: &str, depth: u32) -> Option<String> {
+        let mut cur = String::new(); // "" stands for "/"
+        for c in logical.split('/') {
+            match c {
+                "" | "." => continue,
+                ".." => {
+                    cur.truncate(cur.rfind('/').unwrap_or(0));
+                    continue;
+                }
+                _ => {}
+            }
+            let cand = format!("{cur}/{c}");
+            let cached = self.resolved.borrow().get(&cand).cloned();
+            let next = match cached {
+                Some(r) => r,
+                None => {
+                    let r = self.resolve_one(&cur, &cand, depth);
+                    self.resolved.borrow_mut().insert(cand.clone(), r.clone());
+                    r
+                }
+            };
+            cur = next?;
+            if cur == "/" {
+                cur.clear();
+            }
+        }
+        Some(if cur.is_empty() { "/".to_string() } else { cur })
+    }
+
+    /// Resolve the last component of `cand`, whose parent `dir` is already resolved.
+    fn resolve_one(&self, dir: &str, cand: &str, depth: u32) -> Option<String> {
+        let host = self.host_path(cand);
+        let meta = match std::fs::symlink_metadata(&host) {
+            Ok(m) => m,
             Err(e) => {
                 if e.kind() == ErrorKind::PermissionDenied {
-                    self.notice(Level::Warning, Some(logical), "permission denied while resolving the path");
+                    self.notice(Level::Warning, Some(cand), "permission denied while resolving the path");
                 }
                 return None;
             }
         };
-        match c.strip_prefix(&self.canon_root) {
-            Ok(rest) => {
-                let s = rest.to_string_lossy();
-                Some(if s.is_empty() { "/".to_string() } else { format!("/{s}") })
-            }
-            Err(_) => {
+        if !meta.file_type().is_symlink() {
+            return Some(cand.to_string());
+        }
+        if depth >= MAX_LINKS {
+            self.notice(Level::Warning, Some(cand), "too many levels of symbolic links (a loop?); ignored");
+            return None;
+        }
+        let target = std::fs::read_link(&host).ok()?;
+        let t = target.to_string_lossy();
+        let joined = if t.starts_with('/') {
+            if !self.live {
                 self.notice(
                     Level::Warning,
-                    Some(logical),
-                    format!("resolves to {} outside the --root tree; ignored", c.display()),
+                    Some(cand),
+                    format!("absolute link to {t} would leave the --root tree; ignored (write fake trees with relative links)"),
                 );
-                None
+                return None;
             }
-        }
+            t.into_owned()
+        } else {
+            format!("{dir}/{t}")
+        };
+        self.resolve(&joined, depth + 1)
     }
 
     /// Names in a directory, sorted. Empty when it is missing (unreadable ones are noticed).
     pub fn list(&self, logical: &str) -> Vec<String> {
-        let host = self.host_path(logical);
-        if !self.live && !self.inside_root(&host, logical) {
-            return Vec::new();
-        }
-        match std::fs::read_dir(&host) {
+        let Some(real) = self.realpath(logical) else { return Vec::new() };
+        match std::fs::read_dir(self.host_path(&real)) {
             Ok(rd) => {
                 let mut v: Vec<String> =
                     rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
@@ -257,8 +274,7 @@ impl Sys {
 
     /// Whether something (file, folder or link target) exists at a logical path.
     pub fn exists(&self, logical: &str) -> bool {
-        let host = self.host_path(logical);
-        host.exists() && (self.live || std::fs::canonicalize(&host).is_ok_and(|c| c.starts_with(&self.canon_root)))
+        self.realpath(logical).is_some()
     }
 }
 
@@ -348,6 +364,9 @@ mod tests {
         std::os::unix::fs::symlink("../../../devices/pci0000:00/0000:00:01.0", d.join("sys/bus/pci/devices/0000:00:01.0"))
             .unwrap();
         std::os::unix::fs::symlink("/etc", d.join("sys/escape")).unwrap();
+        std::os::unix::fs::symlink("../../../../../../../../etc", d.join("sys/up")).unwrap();
+        std::os::unix::fs::symlink("loop2", d.join("sys/loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", d.join("sys/loop2")).unwrap();
         let sys = Sys::at(d).unwrap();
         assert_eq!(sys.read("/sys/bus/pci/devices/0000:00:01.0/class").as_deref(), Some("0x030200"));
         assert_eq!(
@@ -356,8 +375,12 @@ mod tests {
         );
         assert_eq!(sys.read("/sys/missing"), None);
         assert_eq!(sys.realpath("/sys/escape"), None);
+        // `..` stops at the root of the tree: this names DIR/etc, which is not there.
+        assert_eq!(sys.realpath("/sys/up"), None);
+        assert_eq!(sys.read("/sys/loop1/x"), None);
         let n = sys.take_notices();
-        assert!(n.iter().any(|n| n.message.contains("outside the --root tree")), "{n:?}");
+        assert!(n.iter().any(|n| n.message.contains("would leave the --root tree")), "{n:?}");
+        assert!(n.iter().any(|n| n.message.contains("too many levels")), "{n:?}");
         assert_eq!(sys.list("/sys/bus/pci/devices"), vec!["0000:00:01.0".to_string()]);
     }
 
