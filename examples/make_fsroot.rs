@@ -93,6 +93,17 @@ fn path_of(t: &FakeTree, busid: &str) -> String {
     t.pci.get(busid).map(|d| d.path.clone()).unwrap_or_else(|| panic!("{busid} not in the tree"))
 }
 
+/// An RDMA device with one port, on the PCI device folder `dev`.
+fn ib_device(t: &mut FakeTree, dev: &str, name: &str, state: &str, link_layer: &str, rate: &str, guid: &str) {
+    let ib = format!("{dev}/infiniband/{name}");
+    t.text(&format!("{ib}/ports/1/state"), state);
+    t.text(&format!("{ib}/ports/1/link_layer"), link_layer);
+    t.text(&format!("{ib}/ports/1/rate"), rate);
+    t.text(&format!("{ib}/sys_image_guid"), guid);
+    t.link(&format!("{ib}/device"), dev);
+    t.link(&format!("/sys/class/infiniband/{name}"), &ib);
+}
+
 /// A virtual network interface (skipped by detection, as NCCL's socket plugin does).
 fn virtual_if(t: &mut FakeTree, name: &str, ifindex: u32) {
     let dir = format!("/sys/devices/virtual/net/{name}");
@@ -113,13 +124,7 @@ fn dgx(t: &mut FakeTree) {
     // Management NIC: a ConnectX-6 Dx in Ethernet mode whose port is down.
     let rp = t.add_pci("/sys/devices/pci0000:50", "0000:50:01.0", &bridge("0x8086", "0x352a", "16.0 GT/s PCIe", 8, 0x51, "0", c0));
     let nic = t.add_pci(&rp, "0000:51:00.0", &spec("0x020000", "0x15b3", "0x101d", Some("16.0 GT/s PCIe"), Some(8), "0", c0));
-    let ib = format!("{nic}/infiniband/mlx5_8");
-    t.text(&format!("{ib}/ports/1/state"), "1: DOWN");
-    t.text(&format!("{ib}/ports/1/link_layer"), "Ethernet");
-    t.text(&format!("{ib}/ports/1/rate"), "10 Gb/sec (1X SDR)");
-    t.text(&format!("{ib}/sys_image_guid"), "1070:fd03:00c1:5e20");
-    t.link(&format!("{ib}/device"), &nic);
-    t.link("/sys/class/infiniband/mlx5_8", &ib);
+    ib_device(t, &nic, "mlx5_8", "1: DOWN", "Ethernet", "10 Gb/sec (1X SDR)", "1070:fd03:00c1:5e20");
     let eth = format!("{nic}/net/eno8np0");
     t.text(&format!("{eth}/speed"), "-1");
     t.text(&format!("{eth}/ifindex"), "2");
@@ -199,13 +204,7 @@ fn vm(t: &mut FakeTree) {
     let mut vf = spec("0x020700", "0x15b3", "0x101e", None, None, "-1", "ff");
     vf.subsystem_device = Some("0x0061".into());
     let vf = t.add_pci("/sys/devices/pci0000:00", "0000:00:07.0", &vf);
-    let ib = format!("{vf}/infiniband/mlx5_0");
-    t.text(&format!("{ib}/ports/1/state"), "4: ACTIVE");
-    t.text(&format!("{ib}/ports/1/link_layer"), "InfiniBand");
-    t.text(&format!("{ib}/ports/1/rate"), "400 Gb/sec (4X NDR)");
-    t.text(&format!("{ib}/sys_image_guid"), "0c42:a103:0062:1f00");
-    t.link(&format!("{ib}/device"), &vf);
-    t.link("/sys/class/infiniband/mlx5_0", &ib);
+    ib_device(t, &vf, "mlx5_0", "4: ACTIVE", "InfiniBand", "400 Gb/sec (4X NDR)", "0c42:a103:0062:1f00");
     // Devices on a flat virtual bus have no PCIe link files.
     for b in ["0000:00:05.0", "0000:00:06.0"] {
         let p = path_of(t, b);

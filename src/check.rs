@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
-use crate::discover::sysfs::{basename, dirname, is_bdf, Sys};
+use crate::discover::sysfs::{basename, dirname, is_bdf, node_has_cpus, Sys};
 use crate::discover::{self, Detection, SourceArgs};
 use crate::error::Error;
 use crate::xml::strtol;
@@ -289,11 +289,7 @@ fn check_numa(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
     let nodes_with_cpus = sys
         .list("/sys/devices/system/node")
         .iter()
-        .filter(|n| n.starts_with("node"))
-        .filter(|n| {
-            sys.read(&format!("/sys/devices/system/node/{n}/cpumap"))
-                .is_some_and(|m| m.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
-        })
+        .filter(|n| n.starts_with("node") && node_has_cpus(sys, n))
         .count();
     let mut lost = Vec::new();
     for (name, path) in ends.all() {

@@ -1,15 +1,14 @@
 //! `topo check`: every health check has a fake machine that triggers it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use topo::check::{self, CheckArgs, Finding, Severity};
 use topo::discover::fsgen::{tree_from_xml, TreeOptions};
 use topo::discover::{detect, Options, SourceArgs};
 use topo::xml;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fsroot")
-}
+mod common;
+use common::{fixtures, scratch};
 
 fn findings(dir: &Path) -> Vec<Finding> {
     let (sys, src) = SourceArgs { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
@@ -98,13 +97,13 @@ fn iommu_without_group_types_falls_back_to_the_command_line() {
     let (x, _) = xml::parse(&std::fs::read_to_string(fixtures().join("ws-4gpu.xml")).unwrap(), None).unwrap();
     let mut t = tree_from_xml(&x, &TreeOptions::default()).unwrap();
     t.dir("/sys/class/iommu/dmar0");
-    let d = tempfile::tempdir().unwrap();
+    let d = scratch();
     t.write_to(d.path()).unwrap();
     let f = findings(d.path());
     assert!(has(&f, "iommu", Severity::Warning, "no iommu=pt"), "{f:#?}");
     let mut t2 = tree_from_xml(&x, &TreeOptions { cmdline: "ro intel_iommu=on iommu=pt".into(), ..Default::default() }).unwrap();
     t2.dir("/sys/class/iommu/dmar0");
-    let d2 = tempfile::tempdir().unwrap();
+    let d2 = scratch();
     t2.write_to(d2.path()).unwrap();
     assert!(!findings(d2.path()).iter().any(|x| x.check == "iommu"));
 }

@@ -1,7 +1,7 @@
 //! `topo detect` on the fake machines of fixtures/fsroot, generated trees, seeds and the
 //! live machine.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use topo::discover::fsgen::{tree_from_xml, FakeTree, TreeOptions};
 use topo::discover::net::NetKind;
@@ -9,11 +9,10 @@ use topo::discover::sysfs::Sys;
 use topo::discover::{self, detect, nvml, DetectArgs, Detection, Options, SourceArgs};
 use topo::xml::{self, Xml};
 
-const NAMES: &[&str] = &["dgx-h100", "ws-4gpu", "vm-flat", "gh200", "cloud-vm"];
+mod common;
+use common::{fixtures, scratch};
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fsroot")
-}
+const NAMES: &[&str] = &["dgx-h100", "ws-4gpu", "vm-flat", "gh200", "cloud-vm"];
 
 fn expected(name: &str) -> String {
     std::fs::read_to_string(fixtures().join(format!("{name}.xml"))).unwrap()
@@ -22,17 +21,6 @@ fn expected(name: &str) -> String {
 fn detect_at(dir: &Path, opts: &Options) -> Detection {
     let (sys, src) = SourceArgs { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
     detect(&sys, src.as_ref(), opts).unwrap()
-}
-
-/// A scratch folder, in memory when /dev/shm is there (trees have thousands of files).
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir()
-        && let Ok(d) = tempfile::tempdir_in(shm)
-    {
-        return d;
-    }
-    tempfile::tempdir().unwrap()
 }
 
 fn write_tree(t: &FakeTree) -> tempfile::TempDir {

@@ -9,6 +9,9 @@ use topo::discover::fsgen::{tree_from_xml, FakeTree, TreeOptions};
 use topo::discover::{detect, Options, SourceArgs};
 use topo::xml::{self, Xml};
 
+mod common;
+use common::scratch;
+
 /// A tiny deterministic generator (xorshift) driving the topology shape.
 struct Rng(u64);
 impl Rng {
@@ -21,16 +24,6 @@ impl Rng {
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-}
-
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir()
-        && let Ok(d) = tempfile::tempdir_in(shm)
-    {
-        return d;
-    }
-    tempfile::tempdir().unwrap()
 }
 
 /// A random machine: 1-2 CPUs, switches (one or two levels), GPUs, IB NICs (one or two

@@ -217,13 +217,13 @@ impl FakeTree {
         c[11] = ((d.class >> 16) & 0xff) as u8;
         if let Some(sec) = d.secondary {
             c[0x0e] = 0x01;
-            let bus = u8::from_str_radix(&d.busid[5..7], 16).unwrap_or(0);
+            let bus = split_busid(&d.busid).map(|b| b.1).unwrap_or(0);
             let prefix = format!("{}/", d.path);
             let sub = self
                 .pci
                 .values()
                 .filter(|o| o.path.starts_with(&prefix))
-                .filter_map(|o| u8::from_str_radix(&o.busid[5..7], 16).ok())
+                .filter_map(|o| split_busid(&o.busid).map(|b| b.1))
                 .max()
                 .unwrap_or(sec)
                 .max(sec);

@@ -327,8 +327,7 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
             else {
                 continue;
             };
-            let map = sys.read(&format!("/sys/devices/system/node/{node}/cpumap")).unwrap_or_default();
-            if map.chars().any(|c| c.is_ascii_hexdigit() && c != '0') {
+            if sysfs::node_has_cpus(sys, &node) {
                 let c = ctx.cpu_node(&mut out, id);
                 ctx.fill_cpu(&mut out, c);
             }

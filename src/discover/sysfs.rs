@@ -278,6 +278,12 @@ impl Sys {
     }
 }
 
+/// Whether a NUMA node (`node3`) has CPUs: its cpumap has a bit set.
+pub fn node_has_cpus(sys: &Sys, node: &str) -> bool {
+    sys.read(&format!("/sys/devices/system/node/{node}/cpumap"))
+        .is_some_and(|m| m.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
+}
+
 /// Whether a path component is a PCI address `DDDD:BB:DD.F` (NCCL's `checkBDFFormat`).
 pub fn is_bdf(s: &str) -> bool {
     let b = s.as_bytes();
