@@ -38,6 +38,10 @@ pub enum Command {
     Diff(crate::diff::DiffArgs),
     /// Group many dumps (one per node) and explain every outlier against the largest group.
     Fleet(crate::diff::FleetArgs),
+    /// Detect this machine (or a --root tree) and write it as NCCL topology XML.
+    Detect(crate::discover::DetectArgs),
+    /// Health checks of this machine for NCCL (exit 1 when a finding is an error).
+    Check(crate::check::CheckArgs),
     /// List the machines topo carries built in (for --fixture).
     Fixtures,
     /// Write the shell completions and the man page (used to refresh the committed copies).
@@ -52,8 +56,14 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE", global = true, conflicts_with = "fixture")]
     pub topo: Option<PathBuf>,
     /// A machine topo carries built in (see `topo fixtures`).
-    #[arg(long, value_name = "NAME", global = true)]
+    #[arg(long, value_name = "NAME", global = true, conflicts_with = "root")]
     pub fixture: Option<String>,
+    /// Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine.
+    #[arg(long, value_name = "DIR", global = true, conflicts_with = "topo")]
+    pub root: Option<PathBuf>,
+    /// With live or --root detection: NVML's answers from this JSON file.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub nvml_fake: Option<PathBuf>,
 }
 
 /// Facts about the job and the machine that are not in the XML.
@@ -220,10 +230,24 @@ pub fn load_input(input: &InputArgs) -> Result<Loaded, Error> {
     if let Some(name) = &input.fixture {
         return load_fixture(name);
     }
-    Err(Error::Usage(
-        "live detection of this machine is not available in this build; pass --topo FILE (an NCCL topology XML) or --fixture NAME (see `topo fixtures`)"
-            .into(),
-    ))
+    detect_input(input)
+}
+
+/// Detect the live machine (or a --root tree) into the same XML tree a file gives.
+fn detect_input(input: &InputArgs) -> Result<Loaded, Error> {
+    let source = crate::discover::SourceArgs { root: input.root.clone(), nvml_fake: input.nvml_fake.clone() };
+    let (sys, nvml) = source.open()?;
+    let det = crate::discover::detect(&sys, nvml.as_ref(), &crate::discover::Options::default())?;
+    let label = match &input.root {
+        Some(r) => format!("detected:{}", r.display()),
+        None => "detected:this machine".into(),
+    };
+    let diags = det
+        .notices
+        .iter()
+        .map(|n| xml::Diagnostic { severity: xml::Severity::Warning, file: None, line: 0, message: n.to_string() })
+        .collect();
+    Ok(Loaded { xml: det.xml, label, diags })
 }
 
 fn load_fixture(name: &str) -> Result<Loaded, Error> {
@@ -344,6 +368,8 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
         }
         Command::Diff(a) => return crate::diff::run_with_graphs(&a, out, &searched_graphs),
         Command::Fleet(a) => return crate::diff::fleet::run_with_graphs(&a, out, &searched_graphs),
+        Command::Detect(a) => return crate::discover::run(&a, out),
+        Command::Check(a) => return crate::check::run(&a, out),
         Command::Fixtures => fixtures_list(),
         Command::Generate(a) => {
             generate(&a.out)?;

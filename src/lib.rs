@@ -15,3 +15,5 @@ pub mod render;
 pub mod search;
 pub mod tune;
 pub mod xml;
+pub mod check;
+pub mod discover;

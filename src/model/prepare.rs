@@ -99,7 +99,7 @@ pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Er
     if gpus.is_empty() {
         return Err(Error::Input {
             file: file.into(),
-            message: "no <gpu> with a dev (NVML index) attribute: there is nothing for NCCL to model".into(),
+            message: "no <gpu> with a dev (NVML index) attribute: there is nothing for NCCL to model (on a machine without GPUs, try a built-in one: `topo paths --fixture dgx-h100`)".into(),
         });
     }
     let mut nets = physical_nets(&base, &mut diags);

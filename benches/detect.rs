@@ -1,0 +1,65 @@
+//! `topo detect --root` against `lstopo-no-graphics -i` on the 8-GPU fake machine.
+//!
+//! Run with `cargo bench --bench detect`. Three timings, same run, same tree:
+//! * `topo detect --root` in process: the whole command (sysfs walk, fake NVML, NCCL
+//!   XML, health checks, XML text), a fresh file-system view each time;
+//! * `lstopo-no-graphics -i DIR --of xml` as a process (hwloc from Debian), skipped with
+//!   a message when it is not installed;
+//! * spawning `/bin/true`, the cost of a process start, to read the two above fairly.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use topo::discover::{self, DetectArgs, SourceArgs};
+
+fn tree() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/fsroot/dgx-h100")
+}
+
+fn lstopo_available() -> bool {
+    Command::new("lstopo-no-graphics").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("detect dgx-h100");
+    g.sample_size(30);
+    let args = DetectArgs {
+        xml: true,
+        source: SourceArgs { root: Some(tree()), nvml_fake: None },
+        ..Default::default()
+    };
+    g.bench_function("topo detect --root (in process)", |b| {
+        b.iter(|| {
+            let mut out = Vec::with_capacity(32 * 1024);
+            let mut err = Vec::new();
+            let code = discover::run_with(&args, &mut out, &mut err).expect("detect");
+            assert_eq!(code, 0);
+            out
+        })
+    });
+    if lstopo_available() {
+        g.bench_function("lstopo-no-graphics -i --of xml (process)", |b| {
+            b.iter(|| {
+                let o = Command::new("lstopo-no-graphics")
+                    .arg("-i")
+                    .arg(tree())
+                    .args(["--of", "xml"])
+                    .stderr(Stdio::null())
+                    .output()
+                    .expect("lstopo");
+                assert!(o.status.success());
+                o.stdout
+            })
+        });
+    } else {
+        eprintln!("lstopo-no-graphics not installed (apt-get install hwloc-nox): lstopo timing skipped");
+    }
+    g.bench_function("spawn /bin/true (process start cost)", |b| {
+        b.iter(|| Command::new("/bin/true").status().expect("true"))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

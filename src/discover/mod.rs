@@ -1,0 +1,465 @@
+//! `topo detect`: the machine's topology as NCCL's own detection would write it.
+//!
+//! Sources: the PCI tree, NUMA nodes and network devices from sysfs ([`sysfs`], live or
+//! under `--root DIR`), `/proc/cpuinfo`, and the GPUs' NVML facts from an
+//! [`nvml::NvmlSource`] (real NVML, or a fake JSON file for tests). The XML is built the
+//! way NCCL 2.30.7 builds `NCCL_TOPO_DUMP_FILE` ([`walk`]): one pass per GPU, as each rank
+//! does (its GPU, then every network device, then the trim that drops what nobody
+//! uses), the passes fused in rank order. NVSwitches, and with `--all` every PCI device
+//! and NUMA node, are added afterwards (NCCL has no use for them, but people do).
+//!
+//! `--topo-file FILE` seeds every pass with the file, as `NCCL_TOPO_FILE` does:
+//! attributes in the file win, detection fills the missing ones, and branches of the
+//! file holding no detected GPU or NIC are trimmed. Two NCCL behaviours differ on
+//! purpose: NCCL rereads `class` from sysfs even when the file has one (topo keeps the
+//! file's), and NCCL replaces every `host_hash` with this host's (topo does too).
+
+pub mod fsgen;
+pub mod net;
+pub mod nvml;
+pub mod sysfs;
+pub mod walk;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+use crate::xml::{self, Xml};
+use net::{IdlePort, NetFacts};
+use nvml::{FakeNvml, NoNvml, NvmlLoad, NvmlSnapshot, NvmlSource, RealNvml};
+use sysfs::{Level, Notice, Sys};
+use walk::{CpuInfo, Ctx};
+
+/// Where the machine facts come from (shared by `topo detect` and `topo check`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SourceArgs {
+    /// Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc's fsroot layout);
+    /// NVML facts then come from DIR/nvml.json when it exists.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Take NVML's answers from this JSON file instead of libnvidia-ml
+    /// (format: see `topo::discover::nvml`).
+    #[arg(long, value_name = "FILE")]
+    pub nvml_fake: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    /// Open the file-system view and the NVML source these flags name.
+    pub fn open(&self) -> Result<(Sys, Box<dyn NvmlSource>), Error> {
+        let sys = match &self.root {
+            Some(dir) => Sys::at(dir)?,
+            None => Sys::live(),
+        };
+        let nvml: Box<dyn NvmlSource> = match (&self.nvml_fake, &self.root) {
+            (Some(f), _) => Box::new(FakeNvml { path: f.clone() }),
+            (None, Some(dir)) if dir.join("nvml.json").is_file() => Box::new(FakeNvml { path: dir.join("nvml.json") }),
+            (None, Some(dir)) => Box::new(NoNvml(format!(
+                "no NVML for a --root tree ({} has no nvml.json and no --nvml-fake was given)",
+                dir.display()
+            ))),
+            (None, None) => Box::new(RealNvml),
+        };
+        Ok((sys, nvml))
+    }
+}
+
+/// Flags of `topo detect`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DetectArgs {
+    /// Write NCCL topology XML (the default).
+    #[arg(long, conflicts_with = "json")]
+    pub xml: bool,
+    /// Write a JSON report instead: the XML, the detected facts, notices and health findings.
+    #[arg(long)]
+    pub json: bool,
+    /// Write to FILE instead of standard output (replaced whole, never half-written).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Seed detection with a topology file, as NCCL_TOPO_FILE does: its attributes win.
+    #[arg(long, value_name = "FILE")]
+    pub topo_file: Option<PathBuf>,
+    /// Keep every PCI device and NUMA node, not only GPUs, NICs, NVSwitches and the
+    /// bridges above them (the file may then exceed NCCL's 256 elements per rank).
+    #[arg(long)]
+    pub all: bool,
+    /// Skip the health checks (`topo check`) that detect prints as warnings.
+    #[arg(long)]
+    pub no_check: bool,
+}
+
+/// What to detect.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub all: bool,
+    pub topo_file: Option<PathBuf>,
+    /// NCCL_IB_MERGE_VFS; `None` reads the environment (default 1, as NCCL).
+    pub ib_merge_vfs: Option<bool>,
+}
+
+/// The result of detection.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Detection {
+    /// The topology, in NCCL's form.
+    #[serde(skip)]
+    pub xml: Xml,
+    /// `live` or the `--root` folder.
+    pub source: String,
+    pub nvml: Option<NvmlSnapshot>,
+    pub cpu: CpuInfo,
+    pub host_hash: String,
+    /// NVIDIA display/3D devices in sysfs that NVML does not report (PCI facts only).
+    pub gpus_without_nvml: Vec<String>,
+    /// NVSwitches (class 0x068000) seen in sysfs.
+    pub nvswitches: Vec<String>,
+    pub nets: Vec<NetFacts>,
+    pub idle_ports: Vec<IdlePort>,
+    pub peermem: bool,
+    pub dmabuf: bool,
+    /// Elements in each rank's XML before fusion (NCCL refuses more than 256).
+    pub rank_sizes: Vec<usize>,
+    pub notices: Vec<Notice>,
+}
+
+impl Detection {
+    /// Bus ids of every GPU found, from NVML or sysfs.
+    pub fn gpu_busids(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.nvml.iter().flat_map(|n| n.gpus.iter().map(|g| g.busid.clone())).collect();
+        v.extend(self.gpus_without_nvml.iter().cloned());
+        v
+    }
+
+    /// One line saying what was found.
+    pub fn summary(&self) -> String {
+        let n_gpu = self.gpu_busids().len();
+        let nvml = match &self.nvml {
+            Some(s) => format!("NVML from {}", s.source),
+            None => "no NVML".to_string(),
+        };
+        let kinds = match self.nets.first().map(|n| n.kind) {
+            Some(net::NetKind::Ib) => " (IB/RoCE)",
+            Some(net::NetKind::Socket) => " (sockets)",
+            None => "",
+        };
+        format!(
+            "found {n_gpu} GPU{} ({nvml}), {} network device{}{kinds}, {} NVSwitch{}; {} CPU{} in the XML, {} elements",
+            if n_gpu == 1 { "" } else { "s" },
+            self.nets.len(),
+            if self.nets.len() == 1 { "" } else { "s" },
+            self.nvswitches.len(),
+            if self.nvswitches.len() == 1 { "" } else { "es" },
+            walk::census(&self.xml).get("cpu").copied().unwrap_or(0),
+            if walk::census(&self.xml).get("cpu").copied().unwrap_or(0) == 1 { "" } else { "s" },
+            self.xml.live_count()
+        )
+    }
+}
+
+/// NCCL's 64-bit hash (`getHash` in bitops.h), written anew.
+pub fn nccl_hash(bytes: &[u8]) -> u64 {
+    let mut acc: [u64; 2] = [1, 1];
+    acc[0] ^= bytes.len() as u64;
+    for chunk in bytes.chunks(8) {
+        acc[0] = acc[0].wrapping_add(acc[1]);
+        acc[1] ^= acc[0];
+        acc[0] ^= acc[0] >> 31;
+        acc[0] = acc[0].wrapping_mul(0x9de62bbc8cef3ce3);
+        acc[1] ^= acc[1] >> 32;
+        acc[1] = acc[1].wrapping_mul(0x485cd6311b599e79);
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        acc[0] = acc[0].wrapping_add(u64::from_le_bytes(b));
+    }
+    let mut h = acc[0];
+    h ^= h >> 31;
+    h = h.wrapping_mul(0xbac3bd562846de6b);
+    h = h.wrapping_add(acc[1]);
+    h ^= h >> 32;
+    h.wrapping_mul(0x995a187a14e7b445)
+}
+
+/// The string NCCL hashes into `host_hash`: the host name followed by the boot id
+/// (`NCCL_HOSTID` replaces both on the live machine).
+pub fn host_id(sys: &Sys) -> String {
+    if sys.is_live()
+        && let Ok(id) = std::env::var("NCCL_HOSTID") {
+            return id.chars().take(1023).collect();
+        }
+    let host = match sys.read("/proc/sys/kernel/hostname") {
+        Some(h) => h.trim_end().to_string(),
+        None => {
+            sys.notice(Level::Warning, Some("/proc/sys/kernel/hostname"), "missing; host name 'unknown' used for host_hash");
+            "unknown".to_string()
+        }
+    };
+    let boot = sys
+        .read("/proc/sys/kernel/random/boot_id")
+        .and_then(|b| b.split_whitespace().next().map(str::to_string))
+        .unwrap_or_default();
+    format!("{host}{boot}")
+}
+
+/// `host_hash` as NCCL prints it (`%#lx`).
+pub fn host_hash_string(sys: &Sys) -> String {
+    let h = nccl_hash(host_id(sys).as_bytes());
+    if h == 0 { "0".into() } else { format!("{h:#x}") }
+}
+
+fn load_seed(sys: &Sys, path: &Path, host_hash: &str) -> Result<Xml, Error> {
+    let (mut seed, diags) = xml::read_file(path)?;
+    for d in diags {
+        sys.notice(Level::Warning, Some(&path.display().to_string()), d.to_string());
+    }
+    xml::lint_topology(&seed, Some(path))?;
+    // NCCL replaces the host hash of every CPU of a loaded file with its own.
+    let cpus: Vec<_> = seed.preorder().into_iter().filter(|&n| seed.name(n) == "cpu").collect();
+    for c in cpus {
+        seed.set_attr(c, "host_hash", host_hash);
+    }
+    Ok(seed)
+}
+
+/// Detect the machine behind `sys`, with GPU facts from `source`.
+pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Detection, Error> {
+    let host_hash = host_hash_string(sys);
+    let seed = match &opts.topo_file {
+        Some(p) => load_seed(sys, p, &host_hash)?,
+        None => Xml::new_system(),
+    };
+    let nvml = match source.load()? {
+        NvmlLoad::Loaded(s) => Some(s),
+        NvmlLoad::Unavailable(why) => {
+            sys.notice(
+                Level::Warning,
+                None,
+                format!("{why}: GPU facts from NVML (index, sm, NVLink, C2C, GDR) are not detected; PCI facts only"),
+            );
+            None
+        }
+    };
+    let fallback = if sys.is_live() { walk::nccl_arch(std::env::consts::ARCH) } else { None };
+    let cpu = match sys.read("/proc/cpuinfo") {
+        Some(t) => CpuInfo::parse(&t, fallback),
+        None => {
+            sys.notice(Level::Warning, Some("/proc/cpuinfo"), "missing; CPU vendor and model unknown");
+            CpuInfo { arch: fallback.map(str::to_string), ..Default::default() }
+        }
+    };
+
+    // What sysfs shows on the PCI bus.
+    let mut sysfs_gpus = Vec::new();
+    let mut nvswitches = Vec::new();
+    let mut endpoints = Vec::new();
+    let devices = sys.list("/sys/bus/pci/devices");
+    if devices.is_empty() {
+        sys.notice(Level::Warning, Some("/sys/bus/pci/devices"), "no PCI devices listed");
+    }
+    for b in &devices {
+        let Some(busid) = sysfs::normalize_busid(b) else { continue };
+        let class = sys.read(&format!("/sys/bus/pci/devices/{b}/class")).unwrap_or_default();
+        let vendor = sys.read(&format!("/sys/bus/pci/devices/{b}/vendor")).unwrap_or_default();
+        if vendor == "0x10de" && class.starts_with("0x03") {
+            sysfs_gpus.push(busid.clone());
+        } else if vendor == "0x10de" && class.starts_with("0x0680") {
+            nvswitches.push(busid.clone());
+        }
+        if !class.starts_with("0x0604") {
+            endpoints.push(busid);
+        }
+    }
+    let gpus_without_nvml: Vec<String> = sysfs_gpus
+        .iter()
+        .filter(|b| nvml.as_ref().is_none_or(|n| n.gpu(b).is_none()))
+        .cloned()
+        .collect();
+    if nvml.is_some() {
+        for b in &gpus_without_nvml {
+            sys.notice(Level::Warning, None, format!("NVIDIA GPU {b} is in sysfs but NVML does not report it; PCI facts only"));
+        }
+    }
+
+    let merge_vfs = opts.ib_merge_vfs.unwrap_or_else(net::merge_vfs_from_env);
+    let (nets, idle_ports) = net::enumerate(sys, nvml.as_ref(), merge_vfs);
+    let ctx = Ctx { sys, nvml: nvml.as_ref(), cpu: cpu.clone(), host_hash: host_hash.clone() };
+
+    // One pass per GPU, as each NCCL rank makes its own XML; then fusion in rank order.
+    let gpus: Vec<&nvml::GpuFacts> = nvml.as_ref().map(|n| n.gpus.iter().collect()).unwrap_or_default();
+    let passes: Vec<Option<&nvml::GpuFacts>> = if gpus.is_empty() { vec![None] } else { gpus.into_iter().map(Some).collect() };
+    let mut fused: Option<Xml> = None;
+    let mut rank_sizes = Vec::new();
+    for (rank, g) in passes.into_iter().enumerate() {
+        let mut x = seed.clone();
+        if let Some(g) = g {
+            ctx.fill_gpu(&mut x, g, rank);
+        }
+        for n in &nets {
+            ctx.fill_net(&mut x, n);
+        }
+        walk::trim(&mut x);
+        let size = x.live_count();
+        if size > xml::NCCL_MAX_NODES {
+            sys.notice(
+                Level::Warning,
+                None,
+                format!("rank {rank}'s topology has {size} elements: NCCL fails above {} ('too many XML nodes')", xml::NCCL_MAX_NODES),
+            );
+        }
+        rank_sizes.push(size);
+        walk::fuse(&mut fused, &x);
+    }
+    let mut out = fused.unwrap_or_else(Xml::new_system);
+
+    // Devices NCCL does not detect itself, kept for people.
+    let mut extra: Vec<String> = gpus_without_nvml.iter().chain(nvswitches.iter()).cloned().collect();
+    if opts.all {
+        extra.extend(endpoints.iter().cloned());
+    }
+    extra.sort();
+    extra.dedup();
+    for b in &extra {
+        let n = ctx.pci_node(&mut out, b);
+        ctx.fill_pci(&mut out, n, None);
+    }
+    if opts.all {
+        for node in sys.list("/sys/devices/system/node") {
+            let Some(id) = node.strip_prefix("node").filter(|i| i.chars().all(|c| c.is_ascii_digit()) && !i.is_empty())
+            else {
+                continue;
+            };
+            if sysfs::node_has_cpus(sys, &node) {
+                let c = ctx.cpu_node(&mut out, id);
+                ctx.fill_cpu(&mut out, c);
+            }
+        }
+    }
+
+    let total = out.live_count();
+    if total > xml::NCCL_MAX_NODES {
+        sys.notice(
+            Level::Warning,
+            None,
+            format!("the topology has {total} elements: NCCL holds at most {} per rank and would fail to load it", xml::NCCL_MAX_NODES),
+        );
+    }
+    let empty_speed: Vec<String> = out
+        .preorder()
+        .into_iter()
+        .filter(|&n| out.name(n) == "pci" && out.attr(n, "link_speed") == Some(""))
+        .filter_map(|n| out.attr(n, "busid").map(str::to_string))
+        .collect();
+    if !empty_speed.is_empty() {
+        let shown: Vec<&str> = empty_speed.iter().take(4).map(String::as_str).collect();
+        sys.notice(
+            Level::Warning,
+            None,
+            format!(
+                "{} PCI device{} without max_link_speed in sysfs ({}{}), typical of VMs: link_speed=\"\" is read by NCCL as Gen3 (8 GT/s)",
+                empty_speed.len(),
+                if empty_speed.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if empty_speed.len() > 4 { ", ..." } else { "" }
+            ),
+        );
+    }
+    if nvml.as_ref().is_none_or(|n| n.gpus.is_empty()) && sysfs_gpus.is_empty() {
+        sys.notice(Level::Info, None, "no NVIDIA GPU found");
+    }
+    if nets.is_empty() {
+        sys.notice(Level::Info, None, "no network device NCCL could use was found");
+    }
+
+    let peermem = net::peermem_loaded(sys);
+    let dmabuf = net::dmabuf_usable(sys, nvml.as_ref());
+    Ok(Detection {
+        xml: out,
+        source: if sys.is_live() { "live".into() } else { sys.root().display().to_string() },
+        nvml,
+        cpu,
+        host_hash,
+        gpus_without_nvml,
+        nvswitches,
+        nets,
+        idle_ports,
+        peermem,
+        dmabuf,
+        rank_sizes,
+        notices: sys.take_notices(),
+    })
+}
+
+/// Write `text` to `path` whole: a temporary file in the same folder, then a rename.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let res = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// The JSON report of `topo detect --json`.
+pub fn json_report(det: &Detection, findings: &[crate::check::Finding]) -> String {
+    let mut v = serde_json::to_value(det).unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert("findings".into(), serde_json::to_value(findings).unwrap_or_default());
+        m.insert("topology".into(), serde_json::Value::String(xml::write(&det.xml)));
+    }
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// `topo detect`: returns the exit status (0; problems found are printed as warnings).
+pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<i32, Error> {
+    run_with(args, out, &mut std::io::stderr())
+}
+
+/// [`run`] with the messages going to `err`.
+pub fn run_with(args: &DetectArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
+    let (sys, source) = args.source.open()?;
+    let opts = Options { all: args.all, topo_file: args.topo_file.clone(), ib_merge_vfs: None };
+    let det = detect(&sys, source.as_ref(), &opts)?;
+    let findings = if args.no_check { Vec::new() } else { crate::check::run_checks(&sys, &det) };
+    let text = if args.json { json_report(&det, &findings) } else { xml::write(&det.xml) };
+    let io = |e: std::io::Error| Error::io(Path::new("<stderr>"), e);
+    for n in &det.notices {
+        writeln!(err, "{n}").map_err(io)?;
+    }
+    for f in &findings {
+        writeln!(err, "{}", f.one_line()).map_err(io)?;
+    }
+    writeln!(err, "topo detect: {}", det.summary()).map_err(io)?;
+    match &args.output {
+        Some(p) => write_atomically(p, &text)?,
+        None => out.write_all(text.as_bytes()).map_err(|e| Error::io(Path::new("<stdout>"), e))?,
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_is_stable() {
+        // Values computed by NCCL's own getHash on the same strings.
+        assert_eq!(nccl_hash(b""), 0x75b6431c590e86a2);
+        assert_eq!(nccl_hash(b"a"), 0xf67f960500f37951);
+        assert_eq!(nccl_hash(b"topo-fake5f1c0a4e-2b7d-4c1e-9a53-7e0d8b6c2f10"), 0xd14a0501cb96ec4e);
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.xml");
+        write_atomically(&p, "one").unwrap();
+        write_atomically(&p, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        assert!(write_atomically(&d.path().join("no/such/dir/x"), "x").is_err());
+    }
+}

@@ -1,0 +1,109 @@
+//! `topo check`: every health check has a fake machine that triggers it.
+
+use std::path::Path;
+
+use topo::check::{self, CheckArgs, Finding, Severity};
+use topo::discover::fsgen::{tree_from_xml, TreeOptions};
+use topo::discover::{detect, Options, SourceArgs};
+use topo::xml;
+
+mod common;
+use common::{fixtures, scratch};
+
+fn findings(dir: &Path) -> Vec<Finding> {
+    let (sys, src) = SourceArgs { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
+    let det = detect(&sys, src.as_ref(), &Options::default()).unwrap();
+    check::run_checks(&sys, &det)
+}
+
+fn has(f: &[Finding], check: &str, sev: Severity, text: &str) -> bool {
+    f.iter().any(|x| x.check == check && x.severity == sev && x.message.contains(text))
+}
+
+fn exit_code(name: &str) -> (i32, String) {
+    let args = CheckArgs { source: SourceArgs { root: Some(fixtures().join(name)), nvml_fake: None }, json: false };
+    let mut out = Vec::new();
+    let code = check::run_with(&args, &mut out, &mut Vec::new()).unwrap();
+    (code, String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn pcie_downtrain_acs_and_iommu_on_the_workstation() {
+    let f = findings(&fixtures().join("ws-4gpu"));
+    assert!(has(&f, "pcie-link", Severity::Error, "x8, both ends support x16"), "{f:#?}");
+    assert!(has(&f, "pcie-link", Severity::Info, "power-saving downclock"), "{f:#?}");
+    assert!(has(&f, "acs", Severity::Error, "ReqRedir"), "{f:#?}");
+    assert!(has(&f, "iommu", Severity::Warning, "DMA-FQ"), "{f:#?}");
+    let acs = f.iter().find(|x| x.check == "acs" && x.severity == Severity::Error).unwrap();
+    assert!(acs.devices.contains(&"0000:61:00.0".to_string()) && acs.devices.contains(&"enp69s0f0".to_string()));
+    assert!(!acs.why.is_empty() && !acs.fix.is_empty());
+    let (code, text) = exit_code("ws-4gpu");
+    assert_eq!(code, 1, "an error finding makes topo check exit 1");
+    assert!(text.contains("why:") && text.contains("fix:"), "{text}");
+}
+
+#[test]
+fn numa_gdr_and_p2p_in_the_vm() {
+    let f = findings(&fixtures().join("vm-flat"));
+    assert!(has(&f, "numa", Severity::Warning, "2 NUMA nodes"), "{f:#?}");
+    assert!(has(&f, "gdr", Severity::Warning, "no nvidia_peermem"), "{f:#?}");
+    assert!(has(&f, "p2p", Severity::Warning, "CNS"), "{f:#?}");
+    assert_eq!(exit_code("vm-flat").0, 0, "warnings only");
+}
+
+#[test]
+fn asymmetric_nvlinks_on_grace_hopper() {
+    let f = findings(&fixtures().join("gh200"));
+    assert!(has(&f, "nvlink", Severity::Warning, "fewer active NVLinks"), "{f:#?}");
+    assert!(has(&f, "nvlink", Severity::Warning, "5 NVLinks from 0009:01:00.0 to 0039:01:00.0 but 6 back"), "{f:#?}");
+    // GDR works there through DMA-BUF: no gdr finding.
+    assert!(!f.iter().any(|x| x.check == "gdr"));
+}
+
+#[test]
+fn healthy_server_has_notes_only() {
+    let f = findings(&fixtures().join("dgx-h100"));
+    // ACS present with Source Validation only, IOMMU in passthrough, peermem loaded.
+    assert!(!f.iter().any(|x| x.severity != Severity::Info), "{f:#?}");
+    assert!(has(&f, "pcie-link", Severity::Info, "2.5 GT/s"), "{f:#?}");
+    assert_eq!(exit_code("dgx-h100").0, 0);
+    assert!(findings(&fixtures().join("cloud-vm")).is_empty());
+}
+
+#[test]
+fn json_output_has_every_field() {
+    let args = CheckArgs { source: SourceArgs { root: Some(fixtures().join("ws-4gpu")), nvml_fake: None }, json: true };
+    let mut out = Vec::new();
+    assert_eq!(check::run_with(&args, &mut out, &mut Vec::new()).unwrap(), 1);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    assert!(!f.is_empty());
+    for x in f {
+        for k in ["check", "severity", "devices", "message", "why", "fix"] {
+            assert!(!x[k].is_null(), "{k} missing in {x}");
+        }
+    }
+}
+
+#[test]
+fn acs_needs_root_to_be_read() {
+    // The generated bridges expose 64 bytes of config space, as sysfs does for non-root.
+    let f = findings(&fixtures().join("gh200"));
+    assert!(has(&f, "acs", Severity::Info, "only 64 bytes"), "{f:#?}");
+}
+
+#[test]
+fn iommu_without_group_types_falls_back_to_the_command_line() {
+    let (x, _) = xml::parse(&std::fs::read_to_string(fixtures().join("ws-4gpu.xml")).unwrap(), None).unwrap();
+    let mut t = tree_from_xml(&x, &TreeOptions::default()).unwrap();
+    t.dir("/sys/class/iommu/dmar0");
+    let d = scratch();
+    t.write_to(d.path()).unwrap();
+    let f = findings(d.path());
+    assert!(has(&f, "iommu", Severity::Warning, "no iommu=pt"), "{f:#?}");
+    let mut t2 = tree_from_xml(&x, &TreeOptions { cmdline: "ro intel_iommu=on iommu=pt".into(), ..Default::default() }).unwrap();
+    t2.dir("/sys/class/iommu/dmar0");
+    let d2 = scratch();
+    t2.write_to(d2.path()).unwrap();
+    assert!(!findings(d2.path()).iter().any(|x| x.check == "iommu"));
+}

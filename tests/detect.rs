@@ -1,0 +1,436 @@
+//! `topo detect` on the fake machines of fixtures/fsroot, generated trees, seeds and the
+//! live machine.
+
+use std::path::Path;
+
+use topo::discover::fsgen::{tree_from_xml, FakeTree, TreeOptions};
+use topo::discover::net::NetKind;
+use topo::discover::sysfs::Sys;
+use topo::discover::{self, detect, nvml, DetectArgs, Detection, Options, SourceArgs};
+use topo::xml::{self, Xml};
+
+mod common;
+use common::{fixtures, scratch};
+
+const NAMES: &[&str] = &["dgx-h100", "ws-4gpu", "vm-flat", "gh200", "cloud-vm"];
+
+fn expected(name: &str) -> String {
+    std::fs::read_to_string(fixtures().join(format!("{name}.xml"))).unwrap()
+}
+
+fn detect_at(dir: &Path, opts: &Options) -> Detection {
+    let (sys, src) = SourceArgs { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
+    detect(&sys, src.as_ref(), opts).unwrap()
+}
+
+fn write_tree(t: &FakeTree) -> tempfile::TempDir {
+    let d = scratch();
+    t.write_to(d.path()).unwrap();
+    d
+}
+
+fn tree_of(name: &str) -> FakeTree {
+    let (x, _) = xml::parse(&expected(name), None).unwrap();
+    tree_from_xml(&x, &TreeOptions { hostname: name.to_string(), ..Default::default() }).unwrap()
+}
+
+#[test]
+fn each_fixture_tree_gives_its_topology() {
+    for name in NAMES {
+        let det = detect_at(&fixtures().join(name), &Options::default());
+        assert_eq!(xml::write(&det.xml), expected(name), "fixtures/fsroot/{name}");
+    }
+}
+
+#[test]
+fn generated_trees_give_the_topology_back() {
+    // detect(tree(x)) == x for every fixture topology (host name and boot id as stamped).
+    for name in NAMES {
+        let d = write_tree(&tree_of(name));
+        let det = detect_at(d.path(), &Options::default());
+        assert_eq!(xml::write(&det.xml), expected(name), "tree({name})");
+    }
+}
+
+#[test]
+fn fixture_topologies_load_in_nccl() {
+    for name in NAMES {
+        let (x, diags) = xml::parse(&expected(name), None).unwrap();
+        assert!(diags.is_empty(), "{name}: {diags:?}");
+        let lint = xml::lint_topology(&x, None).unwrap();
+        // The VM's NIC sits on a bridge without a PCIe link: NCCL reads "" as Gen3.
+        let real: Vec<_> = lint
+            .iter()
+            .filter(|d| !d.message.contains("link_speed \"\"") && !d.message.contains("link_width=\"0\""))
+            .collect();
+        assert!(real.is_empty(), "{name}: {real:?}");
+        assert!(x.live_count() <= xml::NCCL_MAX_NODES);
+    }
+}
+
+#[test]
+fn fake_nvml_gpu_sources() {
+    let dgx = detect_at(&fixtures().join("dgx-h100"), &Options::default());
+    let x = &dgx.xml;
+    let gpus: Vec<_> = x.preorder().into_iter().filter(|&n| x.name(n) == "gpu").collect();
+    assert_eq!(gpus.len(), 8);
+    for (i, &g) in gpus.iter().enumerate() {
+        // NVML index order gives the ranks; sm from the compute capability.
+        assert_eq!(x.attr(g, "sm"), Some("90"));
+        let links: Vec<_> = x.children_named(g, "nvlink").collect();
+        let counts: Vec<&str> = links.iter().map(|&l| x.attr(l, "count").unwrap()).collect();
+        assert_eq!(counts, ["5", "4", "4", "5"], "gpu {i}");
+        // tclass read from the NVSwitch's sysfs class.
+        assert!(links.iter().all(|&l| x.attr(l, "tclass") == Some("0x068000")));
+    }
+    assert_eq!(dgx.nvswitches.len(), 4);
+    assert!(dgx.peermem && !dgx.dmabuf);
+
+    // C2C links, GPU-to-GPU NVLink classes, a link down, GDR through DMA-BUF.
+    let gh = detect_at(&fixtures().join("gh200"), &Options::default());
+    let x = &gh.xml;
+    let c2c: Vec<_> = x.preorder().into_iter().filter(|&n| x.name(n) == "c2c").collect();
+    assert_eq!(c2c.len(), 4);
+    assert!(c2c.iter().all(|&c| x.attr(c, "bw") == Some("45000") && x.attr(c, "count") == Some("10")));
+    let tclasses: Vec<&str> =
+        x.preorder().into_iter().filter(|&n| x.name(n) == "nvlink").map(|n| x.attr(n, "tclass").unwrap()).collect();
+    assert!(tclasses.iter().all(|&t| t == "0x030200"));
+    assert!(!gh.peermem && gh.dmabuf);
+    assert!(gh.nets.iter().all(|n| n.gdr));
+
+    // Hidden NVSwitch (VM), P2P matrix, no GDR at all.
+    let vm = detect_at(&fixtures().join("vm-flat"), &Options::default());
+    let x = &vm.xml;
+    let targets: Vec<&str> =
+        x.preorder().into_iter().filter(|&n| x.name(n) == "nvlink").map(|n| x.attr(n, "target").unwrap()).collect();
+    assert_eq!(targets, ["fffffff:ffff:ff", "fffffff:ffff:ff"]);
+    let p2p = vm.nvml.as_ref().unwrap().p2p.read.as_ref().unwrap();
+    assert_eq!(p2p[0][1], "CNS");
+    assert!(vm.nets.iter().all(|n| !n.gdr));
+}
+
+#[test]
+fn nvlinks_beyond_what_nccl_probes_are_ignored() {
+    // A Volta (sm70) GPU: NCCL looks at links 0..5 only.
+    let text = "<system version=\"1\">\n  <cpu numaid=\"0\" affinity=\"f\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"85\">\n    <pci busid=\"0000:17:00.0\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x1db5\" subsystem_vendor=\"0x10de\" subsystem_device=\"0x1249\" link_speed=\"8.0 GT/s PCIe\" link_width=\"16\">\n      <gpu dev=\"0\" sm=\"70\" rank=\"0\" gdr=\"1\" mlopart=\"-1\"/>\n    </pci>\n  </cpu>\n</system>\n";
+    let (x, _) = xml::parse(text, None).unwrap();
+    let mut t = tree_from_xml(&x, &TreeOptions::default()).unwrap();
+    let g = &mut t.nvml.as_mut().unwrap().gpus[0];
+    for l in 0..8 {
+        let active = l != 1;
+        let p2p = l != 2;
+        g.nvlinks.push(nvml::NvLinkFacts { link: l, p2p, active, remote: Some("0000:18:00.0".into()) });
+    }
+    let d = write_tree(&t);
+    let det = detect_at(d.path(), &Options::default());
+    let x = &det.xml;
+    let l = x.preorder().into_iter().find(|&n| x.name(n) == "nvlink").unwrap();
+    // Links 0, 3, 4, 5 count: 1 is down, 2 cannot do P2P, 6 and 7 are beyond sm70's six.
+    assert_eq!(x.attr(l, "count"), Some("4"));
+    // The remote is not in sysfs: NCCL assumes an NVSwitch.
+    assert_eq!(x.attr(l, "tclass"), Some("0x068000"));
+}
+
+#[test]
+fn nic_sources() {
+    // IB: active ports only, rate, GUID, dual-port numbering, PCI order.
+    let dgx = detect_at(&fixtures().join("dgx-h100"), &Options::default());
+    let names: Vec<&str> = dgx.nets.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"]);
+    assert!(dgx.nets.iter().all(|n| n.kind == NetKind::Ib && n.speed == 400000));
+    assert_eq!(dgx.nets[1].port, 2);
+    assert_eq!(dgx.nets[0].guid, dgx.nets[1].guid);
+    assert_eq!(dgx.nets[0].guid, 0x302af10003c288a0);
+    assert_eq!(dgx.idle_ports.len(), 1, "mlx5_8's port is down");
+    assert!(dgx.notices.iter().any(|n| n.message.contains("mlx5_8 port 1 not used")));
+    // Sockets: only without IB; virtual interfaces skipped; speed -1 read as 10000.
+    let cloud = detect_at(&fixtures().join("cloud-vm"), &Options::default());
+    assert_eq!(cloud.nets.len(), 1);
+    assert_eq!((cloud.nets[0].name.as_str(), cloud.nets[0].speed), ("eth0", 10000));
+    assert!(cloud.notices.iter().any(|n| n.message.contains("not a PCI device (virtio)")));
+    let ws = detect_at(&fixtures().join("ws-4gpu"), &Options::default());
+    let names: Vec<&str> = ws.nets.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["enp69s0f0"], "lo and docker0 are virtual");
+    assert_eq!(ws.nets[0].kind, NetKind::Socket);
+}
+
+#[test]
+fn ib_interfaces_are_preferred_by_the_socket_plugin() {
+    let text = "<system version=\"1\">\n  <cpu numaid=\"0\" affinity=\"f\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"85\">\n    <pci busid=\"0000:17:00.0\" class=\"0x020000\" vendor=\"0x8086\" device=\"0x1572\" subsystem_vendor=\"0x8086\" subsystem_device=\"0x0000\" link_speed=\"8.0 GT/s PCIe\" link_width=\"8\">\n      <nic>\n        <net name=\"eth0\" dev=\"0\" latency=\"0\" speed=\"25000\" port=\"0\" guid=\"0x0\" maxconn=\"65536\" gdr=\"0\" net=\"1\"/>\n      </nic>\n    </pci>\n    <pci busid=\"0000:27:00.0\" class=\"0x020700\" vendor=\"0x15b3\" device=\"0x101b\" subsystem_vendor=\"0x15b3\" subsystem_device=\"0x0007\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <nic>\n        <net name=\"ib0\" dev=\"1\" latency=\"0\" speed=\"100000\" port=\"0\" guid=\"0x1\" maxconn=\"65536\" gdr=\"0\" net=\"1\"/>\n      </nic>\n    </pci>\n  </cpu>\n</system>\n";
+    let (x, _) = xml::parse(text, None).unwrap();
+    let d = write_tree(&tree_from_xml(&x, &TreeOptions::default()).unwrap());
+    let det = detect_at(d.path(), &Options::default());
+    let names: Vec<&str> = det.nets.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["ib0"]);
+}
+
+#[test]
+fn without_nvml_pci_facts_are_still_written() {
+    let mut t = tree_of("dgx-h100");
+    t.nvml = None;
+    let d = write_tree(&t);
+    let det = detect_at(d.path(), &Options::default());
+    let x = &det.xml;
+    let nvml_notes = det.notices.iter().filter(|n| n.message.contains("no NVML")).count();
+    assert_eq!(nvml_notes, 1, "{:?}", det.notices);
+    let gpu_pci = x
+        .preorder()
+        .into_iter()
+        .filter(|&n| x.name(n) == "pci" && x.attr(n, "class") == Some("0x030200"))
+        .count();
+    assert_eq!(gpu_pci, 8);
+    assert!(x.find_tag("gpu").is_none());
+    assert_eq!(det.gpus_without_nvml.len(), 8);
+    assert_eq!(det.nets.len(), 8);
+}
+
+#[test]
+fn all_keeps_every_pci_device() {
+    let det = detect_at(&fixtures().join("cloud-vm"), &Options { all: true, ..Default::default() });
+    let x = &det.xml;
+    let busids: Vec<&str> =
+        x.preorder().into_iter().filter(|&n| x.name(n) == "pci").filter_map(|n| x.attr(n, "busid")).collect();
+    assert_eq!(busids, ["0000:00:00.0", "0000:00:01.0", "0000:00:02.0", "0000:00:03.0", "0000:00:04.0", "0000:00:05.0"]);
+    let dgx = detect_at(&fixtures().join("dgx-h100"), &Options { all: true, ..Default::default() });
+    let x = &dgx.xml;
+    for b in ["0000:03:00.0", "0000:1e:00.0", "0000:51:00.0"] {
+        assert!(x.preorder().into_iter().any(|n| x.attr(n, "busid") == Some(b)), "{b}");
+    }
+    // Without --all they are not there.
+    let plain = detect_at(&fixtures().join("dgx-h100"), &Options::default());
+    assert!(!plain.xml.preorder().into_iter().any(|n| plain.xml.attr(n, "busid") == Some("0000:1e:00.0")));
+}
+
+#[test]
+fn seed_attributes_win_and_detection_fills_the_rest() {
+    let (mut seed, _) = xml::parse(&expected("dgx-h100"), None).unwrap();
+    let gpu0 = seed.find_tag_kv("pci", "busid", "0000:19:00.0").unwrap();
+    seed.set_attr(gpu0, "link_speed", "8.0 GT/s PCIe");
+    let top = seed.find_tag_kv("pci", "busid", "0000:15:00.0").unwrap();
+    for k in ["vendor", "device", "subsystem_vendor", "subsystem_device"] {
+        seed.unset_attr(top, k);
+    }
+    let cpu = seed.find_tag("cpu").unwrap();
+    seed.set_attr(cpu, "host_hash", "0x1234");
+    // A branch that this machine does not have is trimmed, as NCCL does.
+    let ghost = seed.add(Some(cpu), "pci");
+    seed.set_attr(ghost, "busid", "0000:ee:00.0");
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("seed.xml");
+    std::fs::write(&f, xml::write(&seed)).unwrap();
+    let det = detect_at(&fixtures().join("dgx-h100"), &Options { topo_file: Some(f), ..Default::default() });
+    let x = &det.xml;
+    let g = x.find_tag_kv("pci", "busid", "0000:19:00.0").unwrap();
+    assert_eq!(x.attr(g, "link_speed"), Some("8.0 GT/s PCIe"), "the file wins");
+    let t = x.find_tag_kv("pci", "busid", "0000:15:00.0").unwrap();
+    assert_eq!(x.attr(t, "vendor"), Some("0x1000"), "detection fills");
+    assert!(x.find_tag_kv("pci", "busid", "0000:ee:00.0").is_none_or(|n| x.nodes[n].removed));
+    let c = x.find_tag("cpu").unwrap();
+    assert_ne!(x.attr(c, "host_hash"), Some("0x1234"), "NCCL replaces host_hash");
+}
+
+#[test]
+fn bad_seed_files_are_clear_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("bad.xml");
+    std::fs::write(&f, "<system version=\"2\"/>\n").unwrap();
+    let (sys, src) = SourceArgs { root: Some(fixtures().join("cloud-vm")), nvml_fake: None }.open().unwrap();
+    let err = detect(&sys, src.as_ref(), &Options { topo_file: Some(f.clone()), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("version"), "{err}");
+    std::fs::write(&f, "<system version=\"1\">\n  <cpu>\n</system>\n").unwrap();
+    let err = detect(&sys, src.as_ref(), &Options { topo_file: Some(f), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("bad.xml:3"), "{err}");
+}
+
+/// The cloud skeletons of ../shared: on a fake VM whose devices have the skeleton's
+/// bus ids, detection keeps the skeleton's tree and fills GPUs and NICs into it.
+#[test]
+fn cloud_skeletons_seed_detection() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    if !shared.join("skeleton").is_dir() {
+        eprintln!("skipping: ../shared/fixtures/skeleton is absent");
+        return;
+    }
+    let mut names: Vec<String> = std::fs::read_dir(shared.join("skeleton"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".xml"))
+        .collect();
+    names.sort();
+    assert!(!names.is_empty());
+    for name in names {
+        let skeleton = shared.join("skeleton").join(&name);
+        // On this machine: works, and trims what is not here.
+        let live = topo::discover::detect(&Sys::live(), &nvml::NoNvml("test".into()), &Options { topo_file: Some(skeleton.clone()), ..Default::default() });
+        let live = live.unwrap_or_else(|e| panic!("{name} on the live machine: {e}"));
+        xml::lint_topology(&live.xml, None).unwrap();
+
+        // On a VM carrying the filled file's GPUs and NICs.
+        let (filled, _) = xml::read_file(&shared.join("nccl").join(&name)).unwrap();
+        let vm = vm_view(&filled, name.starts_with("aws"));
+        let d = write_tree(&tree_from_xml(&vm, &TreeOptions::default()).unwrap());
+        // Cloud VMs pass NIC VFs at any device number: NCCL_IB_MERGE_VFS=0 keeps them there.
+        let det = detect_at(d.path(), &Options { topo_file: Some(skeleton.clone()), ib_merge_vfs: Some(false), ..Default::default() });
+        let x = &det.xml;
+        for g in filled.preorder().into_iter().filter(|&n| filled.name(n) == "gpu") {
+            let pci = filled.parent(g).unwrap();
+            let busid = filled.attr(pci, "busid").unwrap();
+            let ours = x.preorder().into_iter().find(|&n| x.name(n) == "pci" && x.attr(n, "busid") == Some(busid));
+            let ours = ours.unwrap_or_else(|| panic!("{name}: GPU {busid} missing"));
+            assert_eq!(chain(x, ours), chain(&filled, pci), "{name}: GPU {busid} placed elsewhere");
+            let og = x.child_named(ours, "gpu").unwrap();
+            assert_eq!(x.attr(og, "dev"), filled.attr(g, "dev"), "{name}: {busid}");
+            assert_eq!(links(x, og), links(&filled, g), "{name}: {busid} NVLinks");
+            // Attributes of the skeleton are kept.
+            for (k, v) in &filled.nodes[pci].attrs {
+                assert_eq!(x.attr(ours, k), Some(v.as_str()), "{name}: {busid} {k}");
+            }
+        }
+        for n in filled.preorder().into_iter().filter(|&n| filled.name(n) == "net") {
+            let net = filled.attr(n, "name").unwrap();
+            let ours = x.preorder().into_iter().find(|&m| x.name(m) == "net" && x.attr(m, "name") == Some(net));
+            let ours = ours.unwrap_or_else(|| panic!("{name}: NIC {net} missing"));
+            assert_eq!(chain(x, ours), chain(&filled, n), "{name}: NIC {net} placed elsewhere");
+        }
+        let lint = xml::lint_topology(x, None).unwrap();
+        assert!(lint.iter().all(|d| !d.message.contains("without")), "{name}: {lint:?}");
+        // With NCCL's default NCCL_IB_MERGE_VFS=1, a VF NIC at a device number other
+        // than 0 is moved to device 0: detection says so.
+        let moved = filled.preorder().into_iter().any(|n| {
+            filled.name(n) == "nic" && filled.parent(n).and_then(|p| filled.attr(p, "busid")).is_some_and(|b| !b.ends_with(":00.0"))
+        });
+        if moved && !name.starts_with("aws") {
+            let det = detect_at(d.path(), &Options { topo_file: Some(skeleton.clone()), ib_merge_vfs: Some(true), ..Default::default() });
+            assert!(det.notices.iter().any(|n| n.message.contains("NCCL_IB_MERGE_VFS=0 avoids it")), "{name}");
+        }
+    }
+}
+
+/// Bus ids (and the NUMA id) from the top down to `n`.
+fn chain(x: &Xml, n: usize) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut cur = Some(n);
+    while let Some(c) = cur {
+        match x.name(c) {
+            "pci" => v.push(x.attr(c, "busid").unwrap_or("").to_string()),
+            "cpu" => v.push(format!("numa {}", x.attr(c, "numaid").unwrap_or(""))),
+            _ => {}
+        }
+        cur = x.parent(c);
+    }
+    v.reverse();
+    v
+}
+
+fn links(x: &Xml, g: usize) -> Vec<(String, String)> {
+    x.children_named(g, "nvlink")
+        .map(|l| (x.attr(l, "target").unwrap_or("").to_string(), x.attr(l, "count").unwrap_or("").to_string()))
+        .collect()
+}
+
+/// What a VM built from a filled cloud topology shows: each GPU and NIC flat on its own
+/// bus, under the CPU of its NUMA node (NICs are EFA devices on AWS).
+fn vm_view(filled: &Xml, efa: bool) -> Xml {
+    let mut out = Xml::new_system();
+    let top = out.root().unwrap();
+    for cpu in filled.preorder().into_iter().filter(|&n| filled.name(n) == "cpu") {
+        let c = out.add(Some(top), "cpu");
+        out.nodes[c].attrs = filled.nodes[cpu].attrs.clone();
+        for leaf in filled.descendants_named(cpu, "pci") {
+            if filled.child_named(leaf, "gpu").is_none() && filled.child_named(leaf, "nic").is_none() {
+                continue;
+            }
+            let p = out.add(Some(c), "pci");
+            for k in ["busid", "class", "vendor", "device"] {
+                if let Some(v) = filled.attr(leaf, k) {
+                    out.set_attr(p, k, v);
+                }
+            }
+            if efa && filled.child_named(leaf, "nic").is_some() {
+                out.set_attr(p, "vendor", "0x1d0f");
+            }
+            out.set_attr(p, "link_speed", "");
+            out.set_attr(p, "link_width", "0");
+            for &ch in filled.children(leaf) {
+                if matches!(filled.name(ch), "gpu" | "nic") {
+                    out.copy_tree(Some(p), filled, ch);
+                }
+            }
+        }
+    }
+    // NICs of a VM are IB devices (port 1).
+    for n in out.preorder() {
+        if out.name(n) == "net" && out.attr(n, "port") == Some("0") {
+            out.set_attr(n, "port", "1");
+        }
+    }
+    out
+}
+
+#[test]
+fn live_machine_detects_and_says_what_it_found() {
+    let args = DetectArgs { xml: true, ..Default::default() };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let code = discover::run_with(&args, &mut out, &mut err).unwrap();
+    assert_eq!(code, 0);
+    let text = String::from_utf8(out).unwrap();
+    let (x, _) = xml::parse(&text, None).unwrap();
+    xml::lint_topology(&x, None).unwrap();
+    let msg = String::from_utf8(err).unwrap();
+    assert!(msg.contains("topo detect: found"), "{msg}");
+}
+
+#[test]
+fn run_writes_files_whole_and_json() {
+    let d = tempfile::tempdir().unwrap();
+    let out_file = d.path().join("topo.xml");
+    let args = DetectArgs {
+        source: SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: None },
+        output: Some(out_file.clone()),
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    assert_eq!(discover::run_with(&args, &mut out, &mut err).unwrap(), 0);
+    assert!(out.is_empty());
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), expected("gh200"));
+    let msg = String::from_utf8(err).unwrap();
+    assert!(msg.contains("warning [nvlink]"), "detect prints the health findings: {msg}");
+
+    let args = DetectArgs {
+        json: true,
+        source: SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: None },
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    discover::run_with(&args, &mut out, &mut Vec::new()).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["topology"].as_str().unwrap(), expected("gh200"));
+    assert_eq!(v["nets"].as_array().unwrap().len(), 4);
+    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["check"] == "nvlink"));
+
+    // A --root that is not a tree is an error, and nothing is written.
+    let args = DetectArgs {
+        source: SourceArgs { root: Some(d.path().join("nope")), nvml_fake: None },
+        output: Some(d.path().join("x.xml")),
+        ..Default::default()
+    };
+    assert!(discover::run_with(&args, &mut Vec::new(), &mut Vec::new()).is_err());
+    assert!(!d.path().join("x.xml").exists());
+}
+
+#[test]
+fn nvml_fake_flag_overrides_the_tree() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("n.json");
+    std::fs::write(&f, "{\"gpus\": []}").unwrap();
+    let (sys, src) = SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: Some(f.clone()) }.open().unwrap();
+    let det = detect(&sys, src.as_ref(), &Options::default()).unwrap();
+    assert!(det.xml.find_tag("gpu").is_none());
+    assert_eq!(det.gpus_without_nvml.len(), 4);
+    std::fs::write(&f, "{\"gpus\": [{\"index\": 0}]}").unwrap();
+    let (sys, src) = SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: Some(f) }.open().unwrap();
+    let err = detect(&sys, src.as_ref(), &Options::default()).unwrap_err();
+    assert!(err.to_string().contains("n.json") && err.to_string().contains("busid"), "{err}");
+}
