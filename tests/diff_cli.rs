@@ -213,14 +213,15 @@ fn fleet_names_the_planted_outlier() {
         .stdout(predicate::str::contains("reference: 8 dumps"))
         .stdout(predicate::str::is_match(r"outlier 1 of 1: 1 dump \(signature [0-9a-f]{16}\): \S*node06\.xml").unwrap())
         .stdout(predicate::str::contains("GPU 0000:c2:00.0 (dev 6): PCIe link downgraded: \"32.0 GT/s PCIe\" -> \"16.0 GT/s PCIe\""))
-        .stdout(predicate::str::contains("predicted ring bandwidth 24.0 GB/s against 48.0 GB/s for the reference (-50%)"));
+        .stdout(predicate::str::contains("predicted ring bandwidth 336.0 GB/s against 384.0 GB/s for the reference (-12%)"));
     let out = topo().arg("fleet").arg(dir.path()).arg("--json").assert().code(1).get_output().stdout.clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["reference"]["files"].as_array().unwrap().len(), 8);
     let o = &v["outliers"][0];
     assert!(o["files"][0].as_str().unwrap().ends_with("node06.xml"));
-    assert_eq!(o["ring"]["source"], "proxy");
-    assert_eq!(o["ring_ratio"], 0.5);
+    // The search's ring graph: one channel fewer (7 x 48 against 8 x 48 GB/s).
+    assert_eq!(o["ring"]["source"], "search");
+    assert_eq!(o["ring_ratio"], 0.875);
 }
 
 #[test]
