@@ -567,13 +567,13 @@ impl CudaBackend {
                 }
             }
         }
-        for r in 0..n {
-            b.set_current(b.ranks[r].device)?;
+        for (rank, args) in b.ranks.iter().zip(&chan_args) {
+            b.set_current(rank.device)?;
             // SAFETY: the device array holds `nch` ChannelArgs.
-            unsafe { cu::memcpy_htod_sync(b.ranks[r].channels, &chan_args[r]) }.map_err(drv("cuMemcpyHtoD"))?;
+            unsafe { cu::memcpy_htod_sync(rank.channels, args) }.map_err(drv("cuMemcpyHtoD"))?;
         }
         if !conns.is_empty() {
-            b.proxy = Some(ProxyThread::spawn(conns, b.abort.clone())?);
+            b.proxy = Some(ProxyThread::spawn(conns, b.abort.clone(), None)?);
         }
         Ok(b)
     }

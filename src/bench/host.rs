@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::dtype::{DataType, Elem, OP_AVG, RedOp, Scalars, combine, finish, own, with_elem, with_op};
 use super::plan::{Plan, Transport};
-use super::proxy::{Backoff, CtrlPtr, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, SlotMover, StagedCopy};
+use super::proxy::{Backoff, CtrlPtr, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, SlotMover, StagedCopy, Waiter};
 use super::schedule::RingSchedule;
 use super::{Backend, DeviceInfo};
 use crate::error::Error;
@@ -60,16 +60,26 @@ impl Drop for AlignedBuf {
     }
 }
 
-/// A FIFO in host memory.
+/// A FIFO in host memory, with the threads that wait on its two counters.
 struct HostFifo {
     ctrl: Box<FifoCtrl>,
     data: AlignedBuf,
     slot_bytes: usize,
+    /// Waits for `tail` (the receiver, or the proxy for a staging FIFO).
+    tail_waiter: Arc<Waiter>,
+    /// Waits for `head` (the sender, or the proxy for a proxy-fed FIFO).
+    head_waiter: Arc<Waiter>,
 }
 
 impl HostFifo {
-    fn new(slot_bytes: usize) -> Result<HostFifo, Error> {
-        Ok(HostFifo { ctrl: Box::default(), data: AlignedBuf::zeroed(slot_bytes * FIFO_SLOTS)?, slot_bytes })
+    fn new(slot_bytes: usize, tail_waiter: Arc<Waiter>, head_waiter: Arc<Waiter>) -> Result<HostFifo, Error> {
+        Ok(HostFifo {
+            ctrl: Box::default(),
+            data: AlignedBuf::zeroed(slot_bytes * FIFO_SLOTS)?,
+            slot_bytes,
+            tail_waiter,
+            head_waiter,
+        })
     }
     fn slot(&self, step: u64) -> *mut u8 {
         // SAFETY: the offset stays inside the FIFO's data.
@@ -82,6 +92,9 @@ struct HostCopy {
     src: *const u8,
     dst: *mut u8,
     slot_bytes: usize,
+    /// The receiver (waits for the destination's tail) and the sender (waits for the
+    /// staging FIFO's head).
+    wake: [Arc<Waiter>; 2],
 }
 // SAFETY: both FIFOs outlive the proxy thread (it is joined before they are freed).
 unsafe impl Send for HostCopy {}
@@ -95,6 +108,10 @@ impl SlotMover for HostCopy {
         // exclusive use of them until it publishes the new tail and head.
         unsafe { std::ptr::copy_nonoverlapping(self.src.add(slot * self.slot_bytes), self.dst.add(slot * self.slot_bytes), bytes) };
         Ok(())
+    }
+
+    fn published(&mut self) {
+        self.wake.iter().for_each(|w| w.wake());
     }
 }
 
@@ -242,6 +259,8 @@ struct Shared {
     /// `[c * n + r]`: ring position and next rank.
     pos: Vec<usize>,
     next: Vec<usize>,
+    /// `[c * n + r]`: the thread of rank `r` in channel `c`.
+    waiters: Vec<Arc<Waiter>>,
     ctl: Mutex<Control>,
     start: Condvar,
     done: Condvar,
@@ -270,14 +289,23 @@ impl HostBackend {
         let mut staging = Vec::with_capacity(nch * n);
         let mut pos = vec![0; nch * n];
         let mut next = vec![0; nch * n];
+        let waiters: Vec<Arc<Waiter>> = (0..nch * n).map(|_| Arc::new(Waiter::default())).collect();
+        let proxy_waiter = Arc::new(Waiter::default());
         for (c, ch) in plan.channels.iter().enumerate() {
             for r in 0..n {
-                recv_fifos.push(HostFifo::new(slot_bytes)?);
                 let p = ch.position(r).ok_or_else(|| Error::Usage(format!("rank {r} missing from channel {c}")))?;
                 pos[c * n + r] = p;
                 next[c * n + r] = ch.order[(p + 1) % n];
+                let prev = ch.order[(p + n - 1) % n];
+                let fed_by_proxy = n > 1 && plan.transport(prev, r) == Transport::HostStaged;
+                let head_waiter = if fed_by_proxy { proxy_waiter.clone() } else { waiters[c * n + prev].clone() };
+                recv_fifos.push(HostFifo::new(slot_bytes, waiters[c * n + r].clone(), head_waiter)?);
                 let staged = n > 1 && plan.transport(r, next[c * n + r]) == Transport::HostStaged;
-                staging.push(if staged { Some(HostFifo::new(slot_bytes)?) } else { None });
+                staging.push(if staged {
+                    Some(HostFifo::new(slot_bytes, proxy_waiter.clone(), waiters[c * n + r].clone())?)
+                } else {
+                    None
+                });
             }
         }
         let abort = Arc::new(AtomicBool::new(false));
@@ -289,6 +317,7 @@ impl HostBackend {
             staging,
             pos,
             next,
+            waiters,
             ctl: Mutex::new(Control::default()),
             start: Condvar::new(),
             done: Condvar::new(),
@@ -301,14 +330,15 @@ impl HostBackend {
             if let Some(st) = &shared.staging[i] {
                 let c = i / n;
                 let dst = &shared.recv_fifos[c * n + shared.next[i]];
-                let mover = HostCopy { src: st.data.as_ptr(), dst: dst.data.as_ptr(), slot_bytes };
+                let wake = [dst.tail_waiter.clone(), st.head_waiter.clone()];
+                let mover = HostCopy { src: st.data.as_ptr(), dst: dst.data.as_ptr(), slot_bytes, wake };
                 // SAFETY: `shared` (holding both FIFOs) outlives the proxy: `Drop` joins
                 // the proxy thread first.
                 conns.push(Box::new(unsafe { StagedCopy::new(CtrlPtr(&*st.ctrl), CtrlPtr(&*dst.ctrl), mover) }));
             }
         }
         let staged_edges = conns.len();
-        let proxy = if conns.is_empty() { None } else { Some(ProxyThread::spawn(conns, abort)?) };
+        let proxy = if conns.is_empty() { None } else { Some(ProxyThread::spawn(conns, abort, Some(proxy_waiter))?) };
 
         let mut workers = Vec::with_capacity(nch * n);
         for c in 0..nch {
@@ -405,6 +435,7 @@ impl Drop for HostBackend {
         }
         self.shared.abort.store(true, Ordering::Relaxed);
         for h in self.workers.drain(..) {
+            h.thread().unpark();
             let _ = h.join();
         }
         if let Some(mut p) = self.proxy.take() {
@@ -489,6 +520,7 @@ struct Steps {
 }
 
 fn worker(sh: Arc<Shared>, rank: usize, channel: usize) {
+    sh.waiters[channel * sh.nranks + rank].register_current();
     let mut seen = 0u64;
     let mut steps = Steps { send: 0, recv: 0 };
     loop {
@@ -523,15 +555,16 @@ fn worker(sh: Arc<Shared>, rank: usize, channel: usize) {
     }
 }
 
-/// Wait until `ready()`; fails when the run is aborted or stalls.
+/// Wait until `ready()`, sleeping on `waiter` if it takes long; fails when the run is
+/// aborted or stalls.
 #[inline]
-fn wait(sh: &Shared, ready: impl Fn() -> bool, what: impl Fn() -> String) -> Result<(), Error> {
+fn wait(sh: &Shared, waiter: &Waiter, ready: impl Fn() -> bool, what: impl Fn() -> String) -> Result<(), Error> {
     let mut b = Backoff::new();
     while !ready() {
         if sh.abort.load(Ordering::Relaxed) {
             return Err(Error::Unavailable(format!("host backend aborted while {}", what())));
         }
-        if let Err(t) = b.snooze() {
+        if let Err(t) = b.snooze(Some(waiter), &ready) {
             return Err(Error::Unavailable(format!("host backend stalled for {:.0?} while {}", t, what())));
         }
     }
@@ -565,14 +598,14 @@ fn collective(sh: &Shared, rank: usize, c: usize, job: &Job, st: &mut Steps) -> 
             };
             if step.recv {
                 let want = st.recv;
-                wait(sh, || recv_fifo.ctrl.tail.load(Ordering::Acquire) > want, || {
+                wait(sh, &recv_fifo.tail_waiter, || recv_fifo.ctrl.tail.load(Ordering::SeqCst) > want, || {
                     format!("rank {rank} channel {c} waited for slot {want} from its previous rank")
                 })?;
                 p.recv = recv_fifo.slot(want);
             }
             if step.send {
                 let want = st.send;
-                wait(sh, || send_fifo.ctrl.head.load(Ordering::Acquire) + FIFO_SLOTS as u64 > want, || {
+                wait(sh, &send_fifo.head_waiter, || send_fifo.ctrl.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64 > want, || {
                     format!("rank {rank} channel {c} waited for a free slot {want} at its next rank")
                 })?;
                 p.send = send_fifo.slot(want);
@@ -600,11 +633,13 @@ fn collective(sh: &Shared, rank: usize, c: usize, job: &Job, st: &mut Steps) -> 
                 let slot = (st.send % FIFO_SLOTS as u64) as usize;
                 send_fifo.ctrl.sizes[slot].store((len * es) as u64, Ordering::Relaxed);
                 st.send += 1;
-                send_fifo.ctrl.tail.store(st.send, Ordering::Release);
+                send_fifo.ctrl.tail.store(st.send, Ordering::SeqCst);
+                send_fifo.tail_waiter.wake();
             }
             if step.recv {
                 st.recv += 1;
-                recv_fifo.ctrl.head.store(st.recv, Ordering::Release);
+                recv_fifo.ctrl.head.store(st.recv, Ordering::SeqCst);
+                recv_fifo.head_waiter.wake();
             }
         }
     }

@@ -15,9 +15,9 @@
 //! transport for instance, fits in as another [`ProxyConn`].
 
 use std::sync::Arc;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::thread::JoinHandle;
+use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
@@ -43,6 +43,8 @@ pub const FIFO_CTRL_BYTES: usize = std::mem::size_of::<FifoCtrl>();
 /// Moves the bytes of one slot from a staging FIFO to the receiver's FIFO.
 pub trait SlotMover: Send {
     fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error>;
+    /// Called after the proxy published new counters (to wake sleeping threads).
+    fn published(&mut self) {}
 }
 
 /// Something the proxy thread advances.
@@ -89,58 +91,102 @@ impl<M: SlotMover> ProxyConn for StagedCopy<M> {
         // SAFETY: guaranteed by the constructor's contract.
         let (src, dst) = unsafe { (self.src.get(), self.dst.get()) };
         let mut any = false;
-        while self.moved < src.tail.load(Ordering::Acquire)
-            && self.moved < dst.head.load(Ordering::Acquire) + FIFO_SLOTS as u64
+        while self.moved < src.tail.load(Ordering::SeqCst)
+            && self.moved < dst.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64
         {
             let slot = (self.moved % FIFO_SLOTS as u64) as usize;
             let bytes = src.sizes[slot].load(Ordering::Relaxed);
             self.mover.move_slot(slot, bytes as usize)?;
             dst.sizes[slot].store(bytes, Ordering::Relaxed);
             self.moved += 1;
-            dst.tail.store(self.moved, Ordering::Release);
-            src.head.store(self.moved, Ordering::Release);
+            dst.tail.store(self.moved, Ordering::SeqCst);
+            src.head.store(self.moved, Ordering::SeqCst);
             any = true;
+        }
+        if any {
+            self.mover.published();
         }
         Ok(any)
     }
 }
 
-/// Spin, then yield, while waiting; gives up after `limit` without progress.
-pub struct Backoff {
-    spins: u32,
-    since: Option<Instant>,
+/// A thread that may sleep while it waits for a counter, with the flag its publishers
+/// check: a publisher stores the counter, then calls [`Waiter::wake`]; a waiter sets
+/// `sleeping`, checks the counter once more, then parks. Both sides use sequentially
+/// consistent operations, so one of them always sees the other.
+#[derive(Default)]
+pub struct Waiter {
+    sleeping: AtomicBool,
+    thread: OnceLock<Thread>,
+}
+
+impl Waiter {
+    /// Make the calling thread the one this waiter wakes.
+    pub fn register_current(&self) {
+        let _ = self.thread.set(std::thread::current());
+    }
+
+    /// Wake the thread if it sleeps (call after publishing a counter).
+    #[inline]
+    pub fn wake(&self) {
+        if self.sleeping.load(Ordering::SeqCst)
+            && let Some(t) = self.thread.get()
+        {
+            t.unpark();
+        }
+    }
+
+    /// Sleep until woken (or a short timeout), unless `ready` holds after announcing it.
+    pub fn sleep(&self, ready: &dyn Fn() -> bool) {
+        self.sleeping.store(true, Ordering::SeqCst);
+        if !ready() {
+            std::thread::park_timeout(SLEEP_SLICE);
+        }
+        self.sleeping.store(false, Ordering::SeqCst);
+    }
 }
 
 /// How long a wait may last before the run is declared stuck.
 pub const STALL_LIMIT: Duration = Duration::from_secs(60);
+/// Spin this long, then yield until [`YIELD_PHASE`], then sleep.
+const SPIN_PHASE: Duration = Duration::from_micros(10);
+const YIELD_PHASE: Duration = Duration::from_micros(50);
+/// Longest sleep without a wake-up (a safety net; wakes are explicit).
+const SLEEP_SLICE: Duration = Duration::from_micros(500);
+
+/// Waiting strategy: spin briefly (the common case when every thread has a core),
+/// then yield, then sleep on a [`Waiter`] so that oversubscribed threads leave the
+/// cores to the ones that can progress.
+pub struct Backoff {
+    spins: u32,
+    since: Option<Instant>,
+}
 
 impl Backoff {
     pub fn new() -> Backoff {
         Backoff { spins: 0, since: None }
     }
 
-    /// One round of waiting. `Err(elapsed)` once the wait has lasted [`STALL_LIMIT`].
+    /// One round of waiting for `ready`. `Err(elapsed)` once the wait has lasted
+    /// [`STALL_LIMIT`].
     #[inline]
-    pub fn snooze(&mut self) -> Result<(), Duration> {
+    pub fn snooze(&mut self, waiter: Option<&Waiter>, ready: &dyn Fn() -> bool) -> Result<(), Duration> {
         self.spins = self.spins.wrapping_add(1);
-        if self.spins < 128 {
+        if self.spins < 64 {
             std::hint::spin_loop();
             return Ok(());
         }
-        std::thread::yield_now();
-        if self.spins % 256 == 0 {
-            let t0 = *self.since.get_or_insert_with(Instant::now);
-            let e = t0.elapsed();
-            if e > STALL_LIMIT {
-                return Err(e);
-            }
+        let t0 = *self.since.get_or_insert_with(Instant::now);
+        let e = t0.elapsed();
+        if e > STALL_LIMIT {
+            return Err(e);
+        }
+        match waiter {
+            _ if e < SPIN_PHASE => std::hint::spin_loop(),
+            Some(w) if e >= YIELD_PHASE => w.sleep(ready),
+            _ => std::thread::yield_now(),
         }
         Ok(())
-    }
-
-    pub fn reset(&mut self) {
-        self.spins = 0;
-        self.since = None;
     }
 }
 
@@ -150,50 +196,74 @@ impl Default for Backoff {
     }
 }
 
-/// The proxy thread: advances its connections until stopped. An error (or a stall)
-/// sets `abort` so that the ranks stop waiting too.
+/// The proxy thread: advances its connections until stopped. An error sets `abort`
+/// so that the ranks stop waiting too. With a `waiter`, it sleeps when idle and its
+/// publishers wake it.
 pub struct ProxyThread {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
     error: Arc<Mutex<Option<Error>>>,
+    waiter: Option<Arc<Waiter>>,
 }
 
 impl ProxyThread {
-    pub fn spawn(mut conns: Vec<Box<dyn ProxyConn>>, abort: Arc<AtomicBool>) -> Result<ProxyThread, Error> {
+    pub fn spawn(
+        mut conns: Vec<Box<dyn ProxyConn>>,
+        abort: Arc<AtomicBool>,
+        waiter: Option<Arc<Waiter>>,
+    ) -> Result<ProxyThread, Error> {
         let stop = Arc::new(AtomicBool::new(false));
         let error = Arc::new(Mutex::new(None));
-        let (stop2, error2) = (stop.clone(), error.clone());
+        let (stop2, error2, waiter2) = (stop.clone(), error.clone(), waiter.clone());
         let handle = std::thread::Builder::new()
             .name("topo-proxy".into())
             .spawn(move || {
-                let mut idle = 0u32;
-                while !stop2.load(Ordering::Relaxed) && !abort.load(Ordering::Relaxed) {
+                if let Some(w) = &waiter2 {
+                    w.register_current();
+                }
+                let mut idle: Option<Instant> = None;
+                let round = |conns: &mut Vec<Box<dyn ProxyConn>>| -> Result<bool, Error> {
                     let mut any = false;
                     for c in conns.iter_mut() {
-                        match c.progress() {
-                            Ok(p) => any |= p,
-                            Err(e) => {
-                                *error2.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                                abort.store(true, Ordering::Relaxed);
-                                return;
+                        any |= c.progress()?;
+                    }
+                    Ok(any)
+                };
+                while !stop2.load(Ordering::Relaxed) && !abort.load(Ordering::Relaxed) {
+                    let moved = match round(&mut conns) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            *error2.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                            abort.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    };
+                    if moved {
+                        idle = None;
+                        continue;
+                    }
+                    // The proxy never gives up on its own: the ranks time out.
+                    let e = idle.get_or_insert_with(Instant::now).elapsed();
+                    match &waiter2 {
+                        _ if e < SPIN_PHASE => std::hint::spin_loop(),
+                        Some(w) if e >= YIELD_PHASE => {
+                            // Announce the sleep, then look once more before parking.
+                            w.sleeping.store(true, Ordering::SeqCst);
+                            let again = round(&mut conns).unwrap_or(true);
+                            if !again && !stop2.load(Ordering::Relaxed) {
+                                std::thread::park_timeout(SLEEP_SLICE);
+                            }
+                            w.sleeping.store(false, Ordering::SeqCst);
+                            if again {
+                                idle = None;
                             }
                         }
-                    }
-                    if any {
-                        idle = 0;
-                    } else {
-                        // The proxy never gives up on its own: the ranks time out.
-                        idle = idle.saturating_add(1);
-                        if idle < 64 {
-                            std::hint::spin_loop();
-                        } else {
-                            std::thread::yield_now();
-                        }
+                        _ => std::thread::yield_now(),
                     }
                 }
             })
             .map_err(|e| Error::Unavailable(format!("cannot start the proxy thread: {e}")))?;
-        Ok(ProxyThread { stop, handle: Some(handle), error })
+        Ok(ProxyThread { stop, handle: Some(handle), error, waiter })
     }
 
     /// The error the proxy stopped on, if any.
@@ -205,6 +275,11 @@ impl ProxyThread {
     pub fn shutdown(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(h) = self.handle.take() {
+            if let Some(w) = &self.waiter {
+                w.sleeping.store(true, Ordering::SeqCst);
+                w.wake();
+            }
+            h.thread().unpark();
             let _ = h.join();
         }
     }

@@ -99,7 +99,7 @@ pub fn c_g(v: f64) -> String {
     const P: i32 = 6;
     let s = format!("{v:.5e}");
     let x: i32 = s.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
-    if x < -4 || x >= P {
+    if !(-4..P).contains(&x) {
         let e = c_exp(v, (P - 1) as usize);
         let (mant, exp) = e.split_once('e').unwrap_or((&e, ""));
         format!("{}e{exp}", strip_zeros(mant))
