@@ -661,7 +661,12 @@ impl CudaBackend {
             if aborted && t0.elapsed() > STALL_LIMIT * 2 {
                 break;
             }
-            std::thread::sleep(Duration::from_micros(5));
+            // Poll like nccl-tests does (query and yield); nap only on long runs.
+            if t0.elapsed() < Duration::from_millis(2) {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(20));
+            }
         }
         if aborted || self.abort.load(Ordering::Relaxed) {
             self.broken = true;

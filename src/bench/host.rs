@@ -135,10 +135,8 @@ struct Kernels {
     send_own: StepFn,
     /// send = recv (op) own(input)
     reduce_send: StepFn,
-    /// out = send = finish(recv (op) own(input)), input distinct from out
-    finish_oop: StepFn,
-    /// out = send = finish(recv (op) own(out)), in place
-    finish_ip: StepFn,
+    /// send = finish(recv (op) own(input)); `input` may be the output (in place)
+    finish_send: StepFn,
     /// out = finish(own(input)) (one rank)
     single_oop: StepFn,
     /// out = finish(own(out)) (one rank, in place)
@@ -172,22 +170,10 @@ unsafe fn k_reduce_send<T: Elem, const OP: u8>(p: &StepPtrs, len: usize, k: &Sca
     }
 }
 
-unsafe fn k_finish_oop<T: Elem, const OP: u8>(p: &StepPtrs, len: usize, k: &Scalars) {
-    let (out, send, a, b) =
-        unsafe { (sl_mut::<T>(p.out, len), sl_mut::<T>(p.send, len), sl::<T>(p.recv, len), sl::<T>(p.input, len)) };
-    for (((o, s), a), b) in out.iter_mut().zip(send.iter_mut()).zip(a).zip(b) {
-        let v = finish::<T, OP>(combine::<T, OP>(*a, own::<T, OP>(*b, k)), k);
-        *o = v;
-        *s = v;
-    }
-}
-
-unsafe fn k_finish_ip<T: Elem, const OP: u8>(p: &StepPtrs, len: usize, k: &Scalars) {
-    let (out, send, a) = unsafe { (sl_mut::<T>(p.out, len), sl_mut::<T>(p.send, len), sl::<T>(p.recv, len)) };
-    for ((o, s), a) in out.iter_mut().zip(send.iter_mut()).zip(a) {
-        let v = finish::<T, OP>(combine::<T, OP>(*a, own::<T, OP>(*o, k)), k);
-        *o = v;
-        *s = v;
+unsafe fn k_finish_send<T: Elem, const OP: u8>(p: &StepPtrs, len: usize, k: &Scalars) {
+    let (send, a, b) = unsafe { (sl_mut::<T>(p.send, len), sl::<T>(p.recv, len), sl::<T>(p.input, len)) };
+    for ((s, a), b) in send.iter_mut().zip(a).zip(b) {
+        *s = finish::<T, OP>(combine::<T, OP>(*a, own::<T, OP>(*b, k)), k);
     }
 }
 
@@ -209,8 +195,7 @@ fn kernels_for<T: Elem, const OP: u8>() -> Kernels {
     Kernels {
         send_own: k_send_own::<T, OP>,
         reduce_send: k_reduce_send::<T, OP>,
-        finish_oop: k_finish_oop::<T, OP>,
-        finish_ip: k_finish_ip::<T, OP>,
+        finish_send: k_finish_send::<T, OP>,
         single_oop: k_single_oop::<T, OP>,
         single_ip: k_single_ip::<T, OP>,
         esize: std::mem::size_of::<T>(),
@@ -587,6 +572,9 @@ fn collective(sh: &Shared, rank: usize, c: usize, job: &Job, st: &mut Steps) -> 
     let input = job.inputs[rank].0 as *const u8;
     let output = job.outputs[rank].0;
     let in_place = std::ptr::eq(input, output);
+    // Large outputs bypass the caches (like memcpy does), small ones stay in them.
+    let out_copy: unsafe fn(*mut u8, *const u8, usize) =
+        if job.count * es >= STREAM_MIN_BYTES { stream_copy } else { plain_copy };
     for l in 0..sched.nloops() {
         let lp = sched.loop_at(l);
         for s in 0..sched.nsteps() {
@@ -612,20 +600,23 @@ fn collective(sh: &Shared, rank: usize, c: usize, job: &Job, st: &mut Steps) -> 
             }
             // SAFETY: the pointers cover `len` elements each: user chunks inside the
             // buffers, FIFO slots of `slot_bytes >= chunk bytes`; the counters give
-            // this thread exclusive use of both slots.
+            // this thread exclusive use of both slots. Results are computed into the
+            // send slot (in cache) and then streamed to the output.
             unsafe {
                 match (step.recv, step.reduce, step.finish, step.send) {
                     (false, _, _, true) => (kern.send_own)(&p, len, k),
                     (false, _, _, false) if in_place => (kern.single_ip)(&p, len, k),
                     (false, _, _, false) => (kern.single_oop)(&p, len, k),
                     (true, true, false, _) => (kern.reduce_send)(&p, len, k),
-                    (true, _, true, _) if in_place => (kern.finish_ip)(&p, len, k),
-                    (true, _, true, _) => (kern.finish_oop)(&p, len, k),
+                    (true, _, true, _) => {
+                        (kern.finish_send)(&p, len, k);
+                        out_copy(p.out, p.send, len * es);
+                    }
                     (true, false, false, send) => {
-                        std::ptr::copy_nonoverlapping(p.recv, p.out, len * es);
                         if send {
                             std::ptr::copy_nonoverlapping(p.recv, p.send, len * es);
                         }
+                        out_copy(p.out, p.recv, len * es);
                     }
                 }
             }
@@ -643,7 +634,57 @@ fn collective(sh: &Shared, rank: usize, c: usize, job: &Job, st: &mut Steps) -> 
             }
         }
     }
+    store_fence();
     Ok(())
+}
+
+/// Messages from this size on are written to the output with non-temporal stores.
+const STREAM_MIN_BYTES: usize = 4 << 20;
+
+unsafe fn plain_copy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: the caller's.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, n) }
+}
+
+/// Copy with non-temporal stores: the output is not read again by this thread, so
+/// writing around the caches saves the read-for-ownership traffic.
+#[cfg(target_arch = "x86_64")]
+unsafe fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+    // SAFETY: `dst` and `src` are valid for `n` bytes (the caller's); stores go to
+    // 16-byte aligned addresses only.
+    unsafe {
+        let head = dst.align_offset(16).min(n);
+        std::ptr::copy_nonoverlapping(src, dst, head);
+        let mut i = head;
+        while i + 64 <= n {
+            for j in (0..64).step_by(16) {
+                let v = _mm_loadu_si128(src.add(i + j) as *const __m128i);
+                _mm_stream_si128(dst.add(i + j) as *mut __m128i, v);
+            }
+            i += 64;
+        }
+        while i + 16 <= n {
+            _mm_stream_si128(dst.add(i) as *mut __m128i, _mm_loadu_si128(src.add(i) as *const __m128i));
+            i += 16;
+        }
+        std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), n - i);
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn stream_copy(dst: *mut u8, src: *const u8, n: usize) {
+    // SAFETY: the caller's.
+    unsafe { plain_copy(dst, src, n) }
+}
+
+/// Order the non-temporal stores before anything published after them.
+fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// Check the host backend against [`dtype::fill_expected`] for one configuration;
@@ -703,6 +744,30 @@ mod tests {
             // Repeated collectives keep the counters in step.
             b.run(DataType::Float, RedOp::Sum, 4000, false, 5).unwrap();
             assert_eq!(check_once(&mut b, DataType::Uint8, RedOp::Max, 4321, false, 9).unwrap(), 0);
+        }
+    }
+
+    #[test]
+    fn stream_copy_matches_memcpy() {
+        let src: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        for off in 0..17 {
+            for n in [0, 1, 15, 16, 17, 63, 64, 65, 200, 983 - off] {
+                let mut dst = vec![0u8; 1000];
+                unsafe { stream_copy(dst.as_mut_ptr().add(off), src.as_ptr().add(3), n) };
+                store_fence();
+                assert_eq!(&dst[off..off + n], &src[3..3 + n], "offset {off} length {n}");
+                assert!(dst[..off].iter().chain(&dst[off + n..]).all(|&b| b == 0));
+            }
+        }
+    }
+
+    #[test]
+    fn large_messages_stream_their_output() {
+        let mut b = HostBackend::new(&Plan::simple_ring(3, 2), DEFAULT_SLOT_BYTES).unwrap();
+        let count = STREAM_MIN_BYTES / 4 + 5;
+        b.prepare(count * 4).unwrap();
+        for in_place in [false, true] {
+            assert_eq!(check_once(&mut b, DataType::Float, RedOp::Sum, count, in_place, 11).unwrap(), 0);
         }
     }
 

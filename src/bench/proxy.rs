@@ -153,6 +153,9 @@ const SPIN_PHASE: Duration = Duration::from_micros(10);
 const YIELD_PHASE: Duration = Duration::from_micros(50);
 /// Longest sleep without a wake-up (a safety net; wakes are explicit).
 const SLEEP_SLICE: Duration = Duration::from_micros(500);
+/// A proxy without a waiter naps this long once idle for `IDLE_NAP_AFTER`.
+const IDLE_NAP_AFTER: Duration = Duration::from_millis(1);
+const IDLE_NAP: Duration = Duration::from_micros(20);
 
 /// Waiting strategy: spin briefly (the common case when every thread has a core),
 /// then yield, then sleep on a [`Waiter`] so that oversubscribed threads leave the
@@ -258,6 +261,9 @@ impl ProxyThread {
                                 idle = None;
                             }
                         }
+                        // No waiter (publishers on a GPU cannot wake it): nap when
+                        // idle for long, e.g. between runs.
+                        None if e >= IDLE_NAP_AFTER => std::thread::sleep(IDLE_NAP),
                         _ => std::thread::yield_now(),
                     }
                 }
