@@ -329,83 +329,51 @@ int_elem!(u32, u32);
 int_elem!(i64, u64);
 int_elem!(u64, u64);
 
-impl Elem for f32 {
-    const FLOAT: bool = true;
-    const MANT_BITS: u32 = 24;
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        self * o
-    }
-    #[inline(always)]
-    fn minimum(self, o: Self) -> Self {
-        if o < self { o } else { self }
-    }
-    #[inline(always)]
-    fn maximum(self, o: Self) -> Self {
-        if o > self { o } else { self }
-    }
-    #[inline(always)]
-    fn premul(self, k: &Scalars) -> Self {
-        self * k.inv_f32
-    }
-    #[inline(always)]
-    fn postdiv(self, _k: &Scalars) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn bits(self) -> u64 {
-        self.to_bits() as u64
-    }
-    fn from_raw(r: u64) -> Self {
-        r as f32
-    }
-    fn from_f64(v: f64) -> Self {
-        v as f32
-    }
+macro_rules! native_float_elem {
+    ($t:ty, $bits:expr, $inv:ident) => {
+        impl Elem for $t {
+            const FLOAT: bool = true;
+            const MANT_BITS: u32 = $bits;
+            #[inline(always)]
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline(always)]
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            #[inline(always)]
+            fn minimum(self, o: Self) -> Self {
+                if o < self { o } else { self }
+            }
+            #[inline(always)]
+            fn maximum(self, o: Self) -> Self {
+                if o > self { o } else { self }
+            }
+            #[inline(always)]
+            fn premul(self, k: &Scalars) -> Self {
+                self * k.$inv
+            }
+            #[inline(always)]
+            fn postdiv(self, _k: &Scalars) -> Self {
+                self
+            }
+            #[inline(always)]
+            fn bits(self) -> u64 {
+                self.to_bits() as u64
+            }
+            fn from_raw(r: u64) -> Self {
+                r as $t
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+    };
 }
 
-impl Elem for f64 {
-    const FLOAT: bool = true;
-    const MANT_BITS: u32 = 53;
-    #[inline(always)]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline(always)]
-    fn mul(self, o: Self) -> Self {
-        self * o
-    }
-    #[inline(always)]
-    fn minimum(self, o: Self) -> Self {
-        if o < self { o } else { self }
-    }
-    #[inline(always)]
-    fn maximum(self, o: Self) -> Self {
-        if o > self { o } else { self }
-    }
-    #[inline(always)]
-    fn premul(self, k: &Scalars) -> Self {
-        self * k.inv_f64
-    }
-    #[inline(always)]
-    fn postdiv(self, _k: &Scalars) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn bits(self) -> u64 {
-        self.to_bits()
-    }
-    fn from_raw(r: u64) -> Self {
-        r as f64
-    }
-    fn from_f64(v: f64) -> Self {
-        v
-    }
-}
+native_float_elem!(f32, 24, inv_f32);
+native_float_elem!(f64, 53, inv_f64);
 
 macro_rules! narrow_float_elem {
     ($t:ident, $bits:expr) => {

@@ -126,15 +126,8 @@ impl Plan {
             return bad(format!("{} transports for {} ranks", self.transports.len(), self.nranks));
         }
         for (c, ch) in self.channels.iter().enumerate() {
-            let mut seen = vec![false; self.nranks];
-            if ch.order.len() != self.nranks {
-                return bad(format!("channel {c} has {} ranks, expected {}", ch.order.len(), self.nranks));
-            }
-            for &r in &ch.order {
-                if r >= self.nranks || seen[r] {
-                    return bad(format!("channel {c} ring {:?} is not a permutation of 0..{}", ch.order, self.nranks));
-                }
-                seen[r] = true;
+            if let Err(m) = check_ring(&ch.order, self.nranks) {
+                return bad(format!("channel {c}: {m}"));
             }
         }
         Ok(())
@@ -237,19 +230,7 @@ impl Plan {
         }
         let n = nranks.unwrap_or(channels[0].1.len());
         for (line, order) in &channels {
-            let mut seen = vec![false; n];
-            if order.len() != n {
-                return Err(err(*line, format!("channel has {} GPUs, expected {n} ranks", order.len())));
-            }
-            for &r in order {
-                if r >= n {
-                    return Err(err(*line, format!("rank {r} out of range for {n} ranks")));
-                }
-                if seen[r] {
-                    return Err(err(*line, format!("rank {r} appears twice in the ring")));
-                }
-                seen[r] = true;
-            }
+            check_ring(order, n).map_err(|m| err(*line, m))?;
         }
         let mut plan = Plan::simple_ring(n, channels.len());
         plan.channels = channels.into_iter().map(|(_, order)| RingChannel { order }).collect();
@@ -257,6 +238,24 @@ impl Plan {
         plan.notes = notes;
         Ok(plan)
     }
+}
+
+/// A ring must hold each of the `n` ranks exactly once.
+fn check_ring(order: &[usize], n: usize) -> Result<(), String> {
+    if order.len() != n {
+        return Err(format!("channel has {} GPUs, expected {n} ranks", order.len()));
+    }
+    let mut seen = vec![false; n];
+    for &r in order {
+        if r >= n {
+            return Err(format!("rank {r} out of range for {n} ranks"));
+        }
+        if seen[r] {
+            return Err(format!("rank {r} appears twice in the ring"));
+        }
+        seen[r] = true;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -313,30 +312,18 @@ mod tests {
 
     #[test]
     fn bad_graph_files_name_the_line() {
-        let e = parse(TWO_RINGS, Some(8)).unwrap_err().to_string();
-        assert!(e.contains("g.xml:3") && e.contains("expected 8"), "{e}");
-        let e = parse("<system version=\"1\"/>", None).unwrap_err().to_string();
-        assert!(e.contains("<graphs>"), "{e}");
-        let e = parse(r#"<graphs version="1"><graph id="0" pattern="3"><channel><gpu rank="0"/></channel></graph></graphs>"#, None)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("pattern"), "{e}");
-        let e = parse(
-            "<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\">\n<channel>\n<gpu rank=\"0\"/>\n<gpu rank=\"0\"/>\n</channel></graph></graphs>",
-            None,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("g.xml:3") && e.contains("twice"), "{e}");
-        let e = parse(
-            "<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\">\n<channel>\n<net dev=\"0\"/>\n<gpu rank=\"0\"/>\n</channel></graph></graphs>",
-            None,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(e.contains("g.xml:4") && e.contains("inter-node"), "{e}");
-        let e = parse(r#"<graphs version="1"><graph id="1" pattern="4"/></graphs>"#, None).unwrap_err().to_string();
-        assert!(e.contains("id=\"0\""), "{e}");
+        let err = |text: &str, n: Option<usize>, want: &[&str]| {
+            let e = parse(text, n).unwrap_err().to_string();
+            assert!(want.iter().all(|w| e.contains(w)), "{e} lacks {want:?}");
+        };
+        err(TWO_RINGS, Some(8), &["g.xml:3", "expected 8"]);
+        err("<system version=\"1\"/>", None, &["<graphs>"]);
+        err(r#"<graphs version="1"><graph id="0" pattern="3"><channel><gpu rank="0"/></channel></graph></graphs>"#, None, &["pattern"]);
+        let ring = |body: &str| format!("<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\">\n<channel>\n{body}</channel></graph></graphs>");
+        err(&ring("<gpu rank=\"0\"/>\n<gpu rank=\"0\"/>\n"), None, &["g.xml:3", "twice"]);
+        err(&ring("<net dev=\"0\"/>\n<gpu rank=\"0\"/>\n"), None, &["g.xml:4", "inter-node"]);
+        err(&ring("<gpu rank=\"0\"/>\n<gpu rank=\"5\"/>\n"), None, &["g.xml:3", "out of range"]);
+        err(r#"<graphs version="1"><graph id="1" pattern="4"/></graphs>"#, None, &["id=\"0\""]);
     }
 
     #[test]
