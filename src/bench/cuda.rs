@@ -477,7 +477,7 @@ pub struct CudaBackend {
     abort_flag: *mut u32,
     abort: Arc<AtomicBool>,
     broken: bool,
-    pub notes: Vec<String>,
+    notes: Vec<String>,
 }
 
 impl CudaBackend {
@@ -822,6 +822,10 @@ impl Backend for CudaBackend {
         self.set_current(self.ranks[rank].device)?;
         // SAFETY: as above.
         unsafe { cu::memcpy_dtoh_sync(out, self.ranks[rank].recv) }.map_err(drv("cuMemcpyDtoH"))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error> {

@@ -140,7 +140,7 @@ pub struct AllreduceArgs {
     /// Use this transport on every ring edge instead of the plan's (P2P when there is no model).
     #[arg(long, value_enum)]
     pub transport: Option<Transport>,
-    /// Bytes per FIFO slot (one pipelined chunk); default 128K.
+    /// Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA.
     #[arg(long = "slot-bytes", value_parser = parse_size)]
     pub slot_bytes: Option<u64>,
     /// Only the in-place measurement.
@@ -254,6 +254,10 @@ pub trait Backend {
     fn get_output(&mut self, rank: usize, out: &mut [u8]) -> Result<(), Error>;
     /// Run `iters` allreduces back to back; the elapsed wall time.
     fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error>;
+    /// What the backend changed or wants said (e.g. an edge it had to host-stage).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The environment of a run: things that differ between runs and that tests fix.
@@ -365,6 +369,9 @@ pub fn run_with_plan(args: &AllreduceArgs, plan: Plan, out: &mut dyn Write) -> R
             Box::new(cuda::CudaBackend::new(&plan, slot)?)
         }
     };
+    for n in backend.notes() {
+        eprintln!("note: {n}");
+    }
     run_with_backend(args, &plan, backend.as_mut(), &ctx, out)
 }
 
@@ -521,7 +528,8 @@ pub fn run_with_backend(
     }
     let summary = Summary::from_rows(&rows, ctx.min_bw);
     report::write_footer(out, &summary)?;
-    let lines = plan_lines(plan, backend.name());
+    let mut lines = plan_lines(plan, backend.name());
+    lines.extend(backend.notes());
     report::write_topo_section(out, &rows, &lines, plan.prediction.is_some())?;
 
     if let Some(p) = json_path {

@@ -148,9 +148,12 @@ impl Waiter {
 
 /// How long a wait may last before the run is declared stuck.
 pub const STALL_LIMIT: Duration = Duration::from_secs(60);
-/// Spin this long, then yield until [`YIELD_PHASE`], then sleep.
+/// Spin this long, then yield until [`YIELD_PHASE`], then sleep (the proxy's idle
+/// loop); rank threads count rounds instead of reading the clock.
 const SPIN_PHASE: Duration = Duration::from_micros(10);
 const YIELD_PHASE: Duration = Duration::from_micros(50);
+const SPIN_ROUNDS: u32 = 512;
+const YIELD_ROUNDS: u32 = 32;
 /// Longest sleep without a wake-up (a safety net; wakes are explicit).
 const SLEEP_SLICE: Duration = Duration::from_micros(500);
 /// A proxy without a waiter naps this long once idle for `IDLE_NAP_AFTER`.
@@ -161,33 +164,33 @@ const IDLE_NAP: Duration = Duration::from_micros(20);
 /// then yield, then sleep on a [`Waiter`] so that oversubscribed threads leave the
 /// cores to the ones that can progress.
 pub struct Backoff {
-    spins: u32,
+    rounds: u32,
     since: Option<Instant>,
 }
 
 impl Backoff {
     pub fn new() -> Backoff {
-        Backoff { spins: 0, since: None }
+        Backoff { rounds: 0, since: None }
     }
 
     /// One round of waiting for `ready`. `Err(elapsed)` once the wait has lasted
     /// [`STALL_LIMIT`].
     #[inline]
     pub fn snooze(&mut self, waiter: Option<&Waiter>, ready: &dyn Fn() -> bool) -> Result<(), Duration> {
-        self.spins = self.spins.wrapping_add(1);
-        if self.spins < 64 {
+        self.rounds = self.rounds.saturating_add(1);
+        if self.rounds <= SPIN_ROUNDS {
             std::hint::spin_loop();
             return Ok(());
         }
-        let t0 = *self.since.get_or_insert_with(Instant::now);
-        let e = t0.elapsed();
-        if e > STALL_LIMIT {
-            return Err(e);
-        }
         match waiter {
-            _ if e < SPIN_PHASE => std::hint::spin_loop(),
-            Some(w) if e >= YIELD_PHASE => w.sleep(ready),
+            Some(w) if self.rounds > SPIN_ROUNDS + YIELD_ROUNDS => w.sleep(ready),
             _ => std::thread::yield_now(),
+        }
+        if self.rounds % 64 == 0 {
+            let e = self.since.get_or_insert_with(Instant::now).elapsed();
+            if e > STALL_LIMIT {
+                return Err(e);
+            }
         }
         Ok(())
     }
