@@ -349,15 +349,13 @@ __device__ void allreduce_channel(const KernelArgs& a) {
       } else {
         run_step<TT, OP, K_COPY>(out, sslot, rslot, in, len, a);
       }
-      // Every thread's stores are visible system-wide before the counters move.
-      __threadfence_system();
+      // The barrier orders every thread's stores (and its reads of the received slot)
+      // before thread 0's system-scope fence, which orders them before the counters.
       __syncthreads();
       if (threadIdx.x == 0) {
-        if (send) {
-          st_volatile_u64(&sc.ctrl->sizes[send_step % FIFO_SLOTS], len * es);
-          __threadfence_system();
-          st_volatile_u64(&sc.ctrl->tail, send_step + 1);
-        }
+        if (send) st_volatile_u64(&sc.ctrl->sizes[send_step % FIFO_SLOTS], len * es);
+        __threadfence_system();
+        if (send) st_volatile_u64(&sc.ctrl->tail, send_step + 1);
         if (recv) st_volatile_u64(&rc.ctrl->head, recv_step + 1);
       }
       if (send) send_step++;
