@@ -251,6 +251,8 @@ struct Shared {
     done: Condvar,
     abort: Arc<AtomicBool>,
     error: Mutex<Option<Error>>,
+    /// More rank threads (and proxy) than cores.
+    oversubscribed: bool,
 }
 
 /// The host backend.
@@ -294,6 +296,7 @@ impl HostBackend {
             }
         }
         let abort = Arc::new(AtomicBool::new(false));
+        let staging_any = staging.iter().any(Option::is_some);
         let shared = Arc::new(Shared {
             nranks: n,
             nchannels: nch,
@@ -308,6 +311,7 @@ impl HostBackend {
             done: Condvar::new(),
             abort: abort.clone(),
             error: Mutex::new(None),
+            oversubscribed: nch * n + usize::from(staging_any) > std::thread::available_parallelism().map_or(1, |c| c.get()),
         });
 
         let mut conns: Vec<Box<dyn ProxyConn>> = Vec::new();
@@ -544,7 +548,7 @@ fn worker(sh: Arc<Shared>, rank: usize, channel: usize) {
 /// aborted or stalls.
 #[inline]
 fn wait(sh: &Shared, waiter: &Waiter, ready: impl Fn() -> bool, what: impl Fn() -> String) -> Result<(), Error> {
-    let mut b = Backoff::new();
+    let mut b = if sh.oversubscribed { Backoff::oversubscribed() } else { Backoff::new() };
     while !ready() {
         if sh.abort.load(Ordering::Relaxed) {
             return Err(Error::Unavailable(format!("host backend aborted while {}", what())));

@@ -165,12 +165,19 @@ const IDLE_NAP: Duration = Duration::from_micros(20);
 /// cores to the ones that can progress.
 pub struct Backoff {
     rounds: u32,
+    spin: u32,
     since: Option<Instant>,
 }
 
 impl Backoff {
     pub fn new() -> Backoff {
-        Backoff { rounds: 0, since: None }
+        Backoff { rounds: 0, spin: SPIN_ROUNDS, since: None }
+    }
+
+    /// For threads that outnumber the cores: spinning only delays the thread being
+    /// waited for, so go to yielding and sleeping almost at once.
+    pub fn oversubscribed() -> Backoff {
+        Backoff { rounds: 0, spin: 8, since: None }
     }
 
     /// One round of waiting for `ready`. `Err(elapsed)` once the wait has lasted
@@ -178,12 +185,12 @@ impl Backoff {
     #[inline]
     pub fn snooze(&mut self, waiter: Option<&Waiter>, ready: &dyn Fn() -> bool) -> Result<(), Duration> {
         self.rounds = self.rounds.saturating_add(1);
-        if self.rounds <= SPIN_ROUNDS {
+        if self.rounds <= self.spin {
             std::hint::spin_loop();
             return Ok(());
         }
         match waiter {
-            Some(w) if self.rounds > SPIN_ROUNDS + YIELD_ROUNDS => w.sleep(ready),
+            Some(w) if self.rounds > self.spin + YIELD_ROUNDS => w.sleep(ready),
             _ => std::thread::yield_now(),
         }
         if self.rounds % 64 == 0 {
