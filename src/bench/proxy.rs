@@ -193,7 +193,7 @@ impl Backoff {
             Some(w) if self.rounds > self.spin + YIELD_ROUNDS => w.sleep(ready),
             _ => std::thread::yield_now(),
         }
-        if self.rounds % 64 == 0 {
+        if self.rounds.is_multiple_of(64) {
             let e = self.since.get_or_insert_with(Instant::now).elapsed();
             if e > STALL_LIMIT {
                 return Err(e);
