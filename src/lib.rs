@@ -5,8 +5,11 @@
 //! with the command layer in [`cli`]. Every input, a file, a built-in fixture or a live
 //! machine, becomes the same XML tree and flows through the same code.
 
+pub mod bench;
+pub mod check;
 pub mod cli;
 pub mod diff;
+pub mod discover;
 pub mod env;
 pub mod error;
 pub mod fixtures;
@@ -15,5 +18,3 @@ pub mod render;
 pub mod search;
 pub mod tune;
 pub mod xml;
-pub mod check;
-pub mod discover;

@@ -1,0 +1,938 @@
+//! The CUDA backend: one process drives every local GPU (or several ranks per GPU, as
+//! streams), with the ring kernels of `kernels/allreduce.cu` compiled at run time by
+//! NVRTC for each device's architecture and cached per architecture.
+//!
+//! Memory, per ring edge and channel (see [`super::proxy`] for the protocol):
+//! * P2P edge: the receiver's FIFO (data and control block) is in the receiver's
+//!   device memory; the sender writes into it through peer access.
+//! * host-staged edge: the sender writes into a staging FIFO in pinned, mapped host
+//!   memory; the proxy thread copies each filled slot into the receiver's FIFO data (in
+//!   device memory) and publishes it in the receiver's control block, which is in
+//!   pinned host memory so that the proxy can write it.
+//!
+//! cudarc panics when a CUDA library is missing, so every entry point first probes
+//! the library ([`driver_present`], [`nvrtc_present`]) and returns
+//! [`Error::Unavailable`] instead.
+
+use std::collections::HashMap;
+use std::ffi::{CString, c_void};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use cudarc::driver::{result as cu, sys};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
+
+use super::dtype::{DataType, RedOp};
+use super::plan::{Plan, Transport};
+use super::proxy::{CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy};
+use super::schedule::RingSchedule;
+use super::{Backend, DeviceInfo};
+use crate::error::Error;
+
+/// The kernel source, embedded at build time.
+pub const KERNEL_SOURCE: &str = include_str!("../../kernels/allreduce.cu");
+/// Threads per CTA (one CTA per channel).
+pub const NTHREADS: u32 = 512;
+/// Channels when there is no search result.
+pub const DEFAULT_CHANNELS: usize = 8;
+/// Default FIFO slot size on the GPU.
+pub const DEFAULT_SLOT_BYTES: usize = 128 * 1024;
+
+/// Whether the CUDA driver library can be loaded.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Whether the NVRTC library can be loaded.
+pub fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { nvrtc_sys::is_culib_present() }
+}
+
+fn no_driver() -> Error {
+    Error::Unavailable(
+        "no CUDA driver: libcuda.so cannot be loaded (no NVIDIA driver on this machine?). \
+         Use --backend host to run the same ring protocol on CPU threads."
+            .into(),
+    )
+}
+
+fn no_nvrtc() -> Error {
+    Error::Unavailable(
+        "NVRTC not found: libnvrtc.so cannot be loaded. Install it (e.g. `pip install nvidia-cuda-nvrtc-cu12`) \
+         and put its lib directory on LD_LIBRARY_PATH (see ci/compile-kernels.sh)."
+            .into(),
+    )
+}
+
+fn drv(what: &'static str) -> impl Fn(cu::DriverError) -> Error {
+    move |e| {
+        let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+        Error::Unavailable(format!("CUDA {what} failed: {name}"))
+    }
+}
+
+fn init_driver() -> Result<(), Error> {
+    if !driver_present() {
+        return Err(no_driver());
+    }
+    cu::init().map_err(drv("cuInit"))
+}
+
+/// Number of CUDA devices (probing the driver first).
+pub fn device_count() -> Result<usize, Error> {
+    init_driver()?;
+    let n = cu::device::get_count().map_err(drv("cuDeviceGetCount"))?;
+    if n <= 0 {
+        return Err(Error::Unavailable("the CUDA driver sees no GPU; use --backend host to run on CPU threads".into()));
+    }
+    Ok(n as usize)
+}
+
+/// Kernel name for an (operator, type).
+pub fn kernel_name(op: RedOp, dtype: DataType) -> String {
+    format!("allreduce_{}_{}", op.name(), dtype.name())
+}
+
+/// Every kernel in `kernels/allreduce.cu`.
+pub fn kernel_names() -> Vec<String> {
+    RedOp::ALL.iter().flat_map(|&o| DataType::ALL.iter().map(move |&t| kernel_name(o, t))).collect()
+}
+
+// ---------------------------------------------------------------------------------
+// NVRTC
+
+/// `sm_90`, `90` or `9.0` -> `sm_90` (also `sm_90a`).
+pub fn normalize_arch(s: &str) -> Result<String, Error> {
+    let t = s.trim().to_ascii_lowercase();
+    let digits = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(&t).replace('.', "");
+    let (num, suffix) = digits.split_at(digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len()));
+    if num.len() < 2 || !matches!(suffix, "" | "a" | "f") {
+        return Err(Error::Usage(format!("--arch '{s}': expected sm_XX (e.g. sm_80, sm_90)")));
+    }
+    Ok(format!("sm_{num}{suffix}"))
+}
+
+/// Resource use of one compiled kernel, from ptxas' report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KernelStats {
+    pub name: String,
+    pub registers: u32,
+    pub stack_bytes: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+}
+
+/// A compiled module.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub arch: String,
+    pub cubin: Vec<u8>,
+    pub log: String,
+    pub nvrtc_version: (i32, i32),
+}
+
+fn nvrtc_options(arch: &str) -> Vec<String> {
+    vec![
+        format!("--gpu-architecture={arch}"),
+        "--ptxas-options=-v".into(),
+        // Keep multiply and add separate, as the host backend computes them.
+        "--fmad=false".into(),
+        "--std=c++17".into(),
+        format!("-DTOPO_NTHREADS={NTHREADS}"),
+    ]
+}
+
+fn nvrtc_version() -> (i32, i32) {
+    let (mut a, mut b) = (0, 0);
+    // SAFETY: NVRTC is loaded (checked by the caller); plain out-parameters.
+    unsafe { nvrtc_sys::nvrtcVersion(&mut a, &mut b) };
+    (a, b)
+}
+
+/// Compile `kernels/allreduce.cu` to a cubin for `arch` (e.g. `sm_90`).
+pub fn compile(arch: &str) -> Result<Compiled, Error> {
+    if !nvrtc_present() {
+        return Err(no_nvrtc());
+    }
+    let arch = normalize_arch(arch)?;
+    let src = CString::new(KERNEL_SOURCE).map_err(|_| Error::Usage("kernel source contains a NUL byte".into()))?;
+    let name = CString::new("allreduce.cu").unwrap_or_default();
+    let nv = |what: &'static str| move |e: nvrtc::NvrtcError| Error::Unavailable(format!("NVRTC {what} failed: {e}"));
+    let prog = nvrtc::create_program(&src, Some(&name)).map_err(nv("nvrtcCreateProgram"))?;
+    // SAFETY: `prog` is a live program until destroyed below.
+    let result = unsafe {
+        let compiled = nvrtc::compile_program(prog, &nvrtc_options(&arch));
+        let log = nvrtc::get_program_log(prog)
+            .map(|v| {
+                let bytes: Vec<u8> = v.iter().map(|&c| c as u8).take_while(|&c| c != 0).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            })
+            .unwrap_or_default();
+        match compiled {
+            Err(e) => Err(Error::Input {
+                file: "kernels/allreduce.cu".into(),
+                message: format!("NVRTC could not compile for {arch} ({e}):\n{log}"),
+            }),
+            Ok(()) => {
+                let mut size = 0usize;
+                let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size);
+                let mut cubin = vec![0u8; size];
+                let r2 = if r == nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
+                    nvrtc_sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut _)
+                } else {
+                    r
+                };
+                if r2 != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS || size == 0 {
+                    Err(Error::Unavailable(format!("NVRTC produced no cubin for {arch} ({r2:?})")))
+                } else {
+                    Ok(Compiled { arch: arch.clone(), cubin, log, nvrtc_version: nvrtc_version() })
+                }
+            }
+        }
+    };
+    // SAFETY: created above, destroyed once.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    result
+}
+
+/// Read ptxas' `-v` report: registers, stack and spills of each entry function.
+pub fn parse_ptxas_log(log: &str) -> Vec<KernelStats> {
+    let mut out: Vec<KernelStats> = Vec::new();
+    let mut current: Option<usize> = None;
+    let num_before = |line: &str, word: &str| -> Option<u32> {
+        let i = line.find(word)?;
+        line[..i].split_whitespace().last()?.parse().ok()
+    };
+    for line in log.lines() {
+        if let Some(i) = line.find("Compiling entry function '") {
+            let rest = &line[i + "Compiling entry function '".len()..];
+            let name = rest.split('\'').next().unwrap_or("").to_string();
+            out.push(KernelStats { name, ..Default::default() });
+            current = Some(out.len() - 1);
+        } else if let Some(c) = current {
+            if line.contains("bytes stack frame") {
+                out[c].stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
+                out[c].spill_stores = num_before(line, "bytes spill stores").unwrap_or(0);
+                out[c].spill_loads = num_before(line, "bytes spill loads").unwrap_or(0);
+            } else if line.contains("Used ") && line.contains(" registers") {
+                out[c].registers = num_before(line, "registers").unwrap_or(0);
+            }
+        }
+    }
+    out
+}
+
+/// `--compile-only`: compile for each architecture and report every kernel.
+pub fn compile_only(archs: &[String], out: &mut dyn Write) -> Result<i32, Error> {
+    let mut targets: Vec<String> = archs.iter().map(|a| normalize_arch(a)).collect::<Result<_, _>>()?;
+    let mut note = String::new();
+    if targets.is_empty() {
+        targets = local_archs().unwrap_or_default();
+        if targets.is_empty() {
+            targets = vec!["sm_80".into(), "sm_90".into()];
+            note = " (no local GPU: default targets)".into();
+        }
+    }
+    let expected = kernel_names();
+    let w = |out: &mut dyn Write, s: String| out.write_all(s.as_bytes()).map_err(|e| Error::Io { file: "<output>".into(), source: e });
+    for arch in &targets {
+        let c = compile(arch)?;
+        let stats = parse_ptxas_log(&c.log);
+        w(out, format!(
+            "# topo bench allreduce --compile-only: kernels/allreduce.cu with NVRTC {}.{} for {}{note}\n",
+            c.nvrtc_version.0, c.nvrtc_version.1, c.arch
+        ))?;
+        w(out, format!("# {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n", "kernel", "registers", "stack (B)", "spill st (B)", "spill ld (B)"))?;
+        for k in &expected {
+            match stats.iter().find(|s| &s.name == k) {
+                Some(s) => w(out, format!(
+                    "  {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n",
+                    s.name, s.registers, s.stack_bytes, s.spill_stores, s.spill_loads
+                ))?,
+                None => {
+                    return Err(Error::Input {
+                        file: "kernels/allreduce.cu".into(),
+                        message: format!("kernel {k} missing from the {arch} build (ptxas log:\n{})", c.log),
+                    });
+                }
+            }
+        }
+        let spilling = stats.iter().filter(|s| s.spill_stores > 0 || s.spill_loads > 0).count();
+        w(out, format!(
+            "# {}: {} kernels compiled, {} with spills, max {} registers, cubin {} bytes\n",
+            c.arch,
+            expected.len(),
+            spilling,
+            stats.iter().map(|s| s.registers).max().unwrap_or(0),
+            c.cubin.len()
+        ))?;
+    }
+    Ok(0)
+}
+
+fn local_archs() -> Result<Vec<String>, Error> {
+    if !driver_present() {
+        return Ok(Vec::new());
+    }
+    init_driver()?;
+    let n = cu::device::get_count().map_err(drv("cuDeviceGetCount"))?;
+    let mut v = Vec::new();
+    for i in 0..n {
+        let d = cu::device::get(i).map_err(drv("cuDeviceGet"))?;
+        let a = device_arch(d)?;
+        if !v.contains(&a) {
+            v.push(a);
+        }
+    }
+    Ok(v)
+}
+
+fn device_arch(d: sys::CUdevice) -> Result<String, Error> {
+    use sys::CUdevice_attribute as A;
+    // SAFETY: `d` comes from cuDeviceGet.
+    let (maj, min) = unsafe {
+        (
+            cu::device::get_attribute(d, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(drv("cuDeviceGetAttribute"))?,
+            cu::device::get_attribute(d, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(drv("cuDeviceGetAttribute"))?,
+        )
+    };
+    Ok(format!("sm_{maj}{min}"))
+}
+
+/// FNV-1a, for the cache key (stable across builds, unlike `DefaultHasher`).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for &b in *p {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// `$XDG_CACHE_HOME/topo`, else `$HOME/.cache/topo`.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(x).join("topo"));
+    }
+    std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("topo"))
+}
+
+/// The cubin for `arch`, from the cache or freshly compiled (then cached).
+pub fn load_or_compile(arch: &str) -> Result<Vec<u8>, Error> {
+    if !nvrtc_present() {
+        return Err(no_nvrtc());
+    }
+    let (a, b) = nvrtc_version();
+    let ver = format!("{a}.{b}");
+    let opts = nvrtc_options(arch).join(" ");
+    let key = fnv1a(&[KERNEL_SOURCE.as_bytes(), opts.as_bytes(), ver.as_bytes()]);
+    let path = cache_dir().map(|d| d.join(format!("allreduce-{arch}-{key:016x}.cubin")));
+    if let Some(p) = &path
+        && let Ok(bytes) = std::fs::read(p)
+        && !bytes.is_empty()
+    {
+        return Ok(bytes);
+    }
+    let c = compile(arch)?;
+    if let Some(p) = &path {
+        let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+        let saved = p
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::write(&tmp, &c.cubin))
+            .and_then(|_| std::fs::rename(&tmp, p));
+        if let Err(e) = saved {
+            eprintln!("warning: cannot cache the compiled kernels in {}: {e}", p.display());
+        }
+    }
+    Ok(c.cubin)
+}
+
+// ---------------------------------------------------------------------------------
+// Device-side argument layouts (mirrors of the structs in kernels/allreduce.cu)
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct ConnArgs {
+    data: u64,
+    ctrl: u64,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct ChannelArgs {
+    send: ConnArgs,
+    recv: ConnArgs,
+    send_step: u64,
+    recv_step: u64,
+    ring_pos: i32,
+    pad: i32,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct KernelArgs {
+    input: u64,
+    output: u64,
+    count: u64,
+    chunk_elems: u64,
+    slot_bytes: u64,
+    channels: u64,
+    abort_flag: u64,
+    nranks: i32,
+    nchannels: i32,
+    inv_f32: f32,
+    pad: i32,
+    inv_f64: f64,
+    nranks_u64: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<ChannelArgs>() == 56);
+const _: () = assert!(std::mem::size_of::<KernelArgs>() == 88);
+const _: () = assert!(FIFO_CTRL_BYTES == 192);
+
+// ---------------------------------------------------------------------------------
+// The backend
+
+struct Device {
+    ordinal: i32,
+    dev: sys::CUdevice,
+    ctx: sys::CUcontext,
+    module: sys::CUmodule,
+    funcs: HashMap<String, sys::CUfunction>,
+    name: String,
+    bus: String,
+}
+
+struct Rank {
+    device: usize,
+    stream: sys::CUstream,
+    send: sys::CUdeviceptr,
+    recv: sys::CUdeviceptr,
+    bytes: usize,
+    /// Device array of `ChannelArgs`, one per channel.
+    channels: sys::CUdeviceptr,
+}
+
+enum Alloc {
+    Device { ctx: sys::CUcontext, ptr: sys::CUdeviceptr },
+    Host { ptr: *mut c_void },
+}
+
+/// Proxy mover for the CUDA backend: host staging slot -> device FIFO slot.
+struct HtoD {
+    ctx: sys::CUcontext,
+    stream: sys::CUstream,
+    src: *const u8,
+    dst: sys::CUdeviceptr,
+    slot_bytes: usize,
+}
+
+// SAFETY: the context, stream and memory outlive the proxy thread (joined in Drop
+// before anything is freed); CUDA handles may be used from any thread.
+unsafe impl Send for HtoD {}
+
+impl SlotMover for HtoD {
+    fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        if bytes > self.slot_bytes {
+            return Err(Error::Unavailable(format!("proxy: slot of {bytes} bytes in a {}-byte FIFO", self.slot_bytes)));
+        }
+        let off = slot * self.slot_bytes;
+        // SAFETY: both slots are inside their FIFOs; the counters give the proxy the
+        // slots until it publishes them.
+        unsafe {
+            cu::ctx::set_current(self.ctx).map_err(drv("cuCtxSetCurrent"))?;
+            sys::cuMemcpyHtoDAsync_v2(self.dst + off as u64, self.src.add(off) as *const c_void, bytes, self.stream)
+                .result()
+                .map_err(drv("cuMemcpyHtoDAsync"))?;
+            cu::stream::synchronize(self.stream).map_err(drv("cuStreamSynchronize"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The CUDA backend.
+pub struct CudaBackend {
+    nranks: usize,
+    nchannels: usize,
+    slot_bytes: usize,
+    devices: Vec<Device>,
+    ranks: Vec<Rank>,
+    allocs: Vec<Alloc>,
+    proxy: Option<ProxyThread>,
+    proxy_streams: Vec<(sys::CUcontext, sys::CUstream)>,
+    /// Pinned host flag the kernels poll; raised to stop them after a stall.
+    abort_flag: *mut u32,
+    abort: Arc<AtomicBool>,
+    broken: bool,
+    notes: Vec<String>,
+}
+
+impl CudaBackend {
+    /// Set up every rank of `plan` on the local GPUs (rank r on GPU r mod #GPUs).
+    pub fn new(plan: &Plan, slot_bytes: usize) -> Result<CudaBackend, Error> {
+        plan.validate()?;
+        let ngpu = device_count()?;
+        if !nvrtc_present() {
+            return Err(no_nvrtc());
+        }
+        let n = plan.nranks;
+        let nch = plan.channels.len();
+        let slot_bytes = slot_bytes.max(64) / 16 * 16;
+        let mut b = CudaBackend {
+            nranks: n,
+            nchannels: nch,
+            slot_bytes,
+            devices: Vec::new(),
+            ranks: Vec::new(),
+            allocs: Vec::new(),
+            proxy: None,
+            proxy_streams: Vec::new(),
+            abort_flag: std::ptr::null_mut(),
+            abort: Arc::new(AtomicBool::new(false)),
+            broken: false,
+            notes: Vec::new(),
+        };
+        if n > ngpu {
+            b.notes.push(format!("{n} ranks on {ngpu} GPU(s): ranks share GPUs as separate streams"));
+        }
+        // Devices used, each with its context and module.
+        for ordinal in 0..ngpu.min(n) {
+            b.devices.push(open_device(ordinal as i32)?);
+        }
+        b.set_current(0)?;
+        b.abort_flag = b.host_alloc(64)? as *mut u32;
+
+        // Per rank: stream and channel argument array.
+        for r in 0..n {
+            let d = r % b.devices.len();
+            b.set_current(d)?;
+            let stream = cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("cuStreamCreate"))?;
+            let channels = b.dev_alloc(d, nch * std::mem::size_of::<ChannelArgs>())?;
+            b.ranks.push(Rank { device: d, stream, send: 0, recv: 0, bytes: 0, channels });
+        }
+
+        // FIFOs: for each channel and rank, the FIFO it receives on.
+        let mut chan_args = vec![vec![ChannelArgs::default(); nch]; n];
+        let mut conns: Vec<Box<dyn ProxyConn>> = Vec::new();
+        let fifo_bytes = FIFO_SLOTS * slot_bytes;
+        for (c, ch) in plan.channels.iter().enumerate() {
+            for (p, &r) in ch.order.iter().enumerate() {
+                let prev = ch.order[(p + n - 1) % n];
+                let (dr, dp) = (b.ranks[r].device, b.ranks[prev].device);
+                chan_args[r][c].ring_pos = p as i32;
+                let mut t = if n > 1 { plan.transport(prev, r) } else { Transport::P2p };
+                if t == Transport::P2p && dr != dp && !b.peer_access(dp, dr)? {
+                    b.notes.push(format!(
+                        "channel {c}: GPU {} cannot access GPU {} (no peer access): edge {prev}->{r} is host-staged",
+                        b.devices[dp].ordinal, b.devices[dr].ordinal
+                    ));
+                    t = Transport::HostStaged;
+                }
+                let data = b.dev_alloc(dr, fifo_bytes)?;
+                match t {
+                    Transport::P2p => {
+                        let ctrl = b.dev_alloc(dr, FIFO_CTRL_BYTES)?;
+                        chan_args[r][c].recv = ConnArgs { data, ctrl };
+                        chan_args[prev][c].send = ConnArgs { data, ctrl };
+                    }
+                    Transport::HostStaged => {
+                        let ctrl = b.host_alloc(FIFO_CTRL_BYTES)?;
+                        let st_data = b.host_alloc(fifo_bytes)?;
+                        let st_ctrl = b.host_alloc(FIFO_CTRL_BYTES)?;
+                        chan_args[r][c].recv = ConnArgs { data, ctrl: ctrl as u64 };
+                        chan_args[prev][c].send = ConnArgs { data: st_data as u64, ctrl: st_ctrl as u64 };
+                        b.set_current(dr)?;
+                        let stream = cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("cuStreamCreate"))?;
+                        b.proxy_streams.push((b.devices[dr].ctx, stream));
+                        let mover = HtoD { ctx: b.devices[dr].ctx, stream, src: st_data as *const u8, dst: data, slot_bytes };
+                        // SAFETY: the control blocks are pinned allocations freed only
+                        // after the proxy thread is joined (Drop).
+                        conns.push(Box::new(unsafe {
+                            StagedCopy::new(CtrlPtr(st_ctrl as *const FifoCtrl), CtrlPtr(ctrl as *const FifoCtrl), mover)
+                        }));
+                    }
+                }
+            }
+        }
+        for (rank, args) in b.ranks.iter().zip(&chan_args) {
+            b.set_current(rank.device)?;
+            // SAFETY: the device array holds `nch` ChannelArgs.
+            unsafe { cu::memcpy_htod_sync(rank.channels, args) }.map_err(drv("cuMemcpyHtoD"))?;
+        }
+        if !conns.is_empty() {
+            b.proxy = Some(ProxyThread::spawn(conns, b.abort.clone(), None)?);
+        }
+        Ok(b)
+    }
+
+    fn set_current(&self, d: usize) -> Result<(), Error> {
+        // SAFETY: a retained primary context.
+        unsafe { cu::ctx::set_current(self.devices[d].ctx) }.map_err(drv("cuCtxSetCurrent"))
+    }
+
+    /// Zeroed device memory on device `d`.
+    fn dev_alloc(&mut self, d: usize, bytes: usize) -> Result<sys::CUdeviceptr, Error> {
+        self.set_current(d)?;
+        // SAFETY: plain allocation in the current context, zeroed before use.
+        let ptr = unsafe { cu::malloc_sync(bytes.max(256)) }.map_err(drv("cuMemAlloc"))?;
+        self.allocs.push(Alloc::Device { ctx: self.devices[d].ctx, ptr });
+        unsafe { cu::memset_d8_sync(ptr, 0, bytes.max(256)) }.map_err(drv("cuMemsetD8"))?;
+        Ok(ptr)
+    }
+
+    /// Zeroed pinned host memory, mapped into every device (unified addressing: the
+    /// host pointer is the device pointer).
+    fn host_alloc(&mut self, bytes: usize) -> Result<*mut c_void, Error> {
+        let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
+        // SAFETY: allocation, then zeroing of exactly the allocated bytes.
+        let ptr = unsafe { cu::malloc_host(bytes, flags) }.map_err(drv("cuMemHostAlloc"))?;
+        self.allocs.push(Alloc::Host { ptr });
+        unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, bytes) };
+        let mut dptr: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` was allocated with DEVICEMAP.
+        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dptr, ptr, 0) }.result().map_err(drv("cuMemHostGetDevicePointer"))?;
+        if dptr != ptr as u64 {
+            return Err(Error::Unavailable("mapped host memory has a different device address (no unified addressing)".into()));
+        }
+        Ok(ptr)
+    }
+
+    /// Enable access from device `from` to device `to`; false when the driver refuses.
+    fn peer_access(&self, from: usize, to: usize) -> Result<bool, Error> {
+        let mut can = 0;
+        // SAFETY: devices from cuDeviceGet.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.devices[from].dev, self.devices[to].dev) }
+            .result()
+            .map_err(drv("cuDeviceCanAccessPeer"))?;
+        if can == 0 {
+            return Ok(false);
+        }
+        self.set_current(from)?;
+        // SAFETY: enabling access to a retained context.
+        let r = unsafe { sys::cuCtxEnablePeerAccess(self.devices[to].ctx, 0) };
+        match r {
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(true),
+            e => Err(drv("cuCtxEnablePeerAccess")(cu::DriverError(e))),
+        }
+    }
+
+    /// Wait for every rank's stream, raising the abort flag after a stall.
+    fn wait_all(&mut self) -> Result<(), Error> {
+        let t0 = Instant::now();
+        let mut aborted = false;
+        loop {
+            let mut busy = false;
+            for r in &self.ranks {
+                // SAFETY: a live stream.
+                match unsafe { sys::cuStreamQuery(r.stream) } {
+                    sys::CUresult::CUDA_SUCCESS => {}
+                    sys::CUresult::CUDA_ERROR_NOT_READY => busy = true,
+                    e => {
+                        self.broken = true;
+                        return Err(drv("kernel execution")(cu::DriverError(e)));
+                    }
+                }
+            }
+            if !busy {
+                break;
+            }
+            if let Some(e) = self.proxy.as_ref().and_then(|p| p.take_error()) {
+                self.raise_abort();
+                self.broken = true;
+                return Err(e);
+            }
+            if !aborted && t0.elapsed() > STALL_LIMIT {
+                self.raise_abort();
+                aborted = true;
+            }
+            if aborted && t0.elapsed() > STALL_LIMIT * 2 {
+                break;
+            }
+            // Poll like nccl-tests does (query and yield); nap only on long runs.
+            if t0.elapsed() < Duration::from_millis(2) {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(Duration::from_micros(20));
+            }
+        }
+        if aborted || self.abort.load(Ordering::Relaxed) {
+            self.broken = true;
+            return Err(Error::Unavailable(format!(
+                "CUDA backend: the ring made no progress for {STALL_LIMIT:?}; kernels aborted"
+            )));
+        }
+        Ok(())
+    }
+
+    fn raise_abort(&self) {
+        self.abort.store(true, Ordering::Relaxed);
+        // SAFETY: pinned host memory read by the kernels.
+        unsafe { std::ptr::write_volatile(self.abort_flag, 1) };
+    }
+
+    fn buffers(&self, rank: usize, in_place: bool) -> (sys::CUdeviceptr, sys::CUdeviceptr) {
+        let r = &self.ranks[rank];
+        if in_place { (r.recv, r.recv) } else { (r.send, r.recv) }
+    }
+
+    fn check_bytes(&self, rank: usize, bytes: usize) -> Result<(), Error> {
+        if self.broken {
+            return Err(Error::Unavailable("CUDA backend: an earlier run failed; the ring is no longer usable".into()));
+        }
+        if bytes > self.ranks[rank].bytes {
+            return Err(Error::Usage(format!("{bytes} bytes do not fit the {}-byte buffers", self.ranks[rank].bytes)));
+        }
+        Ok(())
+    }
+}
+
+fn open_device(ordinal: i32) -> Result<Device, Error> {
+    use sys::CUdevice_attribute as A;
+    let dev = cu::device::get(ordinal).map_err(drv("cuDeviceGet"))?;
+    // SAFETY: `dev` comes from cuDeviceGet.
+    let ctx = unsafe { cu::primary_ctx::retain(dev) }.map_err(drv("cuDevicePrimaryCtxRetain"))?;
+    unsafe { cu::ctx::set_current(ctx) }.map_err(drv("cuCtxSetCurrent"))?;
+    let attr = |a| unsafe { cu::device::get_attribute(dev, a) }.map_err(drv("cuDeviceGetAttribute"));
+    if attr(A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)? == 0 {
+        return Err(Error::Unavailable(format!("GPU {ordinal} lacks unified addressing, which the CUDA backend needs")));
+    }
+    let bus = format!(
+        "{:04x}:{:02x}:{:02x}",
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+    );
+    let name = cu::device::get_name(dev).map_err(drv("cuDeviceGetName"))?;
+    let arch = device_arch(dev)?;
+    let cubin = load_or_compile(&arch)?;
+    // SAFETY: a complete cubin image for this architecture.
+    let module = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(drv("cuModuleLoadData"))?;
+    let mut funcs = HashMap::new();
+    for k in kernel_names() {
+        let cname = CString::new(k.clone()).unwrap_or_default();
+        // SAFETY: a loaded module.
+        let f = unsafe { cu::module::get_function(module, cname) }.map_err(drv("cuModuleGetFunction"))?;
+        funcs.insert(k, f);
+    }
+    Ok(Device { ordinal, dev, ctx, module, funcs, name, bus })
+}
+
+impl Drop for CudaBackend {
+    fn drop(&mut self) {
+        if !self.ranks.is_empty() && !self.broken {
+            // Make sure nothing runs before freeing.
+            let _ = self.wait_all();
+        }
+        if let Some(mut p) = self.proxy.take() {
+            p.shutdown();
+        }
+        // SAFETY: every handle below was created by this backend and is released once.
+        unsafe {
+            for r in &self.ranks {
+                let _ = cu::stream::destroy(r.stream);
+            }
+            for (ctx, s) in &self.proxy_streams {
+                let _ = cu::ctx::set_current(*ctx);
+                let _ = cu::stream::destroy(*s);
+            }
+            for a in self.allocs.drain(..) {
+                match a {
+                    Alloc::Device { ctx, ptr } => {
+                        let _ = cu::ctx::set_current(ctx);
+                        let _ = cu::free_sync(ptr);
+                    }
+                    Alloc::Host { ptr } => {
+                        let _ = cu::free_host(ptr);
+                    }
+                }
+            }
+            for d in &self.devices {
+                let _ = cu::ctx::set_current(d.ctx);
+                let _ = cu::module::unload(d.module);
+                let _ = cu::primary_ctx::release(d.dev);
+            }
+        }
+    }
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> &'static str {
+        "cuda"
+    }
+
+    fn nranks(&self) -> usize {
+        self.nranks
+    }
+
+    fn devices(&self) -> Vec<DeviceInfo> {
+        self.ranks
+            .iter()
+            .enumerate()
+            .map(|(r, k)| {
+                let d = &self.devices[k.device];
+                DeviceInfo { rank: r, device: d.ordinal as usize, bus: d.bus.clone(), name: d.name.clone() }
+            })
+            .collect()
+    }
+
+    fn prepare(&mut self, max_bytes: usize) -> Result<(), Error> {
+        if self.ranks.first().is_some_and(|r| r.bytes >= max_bytes) {
+            return Ok(());
+        }
+        for r in 0..self.nranks {
+            let d = self.ranks[r].device;
+            let send = self.dev_alloc(d, max_bytes)?;
+            let recv = self.dev_alloc(d, max_bytes)?;
+            let rank = &mut self.ranks[r];
+            (rank.send, rank.recv, rank.bytes) = (send, recv, max_bytes);
+        }
+        Ok(())
+    }
+
+    fn set_input(&mut self, rank: usize, in_place: bool, data: &[u8]) -> Result<(), Error> {
+        self.check_bytes(rank, data.len())?;
+        self.set_current(self.ranks[rank].device)?;
+        let (inp, _) = self.buffers(rank, in_place);
+        // SAFETY: the buffer holds at least `data.len()` bytes; nothing runs.
+        unsafe { cu::memcpy_htod_sync(inp, data) }.map_err(drv("cuMemcpyHtoD"))
+    }
+
+    fn fill_output(&mut self, rank: usize, bytes: usize, value: u8) -> Result<(), Error> {
+        self.check_bytes(rank, bytes)?;
+        self.set_current(self.ranks[rank].device)?;
+        // SAFETY: as above.
+        unsafe { cu::memset_d8_sync(self.ranks[rank].recv, value, bytes) }.map_err(drv("cuMemsetD8"))
+    }
+
+    fn get_output(&mut self, rank: usize, out: &mut [u8]) -> Result<(), Error> {
+        self.check_bytes(rank, out.len())?;
+        self.set_current(self.ranks[rank].device)?;
+        // SAFETY: as above.
+        unsafe { cu::memcpy_dtoh_sync(out, self.ranks[rank].recv) }.map_err(drv("cuMemcpyDtoH"))
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
+    }
+
+    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error> {
+        self.check_bytes(0, count * dtype.size())?;
+        let sched = RingSchedule::new(count, dtype.size(), self.nranks, self.nchannels, self.slot_bytes);
+        let name = kernel_name(op, dtype);
+        let mut launches = Vec::with_capacity(self.nranks);
+        for r in 0..self.nranks {
+            let (inp, outp) = self.buffers(r, in_place);
+            let dev = &self.devices[self.ranks[r].device];
+            let f = *dev.funcs.get(&name).ok_or_else(|| Error::Unavailable(format!("kernel {name} not loaded")))?;
+            let args = KernelArgs {
+                input: inp,
+                output: outp,
+                count: count as u64,
+                chunk_elems: sched.chunk_elems as u64,
+                slot_bytes: self.slot_bytes as u64,
+                channels: self.ranks[r].channels,
+                abort_flag: self.abort_flag as u64,
+                nranks: self.nranks as i32,
+                nchannels: self.nchannels as i32,
+                inv_f32: 1.0 / self.nranks as f32,
+                pad: 0,
+                inv_f64: 1.0 / self.nranks as f64,
+                nranks_u64: self.nranks as u64,
+            };
+            launches.push((dev.ctx, f, self.ranks[r].stream, args));
+        }
+        let t0 = Instant::now();
+        for _ in 0..iters {
+            for (ctx, f, stream, args) in launches.iter_mut() {
+                let mut params = [args as *mut KernelArgs as *mut c_void];
+                // SAFETY: the kernel takes one KernelArgs by value; every pointer in it
+                // is a live allocation of this backend.
+                unsafe {
+                    cu::ctx::set_current(*ctx).map_err(drv("cuCtxSetCurrent"))?;
+                    cu::launch_kernel(*f, (self.nchannels as u32, 1, 1), (NTHREADS, 1, 1), 0, *stream, &mut params)
+                        .map_err(drv("cuLaunchKernel"))?;
+                }
+            }
+        }
+        self.wait_all()?;
+        Ok(t0.elapsed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_names() {
+        assert_eq!(normalize_arch("sm_90").unwrap(), "sm_90");
+        assert_eq!(normalize_arch("80").unwrap(), "sm_80");
+        assert_eq!(normalize_arch("9.0").unwrap(), "sm_90");
+        assert_eq!(normalize_arch("sm_90a").unwrap(), "sm_90a");
+        assert!(normalize_arch("hopper").is_err());
+        assert!(normalize_arch("sm_9").is_err());
+    }
+
+    #[test]
+    fn ptxas_log_parsing() {
+        let log = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'allreduce_sum_float' for 'sm_90'\n\
+ptxas info    : Function properties for allreduce_sum_float\n\
+ptxas         .     8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
+ptxas info    : Used 72 registers, used 1 barriers, 4 bytes smem\n\
+ptxas info    : Compiling entry function 'allreduce_max_int8' for 'sm_90'\n\
+ptxas info    : Function properties for allreduce_max_int8\n\
+ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+ptxas info    : Used 40 registers, 380 bytes cmem[0]\n";
+        let s = parse_ptxas_log(log);
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0],
+            KernelStats { name: "allreduce_sum_float".into(), registers: 72, stack_bytes: 8, spill_stores: 4, spill_loads: 12 }
+        );
+        assert_eq!(s[1].registers, 40);
+    }
+
+    #[test]
+    fn every_kernel_is_defined_in_the_source() {
+        let names = kernel_names();
+        assert_eq!(names.len(), 50);
+        for op in RedOp::ALL {
+            assert!(KERNEL_SOURCE.contains(&format!("ALLREDUCE_TYPES({}, ", op.name())));
+        }
+        for t in DataType::ALL {
+            assert!(KERNEL_SOURCE.contains(&format!("ALLREDUCE_KERNEL(OPNAME, OPC, {}, ", t.name())));
+        }
+        assert!(!KERNEL_SOURCE.lines().any(|l| l.trim_start().starts_with("#include")));
+    }
+
+    #[test]
+    fn cache_key_is_stable() {
+        assert_eq!(fnv1a(&[b"abc"]), fnv1a(&[b"abc"]));
+        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
+    }
+
+    #[test]
+    fn without_a_driver_the_backend_says_so() {
+        if driver_present() {
+            eprintln!("skipped: a CUDA driver is present");
+            return;
+        }
+        let e = CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES).err().unwrap().to_string();
+        assert!(e.contains("--backend host"), "{e}");
+        assert!(device_count().unwrap_err().to_string().contains("--backend host"));
+    }
+}

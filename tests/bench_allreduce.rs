@@ -1,0 +1,126 @@
+//! End-to-end runs of `topo bench allreduce` through the library entry point, with
+//! the command line parsed as the CLI will parse it.
+
+use clap::Parser;
+use topo::bench::{self, AllreduceArgs};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: AllreduceArgs,
+}
+
+fn run(argv: &[&str]) -> (Result<i32, topo::error::Error>, String) {
+    let cli = Cli::try_parse_from(std::iter::once("topo").chain(argv.iter().copied())).expect("flags parse");
+    let mut out = Vec::new();
+    let r = bench::run(&cli.args, &mut out);
+    (r, String::from_utf8(out).expect("utf-8 output"))
+}
+
+/// The data rows: (size, #wrong out-of-place, #wrong in-place).
+fn rows(text: &str) -> Vec<(u64, String, String)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 13, "nccl-tests row has 13 columns: {l}");
+            (f[0].parse().unwrap(), f[8].to_string(), f[12].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn host_backend_four_ranks_sweep() {
+    let (r, text) = run(&["--backend", "host", "-g", "4", "-b", "1K", "-e", "256K", "-f", "4", "-n", "2"]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    let rows = rows(&text);
+    assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), vec![1024, 4096, 16384, 65536, 262144]);
+    assert!(rows.iter().all(|r| r.1 == "0" && r.2 == "0"), "{text}");
+    assert!(text.contains("# nThread 1 nGpus 4 minBytes 1024 maxBytes 262144 step: 4(factor)"), "{text}");
+    assert!(text.contains("# Out of bounds values : 0 OK"), "{text}");
+    assert!(text.contains("# Avg bus bandwidth    : "), "{text}");
+    assert!(text.contains("# topo: backend host"), "{text}");
+}
+
+#[test]
+fn graph_file_rings_and_staged_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("graph.xml");
+    std::fs::write(
+        &g,
+        r#"<graphs version="1">
+  <graph id="0" pattern="4" crossnic="0" nchannels="2" speedintra="20" speedinter="20" latencyinter="0" typeintra="NVL" typeinter="PIX" samechannels="0">
+    <channel>
+      <gpu dev="0" rank="0"/>
+      <gpu dev="2" rank="2"/>
+      <gpu dev="1" rank="1"/>
+      <gpu dev="3" rank="3"/>
+    </channel>
+    <channel>
+      <gpu dev="3" rank="3"/>
+      <gpu dev="1" rank="1"/>
+      <gpu dev="2" rank="2"/>
+      <gpu dev="0" rank="0"/>
+    </channel>
+  </graph>
+</graphs>
+"#,
+    )
+    .unwrap();
+    let gs = g.to_str().unwrap();
+    let (r, text) = run(&[
+        "--backend", "host", "--graph-file", gs, "-b", "999", "-e", "99999", "-f", "10", "-n", "1", "-d", "all", "-o", "avg",
+        "--transport", "host-staged", "--slot-bytes", "1K",
+    ]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    assert!(text.contains("# topo: channel 0: ring 0 -> 2 -> 1 -> 3"), "{text}");
+    assert!(text.contains("# topo: channel 1: ring 3 -> 1 -> 2 -> 0"), "{text}");
+    assert!(text.contains("host-staged (proxy thread)"), "{text}");
+    let rows = rows(&text);
+    assert_eq!(rows.len(), 30, "3 sizes x 10 types");
+    assert!(rows.iter().all(|r| r.1 == "0" && r.2 == "0"), "{text}");
+
+    // -g must agree with the graph file.
+    let (r, _) = run(&["--backend", "host", "--graph-file", gs, "-g", "3"]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("graph.xml:3") && e.contains("expected 3 ranks"), "{e}");
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let (r, _) = run(&["--backend", "host", "-b", "1M", "-e", "1K"]);
+    assert!(matches!(r, Err(topo::error::Error::Usage(_))));
+    assert!(Cli::try_parse_from(["topo", "-d", "float8"]).is_err());
+    assert!(Cli::try_parse_from(["topo", "-o", "mulsum"]).is_err());
+    assert!(Cli::try_parse_from(["topo", "--arch", "sm_90"]).is_err(), "--arch needs --compile-only");
+    assert!(Cli::try_parse_from(["topo", "--in-place", "--out-of-place"]).is_err());
+}
+
+#[test]
+fn cuda_backend_without_driver_points_to_host() {
+    if bench::cuda::driver_present() {
+        eprintln!("skipped: this machine has a CUDA driver");
+        return;
+    }
+    let (r, _) = run(&["-g", "2", "-b", "1K", "-e", "1K"]);
+    let e = r.unwrap_err();
+    assert!(matches!(e, topo::error::Error::Unavailable(_)));
+    assert!(e.to_string().contains("--backend host"), "{e}");
+}
+
+#[test]
+fn compile_only_builds_every_kernel() {
+    if !bench::cuda::nvrtc_present() {
+        eprintln!(
+            "skipped: libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12 and put its lib directory on \
+             LD_LIBRARY_PATH, or run ci/compile-kernels.sh)"
+        );
+        return;
+    }
+    let (r, text) = run(&["--compile-only", "--arch", "sm_80"]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    for k in bench::cuda::kernel_names() {
+        assert!(text.lines().any(|l| l.split_whitespace().next() == Some(&k)), "{k} missing:\n{text}");
+    }
+    assert!(text.contains("sm_80: 50 kernels compiled"), "{text}");
+}
