@@ -8,6 +8,7 @@
 //! order on one system, because the rounding of reserved bandwidth carries over from
 //! one search to the next exactly as in NCCL.
 
+pub mod channels;
 pub mod xml;
 
 use crate::error::Error;
@@ -109,6 +110,22 @@ impl Graph {
             computed: false,
             from_file: false,
         }
+    }
+
+    /// NCCL's `ncclTopoPrintGraph` summary line: `Pattern 4, crossNic 0, nChannels 12, bw
+    /// 20.000000/20.000000, type NVL/PIX, sameChannels 1`.
+    pub fn summary(&self) -> String {
+        format!(
+            "Pattern {}, crossNic {}, nChannels {}, bw {:.6}/{:.6}, type {}/{}, sameChannels {}",
+            self.pattern,
+            self.cross_nic,
+            self.n_channels,
+            self.bw_intra as f64,
+            self.bw_inter as f64,
+            self.type_intra.name(),
+            self.type_inter.name(),
+            self.same_channels
+        )
     }
 
     /// NCCL's name of a graph id.
@@ -889,7 +906,8 @@ fn split_nvlink(sys: &System) -> bool {
     count.iter().filter(|&&c| c > 1).count() == 2
 }
 
-fn cc_min(sys: &System) -> i32 {
+/// Smallest compute capability of the GPUs (NCCL's `minCompCap` for one node).
+pub fn cc_min(sys: &System) -> i32 {
     sys.list(NodeType::Dev).iter().map(|d| d.cc()).min().unwrap_or(0)
 }
 
