@@ -70,7 +70,8 @@ fn shared_cases(filter: Option<&str>) -> Vec<(String, Analysis)> {
         println!("shared cases skipped: {} is absent", dir.display());
         return vec![];
     };
-    let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+    let mut files: Vec<PathBuf> =
+        rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
     files.sort();
     let mut out = Vec::new();
     for f in files {
@@ -80,7 +81,8 @@ fn shared_cases(filter: Option<&str>) -> Vec<(String, Analysis)> {
         }
         let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).expect("read")).expect("json");
         let input = doc["input"].as_str().expect("input");
-        let flags: Vec<String> = doc["flags"].as_array().map_or(vec![], |a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect());
+        let flags: Vec<String> =
+            doc["flags"].as_array().map_or(vec![], |a| a.iter().filter_map(|v| v.as_str().map(String::from)).collect());
         let env = Env::from_pairs(doc["env"].as_object().map_or(vec![], |m| {
             m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())).collect()
         }));

@@ -42,7 +42,8 @@ fn int(s: &str) -> Option<i32> {
 
 /// The leading integer of `s` (with an optional minus sign) and the rest.
 fn lead_int(s: &str) -> Option<(i32, &str)> {
-    let end = s.char_indices().find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-'))).map_or(s.len(), |(i, _)| i);
+    let end =
+        s.char_indices().find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-'))).map_or(s.len(), |(i, _)| i);
     Some((s[..end].parse().ok()?, &s[end..]))
 }
 
@@ -57,7 +58,10 @@ fn ring_item(s: &str) -> Option<(usize, i32, i32, i32)> {
 }
 
 /// ` [c] d0/d1/d2->me->up` items; returns them and whether the text ended cleanly.
-fn trees_items(mut s: &str) -> (Vec<(usize, [i32; 3], i32, i32)>, bool) {
+/// One ` [c] d0/d1/d2->me->up` item: channel, children, rank, parent.
+type TreesItem = (usize, [i32; 3], i32, i32);
+
+fn trees_items(mut s: &str) -> (Vec<TreesItem>, bool) {
     let mut out = Vec::new();
     loop {
         if s.trim().is_empty() {
@@ -110,10 +114,10 @@ fn parse_log(text: &str) -> Log {
                 }
             } else if s.starts_with("Channel ") {
                 // Rank 0's ring orders carry nothing but numbers after the colon.
-                if let Some((_, order)) = s.split_once(" : ") {
-                    if order.split_whitespace().all(|t| int(t).is_some() || t == "...") {
-                        log.channels.push(s.trim_end().to_string());
-                    }
+                if let Some((_, order)) = s.split_once(" : ")
+                    && order.split_whitespace().all(|t| int(t).is_some() || t == "...")
+                {
+                    log.channels.push(s.trim_end().to_string());
                 }
             } else if s.starts_with("Pattern ") {
                 log.patterns.push(s.trim_end().to_string());
@@ -157,12 +161,18 @@ fn check(root: &Path, case: &Case) -> (usize, Vec<String>) {
     for (&(rank, c), &(prev, next)) in &log.rings {
         checked += 1;
         if rank >= run.n_ranks || c >= run.n_channels {
-            diffs.push(format!("log has Ring {c:02} for rank {rank}; topo has {} channels, {} ranks", run.n_channels, run.n_ranks));
+            diffs.push(format!(
+                "log has Ring {c:02} for rank {rank}; topo has {} channels, {} ranks",
+                run.n_channels, run.n_ranks
+            ));
             continue;
         }
         let ours = (run.ring_prev(c, rank), run.ring_next(c, rank));
         if ours != (prev, next) {
-            diffs.push(format!("rank {rank} Ring {c:02}: log {prev} -> {rank} -> {next}, topo {} -> {rank} -> {}", ours.0, ours.1));
+            diffs.push(format!(
+                "rank {rank} Ring {c:02}: log {prev} -> {rank} -> {next}, topo {} -> {rank} -> {}",
+                ours.0, ours.1
+            ));
         }
     }
     for (&(rank, c), &(down, up)) in &log.trees {
@@ -203,7 +213,12 @@ fn check(root: &Path, case: &Case) -> (usize, Vec<String>) {
 
 const CASES: [Case; 3] = [
     // 2x RTX A6000 with an NVLink bridge, one node, rank 1's log (NCCL 2.23.4).
-    Case { log: "cuiboyuan-2xA6000-nvlink-nccl2.23.4.txt", topo: "nccl/a6000x2-nvlink-bridge.xml", nodes: 1, p2p_support: true },
+    Case {
+        log: "cuiboyuan-2xA6000-nvlink-nccl2.23.4.txt",
+        topo: "nccl/a6000x2-nvlink-bridge.xml",
+        nodes: 1,
+        p2p_support: true,
+    },
     // 8x RTX 3090 on 2 nodes (NCCL 2.18.1). GeForce: no P2P; the log's `bw 4/4` ring is the
     // no-P2P search result (with P2P the search finds bw 7).
     Case { log: "panlichen-8x3090-nccl2.18.1.txt", topo: "nccl/rtx3090x8.xml", nodes: 2, p2p_support: false },

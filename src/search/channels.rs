@@ -217,7 +217,9 @@ impl Job {
         let mut ranks: Vec<i32> = sys.list(crate::model::NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
         ranks.sort_unstable();
         if ranks.iter().enumerate().any(|(i, &r)| r != i as i32) {
-            return Err(Error::Unavailable(format!("the GPUs' ranks are {ranks:?}, not 0..{local}; cannot lay out the nodes")));
+            return Err(Error::Unavailable(format!(
+                "the GPUs' ranks are {ranks:?}, not 0..{local}; cannot lay out the nodes"
+            )));
         }
         Ok(Job {
             nodes: an.options.nodes,
@@ -317,7 +319,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     }];
 
     // Rings: each node's chain, then the chains joined node to node.
-    let swap = ring.cross_nic == 2 && n % 2 == 0 && nn > 1;
+    let swap = ring.cross_nic == 2 && n.is_multiple_of(2) && nn > 1;
     let mut ring_prev = vec![vec![-1i32; nr]; n];
     let mut ring_next = vec![vec![-1i32; nr]; n];
     for c in 0..n {
@@ -325,8 +327,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
         let mut send = vec![0i32; nn];
         for k in 0..nn {
             let gc = if swap && k % 2 == 1 { c ^ 1 } else { c };
-            let chain: Vec<i32> =
-                (0..l).map(|i| graph_rank(ring, "ring", gc, i, l, k)).collect::<Result<_, _>>()?;
+            let chain: Vec<i32> = (0..l).map(|i| graph_rank(ring, "ring", gc, i, l, k)).collect::<Result<_, _>>()?;
             for i in 0..l {
                 let r = chain[i] as usize;
                 ring_prev[c][r] = if i == 0 { -1 } else { chain[i - 1] };
@@ -349,8 +350,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     let mut roles = vec![Vec::with_capacity(nn); n];
     for c in 0..n {
         for k in 0..nn {
-            let chain: Vec<i32> =
-                (0..l).map(|i| graph_rank(tree, "tree", c, i, l, k)).collect::<Result<_, _>>()?;
+            let chain: Vec<i32> = (0..l).map(|i| graph_rank(tree, "tree", c, i, l, k)).collect::<Result<_, _>>()?;
             for i in 0..l {
                 let r = chain[i] as usize;
                 for b in [c, c + n] {
@@ -462,7 +462,10 @@ fn limit_name(lim: &Limits, max: bool) -> String {
     if max {
         format!("NCCL_MAX_NCHANNELS/NRINGS {} and maxCTAs {}: keep the first channels", lim.max_nchannels, lim.max_ctas)
     } else {
-        format!("NCCL_MIN_NCHANNELS/NRINGS {} and minCTAs {}: copies of the first channels", lim.min_nchannels, lim.min_ctas)
+        format!(
+            "NCCL_MIN_NCHANNELS/NRINGS {} and minCTAs {}: copies of the first channels",
+            lim.min_nchannels, lim.min_ctas
+        )
     }
 }
 
@@ -755,11 +758,22 @@ mod tests {
         );
         let run = build(&gs, &job(1, 2)).unwrap();
         assert_eq!(run.n_channels, 4);
-        assert_eq!(run.ring_lines(1), ["Ring 00 : 0 -> 1 -> 0", "Ring 01 : 0 -> 1 -> 0", "Ring 02 : 0 -> 1 -> 0", "Ring 03 : 0 -> 1 -> 0"]);
-        assert_eq!(run.trees_line(1), "Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1 [2] -1/-1/-1->1->0 [3] 0/-1/-1->1->-1");
+        assert_eq!(
+            run.ring_lines(1),
+            ["Ring 00 : 0 -> 1 -> 0", "Ring 01 : 0 -> 1 -> 0", "Ring 02 : 0 -> 1 -> 0", "Ring 03 : 0 -> 1 -> 0"]
+        );
+        assert_eq!(
+            run.trees_line(1),
+            "Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1 [2] -1/-1/-1->1->0 [3] 0/-1/-1->1->-1"
+        );
         assert_eq!(
             run.tree_lines(1),
-            ["Tree 0 : 0 -> 1 -> -1/-1/-1", "Tree 2 : 0 -> 1 -> -1/-1/-1", "Tree 1 : -1 -> 1 -> 0/-1/-1", "Tree 3 : -1 -> 1 -> 0/-1/-1"]
+            [
+                "Tree 0 : 0 -> 1 -> -1/-1/-1",
+                "Tree 2 : 0 -> 1 -> -1/-1/-1",
+                "Tree 1 : -1 -> 1 -> 0/-1/-1",
+                "Tree 3 : -1 -> 1 -> 0/-1/-1"
+            ]
         );
         assert_eq!(run.channel_lines()[0], "Channel 00/04 : 0 1");
     }
@@ -822,7 +836,8 @@ mod tests {
         let env = Env::from_pairs([("NCCL_MAX_NCHANNELS", "3"), ("NCCL_MIN_NCHANNELS", "7")]);
         let lim = Limits::from_env(&env);
         assert_eq!((lim.min_nchannels, lim.max_nchannels), (7, 3));
-        let gs = graphs(graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]), graph(1, pattern::TREE, 2, &[&[0, 1], &[1, 0]]));
+        let gs =
+            graphs(graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]), graph(1, pattern::TREE, 2, &[&[0, 1], &[1, 0]]));
         let mut j = job(1, 2);
         j.limits = lim;
         let run = build(&gs, &j).unwrap();

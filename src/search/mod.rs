@@ -9,6 +9,8 @@
 //! one search to the next exactly as in NCCL.
 
 pub mod channels;
+pub mod command;
+pub mod cost;
 pub mod links;
 pub mod xml;
 
@@ -194,7 +196,7 @@ struct Search<'a, 'b> {
     /// bandwidth left), keyed by `(typeInter + 1) * (ngpus + 1) + gpu + 1`.
     nets_cache: Vec<Option<std::rc::Rc<[usize]>>>,
     /// `ncclTopoGetLocal(NET n, GPU)` for every NET, also fixed during the search.
-    local_gpus: Vec<Option<std::rc::Rc<(Vec<usize>, PathType)>>>,
+    local_gpus: Vec<Option<LocalGpus>>,
     /// Scratch space of `next_gpus`.
     scores: Vec<[i32; 7]>,
     /// Spare GPU lists for the recursion.
@@ -222,6 +224,9 @@ struct Search<'a, 'b> {
     /// Per GPU, the PCI link up from its device and the link back (link numbers).
     gpu_pci: Vec<Option<(u32, u32)>>,
 }
+
+/// `ncclTopoGetLocal(NET, GPU)`: the GPUs and their path type.
+type LocalGpus = std::rc::Rc<(Vec<usize>, PathType)>;
 
 /// A path as the search follows it.
 #[derive(Debug, Clone, Copy)]
@@ -693,7 +698,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     /// `ncclTopoGetLocal(NET, GPU)`, remembered.
-    fn local_gpus_of_net(&mut self, n: usize) -> std::rc::Rc<(Vec<usize>, PathType)> {
+    fn local_gpus_of_net(&mut self, n: usize) -> LocalGpus {
         if let Some(Some(v)) = self.local_gpus.get(n) {
             return v.clone();
         }
@@ -793,10 +798,10 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         *time -= 1;
         self.steps += 1;
-        if self.steps % PROGRESS_EVERY == 0 {
-            if let Some(f) = self.progress.as_mut() {
-                f(self.steps);
-            }
+        if self.steps.is_multiple_of(PROGRESS_EVERY)
+            && let Some(f) = self.progress.as_mut()
+        {
+            f(self.steps);
         }
         let n = self.ngpus();
         if step as usize == n {
@@ -1484,7 +1489,7 @@ mod tests {
     }
 
     #[test]
-    fn summary_is_ncclTopoPrintGraph() {
+    fn summary_is_nccl_print_graph() {
         let mut g = Graph::new(0, pattern::RING, 2);
         g.n_channels = 12;
         g.bw_intra = 20.0;
@@ -1493,5 +1498,26 @@ mod tests {
         g.type_inter = PathType::Pix;
         g.same_channels = 1;
         assert_eq!(g.summary(), "Pattern 4, crossNic 0, nChannels 12, bw 20.000000/17.500000, type NVL/PIX, sameChannels 1");
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+
+    #[test]
+    fn progress_reports_without_changing_results() {
+        let (x, _) = crate::fixtures::get("dgx1-v100").unwrap().load().unwrap();
+        let opts = crate::model::Options { nodes: 2, ..Default::default() };
+        let an = crate::model::analyze(&x, "dgx1-v100", &opts).unwrap();
+        let so = SearchOptions::from_analysis(&an).unwrap();
+        let (plain, sys_a) = run(&an, &so).unwrap();
+        let mut calls: Vec<(&str, u64)> = Vec::new();
+        let (watched, sys_b) = run_with(&an, &so, &mut |g, s| calls.push((g, s))).unwrap();
+        assert_eq!(xml::dump(&sys_a, &plain).unwrap(), xml::dump(&sys_b, &watched).unwrap());
+        assert_eq!(calls.first(), Some(&("ring", 0)));
+        assert!(calls.contains(&("tree", 0)));
+        // Steps are reported every PROGRESS_EVERY, growing within a graph.
+        assert!(calls.iter().any(|&(_, s)| s > 0 && s % PROGRESS_EVERY == 0), "{calls:?}");
     }
 }
