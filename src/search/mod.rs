@@ -208,13 +208,13 @@ struct Search<'a, 'b> {
     links: links::LinkTable,
     /// Per (from, to) slot pair, the path's type and where its plan lies in
     /// `plan_hops`; made on first use. Slots: GPUs, then NETs, then NVSwitches.
-    plans: Vec<Option<PathInfo>>,
+    plans: Vec<PathInfo>,
     plan_hops: Vec<links::PlanHop>,
     /// The links of `plan_hops`, alone.
     plan_links: Vec<u32>,
     slots: usize,
-    slot_net: usize,
-    slot_nvs: usize,
+    /// First slot of each node type, `usize::MAX` for types the search never follows.
+    slot_base: [usize; NodeType::COUNT],
     has_nvs: bool,
     /// GPU to GPU paths (`[from * ngpus + to]`) and NET to GPU paths
     /// (`[net * ngpus + gpu]`): hop count and bandwidth as an integer, as the GPU sort
@@ -231,11 +231,23 @@ type LocalGpus = std::rc::Rc<(Vec<usize>, PathType)>;
 /// A path as the search follows it.
 #[derive(Debug, Clone, Copy)]
 struct PathInfo {
-    ty: PathType,
     start: u32,
-    len: u32,
+    len: u16,
+    ty: PathType,
+    kind: PlanKind,
+}
+
+/// How much of a plan `follow` has to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlanKind {
+    /// Not made yet.
+    Unmade,
     /// No hop with a surcharge or a reverse link: `plan_links` says it all.
-    plain: bool,
+    Plain,
+    /// Some PCI hops pay the surcharge; no reverse links.
+    Surcharged,
+    /// Reverse links too.
+    General,
 }
 
 fn sub_round(a: &mut f32, b: f32) {
@@ -247,17 +259,17 @@ fn sub_rounded(a: f32, b: f32) -> f32 {
     round_half_away((a - b) * 1000.0f32) / 1000.0f32
 }
 
-/// `roundf` without the libm call: add the float just below one half (with x's sign)
-/// and truncate. Checked against `f32::round` bit for bit on all 2^32 floats (and in the
-/// tests on random ones), signed zeros included.
+/// `roundf` without the libm call. From 2^23 up every float is an integer (and NaN and
+/// infinities round to themselves); below, add the float just below one half (with x's
+/// sign) and truncate. Checked against `f32::round` bit for bit on all 2^32 floats (and
+/// in the tests on random ones), signed zeros included.
 #[inline]
 fn round_half_away(x: f32) -> f32 {
-    if x.abs() < 2_147_483_648.0 {
-        let t = (x + 0.499_999_97f32.copysign(x)) as i32 as f32;
-        if t == 0.0 { 0.0f32.copysign(x) } else { t }
-    } else {
-        x.round()
+    if !(x.abs() < 8_388_608.0) {
+        return x;
     }
+    let t = (x + 0.499_999_97f32.copysign(x)) as i32 as f32;
+    if t == 0.0 { 0.0f32.copysign(x) } else { t }
 }
 
 impl<'a, 'b> Search<'a, 'b> {
@@ -279,12 +291,17 @@ impl<'a, 'b> Search<'a, 'b> {
         let gpu_pci = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
         Search {
             links,
-            plans: vec![None; slots * slots],
+            plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade }; slots * slots],
             plan_hops: Vec::new(),
             plan_links: Vec::new(),
             slots,
-            slot_net: ngpus,
-            slot_nvs: ngpus + nnets,
+            slot_base: {
+                let mut b = [usize::MAX; NodeType::COUNT];
+                b[NodeType::Gpu as usize] = 0;
+                b[NodeType::Net as usize] = ngpus;
+                b[NodeType::Nvs as usize] = ngpus + nnets;
+                b
+            },
             has_nvs: sys.count(NodeType::Nvs) > 0,
             gpu_gpu,
             net_gpu,
@@ -308,34 +325,46 @@ impl<'a, 'b> Search<'a, 'b> {
 
     #[inline]
     fn slot(&self, r: NodeRef) -> Option<usize> {
-        match r.ty {
-            NodeType::Gpu => Some(r.idx),
-            NodeType::Net => Some(self.slot_net + r.idx),
-            NodeType::Nvs => Some(self.slot_nvs + r.idx),
-            _ => None,
-        }
+        let b = self.slot_base[r.ty as usize];
+        if b == usize::MAX { None } else { Some(b + r.idx) }
     }
 
     /// The path `from -> to`: its type and where its plan lies in `plan_hops`.
+    #[inline]
     fn path_info(&mut self, from: NodeRef, to: NodeRef) -> PathInfo {
         let key = match (self.slot(from), self.slot(to)) {
             (Some(a), Some(b)) => Some(a * self.slots + b),
             _ => None,
         };
-        if let Some(Some(info)) = key.map(|k| self.plans[k]) {
-            return info;
+        if let Some(k) = key {
+            let info = self.plans[k];
+            if info.kind != PlanKind::Unmade {
+                return info;
+            }
         }
+        self.make_plan(key, from, to)
+    }
+
+    #[cold]
+    fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
         let hops = links::plan(self.sys, &self.links, from, to);
+        let kind = if hops.iter().any(|h| h.rev != links::NONE) {
+            PlanKind::General
+        } else if hops.iter().any(|h| h.pci) {
+            PlanKind::Surcharged
+        } else {
+            PlanKind::Plain
+        };
         let info = PathInfo {
             ty: self.sys.path(from, to).ty,
             start: self.plan_hops.len() as u32,
-            len: hops.len() as u32,
-            plain: hops.iter().all(|h| !h.pci && h.rev == links::NONE),
+            len: hops.len() as u16,
+            kind,
         };
         self.plan_links.extend(hops.iter().map(|h| h.link));
         self.plan_hops.extend(hops);
         if let Some(k) = key {
-            self.plans[k] = Some(info);
+            self.plans[k] = info;
         }
         info
     }
@@ -344,7 +373,7 @@ impl<'a, 'b> Search<'a, 'b> {
     /// hops of a plan; returns how many hops succeeded.
     fn follow(&mut self, info: PathInfo, max_steps: usize, bw: f32) -> usize {
         let start = info.start as usize;
-        if info.plain {
+        if info.kind == PlanKind::Plain {
             let lbw = &mut self.links.bw[..];
             for (step, &l) in self.plan_links[start..start + max_steps].iter().enumerate() {
                 let cur = lbw[l as usize];
@@ -356,6 +385,19 @@ impl<'a, 'b> Search<'a, 'b> {
             return max_steps;
         }
         let pci_bw = bw * 6.0 / 5.0;
+        if info.kind == PlanKind::Surcharged {
+            let lbw = &mut self.links.bw[..];
+            let amounts = [bw, pci_bw];
+            for (step, hop) in self.plan_hops[start..start + max_steps].iter().enumerate() {
+                let fw = amounts[hop.pci as usize];
+                let cur = lbw[hop.link as usize];
+                if cur < fw {
+                    return step;
+                }
+                lbw[hop.link as usize] = sub_rounded(cur, fw);
+            }
+            return max_steps;
+        }
         let hops = &self.plan_hops[start..start + max_steps];
         let lbw = &mut self.links.bw[..];
         for (step, hop) in hops.iter().enumerate() {
