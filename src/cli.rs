@@ -30,8 +30,8 @@ pub enum Command {
     Paths(PathsArgs),
     /// Everything the model decides, in one document.
     Analyze(AnalyzeArgs),
-    /// NCCL's channel search: ring, tree, NVLS and CollNet graphs.
-    Search(SearchArgs),
+    /// NCCL's channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs.
+    Search(crate::search::command::SearchArgs),
     /// NCCL's performance model: algorithm, protocol, time and bandwidth per message size.
     Tune(TuneArgs),
     /// What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different).
@@ -140,20 +140,6 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Print the JSON document (schema 1) instead of the human summary.
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct SearchArgs {
-    #[command(flatten)]
-    pub input: InputArgs,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    /// Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE.
-    #[arg(long, conflicts_with = "json")]
-    pub xml: bool,
-    /// Print the graphs as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -285,13 +271,13 @@ fn fixtures_list() -> String {
     format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {}`.\n", crate::fixtures::all()[0].name)
 }
 
-fn analyze_input(input: &InputArgs, m: &ModelArgs) -> Result<(Loaded, Analysis), Error> {
+pub(crate) fn analyze_input(input: &InputArgs, m: &ModelArgs) -> Result<(Loaded, Analysis), Error> {
     let loaded = load_input(input)?;
     let an = model::analyze(&loaded.xml, &loaded.label, &m.options(Env::from_process()))?;
     Ok((loaded, an))
 }
 
-fn print_warnings(loaded: &Loaded, an: Option<&Analysis>) {
+pub(crate) fn print_warnings(loaded: &Loaded, an: Option<&Analysis>) {
     let mut seen = std::collections::HashSet::new();
     let all = loaded.diags.iter().chain(an.map(|a| a.diags.iter()).into_iter().flatten());
     for d in all {
@@ -356,8 +342,11 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
             print_warnings(&loaded, Some(&an));
             if a.json {
                 let so = crate::search::SearchOptions::from_analysis(&an)?;
-                let (gs, sys) = crate::search::run(&an, &so)?;
-                render::to_json_string(&an.to_json(crate::search::graphs_json(&sys, &gs)))
+                let (gs, sys) = crate::search::command::search_with_progress(&an, &so)?;
+                let mut doc = an.to_json(crate::search::graphs_json(&sys, &gs));
+                let run = crate::search::command::run_of(&an, &gs);
+                doc["run"] = render::search::run_json(&run, 0);
+                render::to_json_string(&doc)
             } else {
                 let mut s = render::show::tree(&an);
                 s.push('\n');
@@ -365,17 +354,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
                 s
             }
         }
-        Command::Search(a) => {
-            let (loaded, an) = analyze_input(&a.input, &a.model)?;
-            print_warnings(&loaded, Some(&an));
-            let so = crate::search::SearchOptions::from_analysis(&an)?;
-            let (gs, sys) = crate::search::run(&an, &so)?;
-            if a.xml {
-                crate::search::xml::dump(&sys, &gs)?
-            } else {
-                render::to_json_string(&crate::search::graphs_json(&sys, &gs))
-            }
-        }
+        Command::Search(a) => return crate::search::command::run(&a, out),
         Command::Tune(a) => {
             let (loaded, an) = analyze_input(&a.input, &a.model)?;
             print_warnings(&loaded, Some(&an));

@@ -2,6 +2,7 @@
 
 pub mod dot;
 pub mod paths;
+pub mod search;
 pub mod show;
 
 /// Pretty JSON with a trailing newline.

@@ -19,7 +19,7 @@ fn cell(ty: PathType, bw: f32) -> String {
     }
 }
 
-fn new_table() -> Table {
+pub(crate) fn new_table() -> Table {
     let mut t = Table::new();
     t.load_style(presets::NOTHING);
     t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);

@@ -8,11 +8,15 @@
 //! order on one system, because the rounding of reserved bandwidth carries over from
 //! one search to the next exactly as in NCCL.
 
+pub mod channels;
+pub mod command;
+pub mod cost;
+pub mod links;
 pub mod xml;
 
 use crate::error::Error;
 use crate::model::paths::{self, Params};
-use crate::model::system::{Hop, NodeRef, System};
+use crate::model::system::{NodeRef, System};
 use crate::model::{cpu, LinkType, NodeType, PathType};
 
 pub const MAXCHANNELS: usize = 64;
@@ -111,6 +115,22 @@ impl Graph {
         }
     }
 
+    /// NCCL's `ncclTopoPrintGraph` summary line: `Pattern 4, crossNic 0, nChannels 12, bw
+    /// 20.000000/20.000000, type NVL/PIX, sameChannels 1`.
+    pub fn summary(&self) -> String {
+        format!(
+            "Pattern {}, crossNic {}, nChannels {}, bw {:.6}/{:.6}, type {}/{}, sameChannels {}",
+            self.pattern,
+            self.cross_nic,
+            self.n_channels,
+            self.bw_intra as f64,
+            self.bw_inter as f64,
+            self.type_intra.name(),
+            self.type_inter.name(),
+            self.same_channels
+        )
+    }
+
     /// NCCL's name of a graph id.
     pub fn name(&self) -> &'static str {
         match self.id {
@@ -161,78 +181,236 @@ pub struct SearchOptions {
     pub graph_file: Option<(String, crate::xml::Xml)>,
 }
 
-struct Search<'a> {
+/// Called now and then during a long search with the steps taken so far.
+pub type Progress<'a> = &'a mut dyn FnMut(u64);
+
+/// How often (in search steps) the progress callback is called.
+const PROGRESS_EVERY: u64 = 1 << 14;
+
+struct Search<'a, 'b> {
     sys: &'a mut System,
     p: &'a Params,
     o: &'a SearchOptions,
     used: Vec<u64>,
+    /// `ncclTopoSelectNets` results, which depend only on the paths (never on the
+    /// bandwidth left), keyed by `(typeInter + 1) * (ngpus + 1) + gpu + 1`.
+    nets_cache: Vec<Option<std::rc::Rc<[usize]>>>,
+    /// `ncclTopoGetLocal(NET n, GPU)` for every NET, also fixed during the search.
+    local_gpus: Vec<Option<LocalGpus>>,
+    /// Scratch space of `next_gpus`.
+    scores: Vec<[i32; 7]>,
+    /// Spare GPU lists for the recursion.
+    lists: Vec<Vec<usize>>,
+    /// Steps taken (calls to the GPU recursion), for progress reports.
+    steps: u64,
+    progress: Option<Progress<'b>>,
+    /// The links' bandwidth while the search runs (written back at the end).
+    links: links::LinkTable,
+    /// Per (from, to) slot pair, the path's type and where its plan lies in
+    /// `plan_hops`; made on first use. Slots: GPUs, then NETs, then NVSwitches.
+    plans: Vec<PathInfo>,
+    plan_hops: Vec<links::PlanHop>,
+    /// The links of `plan_hops`, alone.
+    plan_links: Vec<u32>,
+    slots: usize,
+    /// First slot of each node type, `usize::MAX` for types the search never follows.
+    slot_base: [usize; NodeType::COUNT],
+    has_nvs: bool,
+    /// GPU to GPU paths (`[from * ngpus + to]`) and NET to GPU paths
+    /// (`[net * ngpus + gpu]`): hop count and bandwidth as an integer, as the GPU sort
+    /// uses them.
+    gpu_gpu: Vec<(i32, i32)>,
+    net_gpu: Vec<(i32, i32)>,
+    /// Per GPU, the PCI link up from its device and the link back (link numbers).
+    gpu_pci: Vec<Option<(u32, u32)>>,
+}
+
+/// `ncclTopoGetLocal(NET, GPU)`: the GPUs and their path type.
+type LocalGpus = std::rc::Rc<(Vec<usize>, PathType)>;
+
+/// A path as the search follows it.
+#[derive(Debug, Clone, Copy)]
+struct PathInfo {
+    start: u32,
+    len: u16,
+    ty: PathType,
+    kind: PlanKind,
+}
+
+/// How much of a plan `follow` has to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlanKind {
+    /// Not made yet.
+    Unmade,
+    /// No hop with a surcharge or a reverse link: `plan_links` says it all.
+    Plain,
+    /// Some PCI hops pay the surcharge; no reverse links.
+    Surcharged,
+    /// Reverse links too.
+    General,
 }
 
 fn sub_round(a: &mut f32, b: f32) {
-    *a = ((*a - b) * 1000.0f32).round() / 1000.0f32;
+    *a = sub_rounded(*a, b);
 }
 
-impl Search<'_> {
+#[inline]
+fn sub_rounded(a: f32, b: f32) -> f32 {
+    round_half_away((a - b) * 1000.0f32) / 1000.0f32
+}
+
+/// `roundf` without the libm call. From 2^23 up every float is an integer (and NaN and
+/// infinities round to themselves); below, add the float just below one half (with x's
+/// sign) and truncate. Checked against `f32::round` bit for bit on all 2^32 floats (and
+/// in the tests on random ones), signed zeros included.
+#[inline]
+fn round_half_away(x: f32) -> f32 {
+    if !(x.abs() < 8_388_608.0) {
+        return x;
+    }
+    let t = (x + 0.499_999_97f32.copysign(x)) as i32 as f32;
+    if t == 0.0 { 0.0f32.copysign(x) } else { t }
+}
+
+impl<'a, 'b> Search<'a, 'b> {
+    fn new(sys: &'a mut System, p: &'a Params, o: &'a SearchOptions, progress: Option<Progress<'b>>) -> Self {
+        let ngpus = sys.count(NodeType::Gpu);
+        let nnets = sys.count(NodeType::Net);
+        let slots = ngpus + nnets + sys.count(NodeType::Nvs);
+        let links = links::LinkTable::new(sys);
+        let counts = |from: NodeType, n: usize| -> Vec<(i32, i32)> {
+            (0..n)
+                .flat_map(|i| {
+                    let ps = &sys.list(from)[i].paths[NodeType::Gpu as usize];
+                    (0..ngpus).map(move |q| ps.get(q).map_or((0, 0), |p| (p.count() as i32, p.bw as i32)))
+                })
+                .collect()
+        };
+        let gpu_gpu = counts(NodeType::Gpu, ngpus);
+        let net_gpu = counts(NodeType::Net, nnets);
+        let gpu_pci = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
+        Search {
+            links,
+            plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade }; slots * slots],
+            plan_hops: Vec::new(),
+            plan_links: Vec::new(),
+            slots,
+            slot_base: {
+                let mut b = [usize::MAX; NodeType::COUNT];
+                b[NodeType::Gpu as usize] = 0;
+                b[NodeType::Net as usize] = ngpus;
+                b[NodeType::Nvs as usize] = ngpus + nnets;
+                b
+            },
+            has_nvs: sys.count(NodeType::Nvs) > 0,
+            gpu_gpu,
+            net_gpu,
+            gpu_pci,
+            used: vec![0; ngpus],
+            nets_cache: vec![None; (PathType::Dis as usize + 2) * (ngpus + 1)],
+            local_gpus: vec![None; nnets],
+            scores: Vec::new(),
+            lists: Vec::new(),
+            steps: 0,
+            progress,
+            sys,
+            p,
+            o,
+        }
+    }
+
     fn ngpus(&self) -> usize {
         self.sys.count(NodeType::Gpu)
     }
 
-    fn rev_link(&self, node: NodeRef, rem: NodeRef, ty: LinkType) -> Option<usize> {
-        self.sys.node(rem).links.iter().position(|l| l.rem == node && l.ty == ty)
+    #[inline]
+    fn slot(&self, r: NodeRef) -> Option<usize> {
+        let b = self.slot_base[r.ty as usize];
+        if b == usize::MAX { None } else { Some(b + r.idx) }
     }
 
-    /// Reserve (or, with a negative bw, release) bandwidth along a path; returns how many
-    /// steps succeeded.
-    fn follow(&mut self, hops: &[Hop], path_ty: PathType, start: NodeRef, max_steps: usize, bw: f32) -> usize {
-        let mut pci_bw = bw;
-        for h in hops {
-            let n = self.sys.link(*h).rem;
-            if n.ty == NodeType::Cpu {
-                if let crate::model::system::Kind::Cpu { arch, vendor, .. } = self.sys.node(n).kind {
-                    if path_ty == PathType::Phb
-                        && start.ty == NodeType::Gpu
-                        && arch == cpu::ARCH_X86
-                        && vendor == cpu::VENDOR_INTEL
-                    {
-                        pci_bw = bw * 6.0 / 5.0;
-                    }
-                }
+    /// The path `from -> to`: its type and where its plan lies in `plan_hops`.
+    #[inline]
+    fn path_info(&mut self, from: NodeRef, to: NodeRef) -> PathInfo {
+        let key = match (self.slot(from), self.slot(to)) {
+            (Some(a), Some(b)) => Some(a * self.slots + b),
+            _ => None,
+        };
+        if let Some(k) = key {
+            let info = self.plans[k];
+            if info.kind != PlanKind::Unmade {
+                return info;
             }
         }
-        let mut node = start;
-        for (step, h) in hops.iter().enumerate().take(max_steps) {
-            let link = *self.sys.link(*h);
-            let fw = if link.ty == LinkType::Pci { pci_bw } else { bw };
-            let mut rev_bw = 0.0f32;
-            let mut rev = None;
-            if link.rem.ty == NodeType::Dev && self.sys.node(link.rem).cc() < 80 && start.ty != NodeType::Gpu {
-                rev = self.rev_link(node, link.rem, link.ty);
-                rev_bw += fw / 8.0;
-            }
-            if link.rem.ty == NodeType::Cpu && link.ty == LinkType::Nvl {
-                if let crate::model::system::Kind::Cpu { arch, .. } = self.sys.node(link.rem).kind {
-                    if arch == cpu::ARCH_POWER {
-                        if rev.is_none() {
-                            rev = self.rev_link(node, link.rem, link.ty);
-                        }
-                        rev_bw += fw;
-                    }
+        self.make_plan(key, from, to)
+    }
+
+    #[cold]
+    fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
+        let hops = links::plan(self.sys, &self.links, from, to);
+        let kind = if hops.iter().any(|h| h.rev != links::NONE) {
+            PlanKind::General
+        } else if hops.iter().any(|h| h.pci) {
+            PlanKind::Surcharged
+        } else {
+            PlanKind::Plain
+        };
+        let info = PathInfo {
+            ty: self.sys.path(from, to).ty,
+            start: self.plan_hops.len() as u32,
+            len: hops.len() as u16,
+            kind,
+        };
+        self.plan_links.extend(hops.iter().map(|h| h.link));
+        self.plan_hops.extend(hops);
+        if let Some(k) = key {
+            self.plans[k] = info;
+        }
+        info
+    }
+
+    /// Reserve (or, with a negative bw, release) bandwidth along the first `max_steps`
+    /// hops of a plan; returns how many hops succeeded.
+    fn follow(&mut self, info: PathInfo, max_steps: usize, bw: f32) -> usize {
+        let start = info.start as usize;
+        if info.kind == PlanKind::Plain {
+            let lbw = &mut self.links.bw[..];
+            for (step, &l) in self.plan_links[start..start + max_steps].iter().enumerate() {
+                let cur = lbw[l as usize];
+                if cur < bw {
+                    return step;
                 }
+                lbw[l as usize] = sub_rounded(cur, bw);
             }
-            let rev_ok = match rev {
-                Some(r) if rev_bw != 0.0 => self.sys.node(link.rem).links[r].bw >= rev_bw,
-                _ => true,
-            };
-            if link.bw < fw || !rev_ok {
+            return max_steps;
+        }
+        let pci_bw = bw * 6.0 / 5.0;
+        if info.kind == PlanKind::Surcharged {
+            let lbw = &mut self.links.bw[..];
+            let amounts = [bw, pci_bw];
+            for (step, hop) in self.plan_hops[start..start + max_steps].iter().enumerate() {
+                let fw = amounts[hop.pci as usize];
+                let cur = lbw[hop.link as usize];
+                if cur < fw {
+                    return step;
+                }
+                lbw[hop.link as usize] = sub_rounded(cur, fw);
+            }
+            return max_steps;
+        }
+        let hops = &self.plan_hops[start..start + max_steps];
+        let lbw = &mut self.links.bw[..];
+        for (step, hop) in hops.iter().enumerate() {
+            let (fw, rev_bw) = hop.amounts(bw, pci_bw);
+            let rev_ok = rev_bw == 0.0 || lbw[hop.rev as usize] >= rev_bw;
+            let cur = lbw[hop.link as usize];
+            if cur < fw || !rev_ok {
                 return step;
             }
-            sub_round(&mut self.sys.node_mut(h.from).links[h.link].bw, fw);
+            lbw[hop.link as usize] = sub_rounded(cur, fw);
             if rev_bw != 0.0 {
-                if let Some(r) = rev {
-                    sub_round(&mut self.sys.node_mut(link.rem).links[r].bw, rev_bw);
-                }
+                sub_round(&mut lbw[hop.rev as usize], rev_bw);
             }
-            node = link.rem;
         }
         max_steps
     }
@@ -241,9 +419,8 @@ impl Search<'_> {
     /// when the bandwidth was reserved (or released, for a negative `mult`).
     fn follow_path(&mut self, g: &mut Graph, from: Option<NodeRef>, to: NodeRef, mult: f32) -> Option<NodeRef> {
         let Some(from) = from else { return Some(to) };
-        let path = self.sys.path(from, to);
-        let (hops, pty) = (path.hops.clone(), path.ty);
-        let rev_ty = self.sys.path(to, from).ty;
+        let info = self.path_info(from, to);
+        let pty = info.ty;
         let intra = matches!(from.ty, NodeType::Gpu | NodeType::Nvs) && matches!(to.ty, NodeType::Gpu | NodeType::Nvs);
         let mut bw = if intra { g.bw_intra } else { g.bw_inter };
         let ty = if intra { g.type_intra } else { g.type_inter };
@@ -255,106 +432,92 @@ impl Search<'_> {
         }
         if mult == 1.0
             && matches!(g.pattern, pattern::BALANCED_TREE | pattern::TREE | pattern::SPLIT_TREE)
-            && rev_ty > ty
+            && self.path_info(to, from).ty > ty
         {
             return None;
         }
         bw *= mult;
-        let step = self.follow(&hops, pty, from, hops.len(), bw);
-        if step < hops.len() {
-            self.follow(&hops, pty, from, step, -bw);
+        let n = info.len as usize;
+        let step = self.follow(info, n, bw);
+        if step < n {
+            self.follow(info, step, -bw);
             return None;
         }
-        g.n_hops = (g.n_hops as f32 + mult * hops.len() as f32) as i32;
+        g.n_hops = (g.n_hops as f32 + mult * n as f32) as i32;
         Some(to)
     }
 
     fn gpu_pci_bw(&self, g: usize) -> i32 {
-        let Some(d) = self.sys.list(NodeType::Gpu)[g].gpu_parent() else { return -1 };
-        let dev = NodeRef::new(NodeType::Dev, d);
-        for gl in &self.sys.node(dev).links {
-            if gl.ty != LinkType::Pci {
-                continue;
-            }
-            for pl in &self.sys.node(gl.rem).links {
-                if pl.rem == dev {
-                    return gl.bw.min(pl.bw) as i32;
-                }
-            }
+        match self.gpu_pci[g] {
+            Some((up, down)) => self.links.bw[up as usize].min(self.links.bw[down as usize]) as i32,
+            None => -1,
         }
-        -1
     }
 
     fn net_index(&self, id: i64) -> Option<usize> {
         self.sys.find(NodeType::Net, id)
     }
 
-    /// `ncclTopoSearchNextGpuSort`.
-    fn next_gpus(&self, g: &Graph, gpu: usize, sort_net: i32) -> Vec<usize> {
+    /// `ncclTopoSearchNextGpuSort`: the GPUs to try after `gpu`, best first, into `next`.
+    fn next_gpus(&mut self, g: &Graph, gpu: usize, sort_net: i32, next: &mut Vec<usize>) {
         let flag = 1u64 << g.n_channels;
         let n = self.ngpus();
-        let gnode = &self.sys.list(NodeType::Gpu)[gpu];
-        let paths = &gnode.paths[NodeType::Gpu as usize];
-        let net_paths = if sort_net != 0 {
-            self.net_index(g.inter[g.n_channels as usize * 2])
-                .map(|ni| &self.sys.list(NodeType::Net)[ni].paths[NodeType::Gpu as usize])
-        } else {
-            None
-        };
-        // (g, startIndex, intraNhops, intraBw, interNhops, interPciBw, interBw)
-        let mut scores: Vec<[i32; 7]> = Vec::new();
-        for i in 1..n {
-            let q = (gpu + i) % n;
-            if paths[q].count() == 0 {
-                continue;
-            }
-            if self.used[q] & flag != 0 {
-                continue;
-            }
-            let mut s = [q as i32, i as i32, paths[q].count() as i32, paths[q].bw as i32, 0, 0, 0];
-            if let Some(np) = net_paths {
-                s[4] = np[q].count() as i32;
-                s[5] = self.gpu_pci_bw(q);
-                s[6] = np[q].bw as i32;
-            }
-            scores.push(s);
-        }
-        scores.sort_by(|a, b| {
-            b[6].cmp(&a[6])
-                .then(b[5].cmp(&a[5]))
-                .then(a[4].cmp(&b[4]))
-                .then(b[3].cmp(&a[3]))
-                .then(a[2].cmp(&b[2]))
-                .then(a[1].cmp(&b[1]))
-        });
-        let same_intra = scores.iter().all(|s| s[3] == scores[0][3] && s[2] == scores[0][2]);
-        let mut next: Vec<usize> = if sort_net == -1 && same_intra {
-            scores.iter().rev().map(|s| s[0] as usize).collect()
-        } else {
-            scores.iter().map(|s| s[0] as usize).collect()
-        };
-        if self.sys.count(NodeType::Nvs) > 0 {
+        next.clear();
+        if self.has_nvs {
+            // With NVSwitches NCCL keeps only the next (and previous) GPU, moved to the
+            // front of the sorted list: the sort itself does not matter, only whether
+            // they are candidates at all.
             let prev = (gpu + n - 1) % n;
             let nxt = (gpu + 1) % n;
-            let mut first: Vec<usize> = match g.pattern {
-                pattern::RING => vec![nxt, prev],
-                pattern::SPLIT_TREE | pattern::BALANCED_TREE => vec![prev, nxt],
-                _ => vec![nxt],
+            let (first, mut len) = match g.pattern {
+                pattern::RING => ([nxt, prev], 2),
+                pattern::SPLIT_TREE | pattern::BALANCED_TREE => ([prev, nxt], 2),
+                _ => ([nxt, nxt], 1),
             };
-            if nxt == prev && first.len() == 2 {
-                first.truncate(1);
+            if nxt == prev {
+                len = 1;
             }
-            let mut real = 0;
-            for f in first {
-                if let Some(i) = next.iter().position(|&x| x == f) {
-                    next.remove(i);
+            for &f in &first[..len] {
+                if f != gpu && self.gpu_gpu[gpu * n + f].0 != 0 && self.used[f] & flag == 0 {
                     next.insert(0, f);
-                    real += 1;
                 }
             }
-            next.truncate(real);
+            return;
         }
-        next
+        let net = if sort_net != 0 { self.net_index(g.inter[g.n_channels as usize * 2]) } else { None };
+        // (g, startIndex, intraNhops, intraBw, interNhops, interPciBw, interBw)
+        let mut scores = std::mem::take(&mut self.scores);
+        scores.clear();
+        {
+            let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
+            let net_paths = net.map(|ni| &self.net_gpu[ni * n..(ni + 1) * n]);
+            for i in 1..n {
+                let q = (gpu + i) % n;
+                let (count, bw) = paths[q];
+                if count == 0 {
+                    continue;
+                }
+                if self.used[q] & flag != 0 {
+                    continue;
+                }
+                let mut s = [q as i32, i as i32, count, bw, 0, 0, 0];
+                if let Some(np) = net_paths {
+                    s[4] = np[q].0;
+                    s[5] = self.gpu_pci_bw(q);
+                    s[6] = np[q].1;
+                }
+                scores.push(s);
+            }
+        }
+        // startIndex is unique, so the order is total and any sort gives NCCL's.
+        scores.sort_unstable_by_key(|s| (-(s[6] as i64), -(s[5] as i64), s[4], -(s[3] as i64), s[2], s[1]));
+        let same_intra = scores.iter().all(|s| s[3] == scores[0][3] && s[2] == scores[0][2]);
+        if sort_net == -1 && same_intra {
+            next.extend(scores.iter().rev().map(|s| s[0] as usize));
+        } else {
+            next.extend(scores.iter().map(|s| s[0] as usize));
+        }
+        self.scores = scores;
     }
 
     fn replay_gpu(&self, g: &Graph, step: i32) -> Option<usize> {
@@ -562,8 +725,33 @@ impl Search<'_> {
         }
     }
 
-    /// `ncclTopoSelectNets`.
-    fn select_nets(&self, type_inter: i32, gpu: Option<usize>) -> Vec<usize> {
+    /// `ncclTopoSelectNets`, remembered: the answer depends only on the paths.
+    fn select_nets(&mut self, type_inter: i32, gpu: Option<usize>) -> std::rc::Rc<[usize]> {
+        let ng = self.ngpus();
+        let key = (type_inter + 1).clamp(0, PathType::Dis as i32 + 1) as usize * (ng + 1) + gpu.map_or(0, |g| g + 1);
+        if let Some(Some(v)) = self.nets_cache.get(key) {
+            return v.clone();
+        }
+        let v: std::rc::Rc<[usize]> = self.compute_select_nets(type_inter, gpu).into();
+        if key < self.nets_cache.len() {
+            self.nets_cache[key] = Some(v.clone());
+        }
+        v
+    }
+
+    /// `ncclTopoGetLocal(NET, GPU)`, remembered.
+    fn local_gpus_of_net(&mut self, n: usize) -> LocalGpus {
+        if let Some(Some(v)) = self.local_gpus.get(n) {
+            return v.clone();
+        }
+        let v = std::rc::Rc::new(paths::get_local(self.sys, NodeRef::new(NodeType::Net, n), NodeType::Gpu));
+        if n < self.local_gpus.len() {
+            self.local_gpus[n] = Some(v.clone());
+        }
+        v
+    }
+
+    fn compute_select_nets(&self, type_inter: i32, gpu: Option<usize>) -> Vec<usize> {
         let mut nets = Vec::new();
         if self.sys.host_hashes.len() > 1 && self.o.scatter {
             self.pref_nets_gpu_first(gpu, &mut nets);
@@ -651,6 +839,12 @@ impl Search<'_> {
             return;
         }
         *time -= 1;
+        self.steps += 1;
+        if self.steps.is_multiple_of(PROGRESS_EVERY)
+            && let Some(f) = self.progress.as_mut()
+        {
+            f(self.steps);
+        }
         let n = self.ngpus();
         if step as usize == n {
             g.n_channels += 1;
@@ -673,7 +867,7 @@ impl Search<'_> {
             if self.sys.inter {
                 let Some(start) = self.net_index(g.inter[g.n_channels as usize * 2]) else { return };
                 let nets = self.select_nets(g.type_inter as i32, Some(gi));
-                for nidx in nets {
+                for &nidx in nets.iter() {
                     if !self.check_net(g, start, nidx, step) {
                         continue;
                     }
@@ -704,10 +898,13 @@ impl Search<'_> {
         } else if g.pattern == pattern::COLLNET_DIRECT {
             self.try_collnet_direct(g, save, gi, time);
         } else if (step as usize) < n - 1 {
-            let next: Vec<usize> = if forced == FORCED_ORDER_PCI {
-                vec![(step + 1) as usize]
+            // Lists are recycled: the recursion would otherwise allocate one a step.
+            let mut next = self.lists.pop().unwrap_or_default();
+            next.clear();
+            if forced == FORCED_ORDER_PCI {
+                next.push((step + 1) as usize);
             } else if forced == FORCED_ORDER_REPLAY {
-                self.replay_gpu(g, step).into_iter().collect()
+                next.extend(self.replay_gpu(g, step));
             } else {
                 let sort_net = if back_to_net == -1 {
                     0
@@ -716,11 +913,12 @@ impl Search<'_> {
                 } else {
                     -1
                 };
-                self.next_gpus(g, gi, sort_net)
-            };
-            for q in next {
+                self.next_gpus(g, gi, sort_net, &mut next);
+            }
+            for &q in next.iter() {
                 self.try_gpu(g, save, step + 1, back_to_net, back_to_first, forced, time, Some(me), q);
             }
+            self.lists.push(next);
         } else if step == back_to_first {
             let Some(p) = self.sys.gpu_by_rank(g.intra[g.n_channels as usize * n]) else { return };
             let first = NodeRef::new(NodeType::Gpu, p);
@@ -790,12 +988,12 @@ impl Search<'_> {
                 if local_gpu != -1 {
                     self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, local_gpu as usize);
                 }
-                let (locals, pty) = paths::get_local(self.sys, NodeRef::new(NodeType::Net, n), NodeType::Gpu);
-                if pty == PathType::Dis {
+                let locals = self.local_gpus_of_net(n);
+                if locals.1 == PathType::Dis {
                     // NCCL skips this NET without giving its bandwidth back.
                     continue;
                 }
-                for q in locals {
+                for &q in locals.0.iter() {
                     if q as i32 == local_gpu {
                         continue;
                     }
@@ -855,6 +1053,22 @@ impl Search<'_> {
     }
 }
 
+/// The PCI link from a GPU's device up, and the link back down, as the GPU sort reads
+/// them (`ncclTopoGetGpuPciBw`: the first PCI link whose far end links back).
+fn gpu_pci_links(sys: &System, links: &links::LinkTable, g: usize) -> Option<(u32, u32)> {
+    let d = sys.list(NodeType::Gpu)[g].gpu_parent()?;
+    let dev = NodeRef::new(NodeType::Dev, d);
+    for (i, gl) in sys.node(dev).links.iter().enumerate() {
+        if gl.ty != LinkType::Pci {
+            continue;
+        }
+        if let Some(j) = sys.node(gl.rem).links.iter().position(|pl| pl.rem == dev) {
+            return Some((links.id(dev, i), links.id(gl.rem, j)));
+        }
+    }
+    None
+}
+
 fn gpu_min_max_path(sys: &System, ty: NodeType) -> (PathType, PathType) {
     let mut min = PathType::Sys;
     let mut max = PathType::Loc;
@@ -889,7 +1103,8 @@ fn split_nvlink(sys: &System) -> bool {
     count.iter().filter(|&&c| c > 1).count() == 2
 }
 
-fn cc_min(sys: &System) -> i32 {
+/// Smallest compute capability of the GPUs (NCCL's `minCompCap` for one node).
+pub fn cc_min(sys: &System) -> i32 {
     sys.list(NodeType::Dev).iter().map(|d| d.cc()).min().unwrap_or(0)
 }
 
@@ -899,6 +1114,17 @@ fn add_path_type(t: PathType, d: u8) -> PathType {
 
 /// `ncclTopoCompute` for one graph.
 pub fn compute(sys: &mut System, p: &Params, o: &SearchOptions, graph: &mut Graph) -> Result<(), Error> {
+    compute_with(sys, p, o, graph, None)
+}
+
+/// [`compute`], calling `progress` with the steps taken every so often.
+pub fn compute_with(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    graph: &mut Graph,
+    progress: Option<Progress<'_>>,
+) -> Result<(), Error> {
     let ccmin = cc_min(sys);
     let ngpus = sys.count(NodeType::Gpu);
     let ndevs = sys.count(NodeType::Dev);
@@ -977,7 +1203,7 @@ pub fn compute(sys: &mut System, p: &Params, o: &SearchOptions, graph: &mut Grap
     tmp.bw_intra = speeds[si];
     tmp.bw_inter = speeds[si];
     let mut global_timeout = GLOBAL_TIMEOUT;
-    let mut search = Search { used: vec![0; ngpus], sys, p, o };
+    let mut search = Search::new(sys, p, o, progress);
 
     'search: loop {
         let mut time = if tmp.same_channels != 0 {
@@ -1091,6 +1317,7 @@ pub fn compute(sys: &mut System, p: &Params, o: &SearchOptions, graph: &mut Grap
         }
         break;
     }
+    search.links.write_back(search.sys);
     let sys = search.sys;
     if graph.n_channels == 0 && !graph.coll_net && graph.pattern != pattern::NVLS {
         for i in 0..ngpus {
@@ -1098,9 +1325,10 @@ pub fn compute(sys: &mut System, p: &Params, o: &SearchOptions, graph: &mut Grap
         }
         graph.bw_intra = 0.1;
         graph.type_intra = PathType::Sys;
-        let s = Search { used: vec![], sys, p, o };
+        let mut s = Search::new(sys, p, o, None);
         let first = s.select_nets(-1, Some(0)).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
-        let last = s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
+        let last =
+            s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
         match (first, last) {
             (Some(a), Some(b)) => {
                 graph.inter[0] = a;
@@ -1143,15 +1371,31 @@ fn dup_channels(g: &mut Graph, ccmin: i32, ngpus: usize) {
 
 /// Compute the graphs NCCL computes at init, in its order, on one system.
 pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Graphs, Error> {
+    compute_all_with(sys, p, o, &mut |_, _| {})
+}
+
+/// [`compute_all`], telling `progress` which graph is being searched and the steps taken
+/// in it so far (every few thousand steps, and once with 0 when a graph starts).
+pub fn compute_all_with(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    progress: &mut dyn FnMut(&'static str, u64),
+) -> Result<Graphs, Error> {
+    let mut compute = |sys: &mut System, g: &mut Graph| -> Result<(), Error> {
+        let name = g.name();
+        progress(name, 0);
+        compute_with(sys, p, o, g, Some(&mut |steps| progress(name, steps)))
+    };
     let ngpus = sys.count(NodeType::Gpu);
     let mut ring = Graph::new(0, pattern::RING, ngpus);
     ring.min_channels = 1;
     ring.max_channels = (MAXCHANNELS / 2) as i32;
-    compute(sys, p, o, &mut ring)?;
+    compute(sys, &mut ring)?;
     let mut tree = Graph::new(1, pattern::BALANCED_TREE, ngpus);
     tree.min_channels = ring.n_channels;
     tree.max_channels = ring.n_channels;
-    compute(sys, p, o, &mut tree)?;
+    compute(sys, &mut tree)?;
     let mut chain = Graph::new(2, pattern::TREE, ngpus);
     chain.coll_net = true;
     chain.min_channels = ring.n_channels;
@@ -1161,8 +1405,8 @@ pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Gr
     direct.min_channels = 1;
     direct.max_channels = MAXCHANNELS as i32;
     if o.collnet {
-        compute(sys, p, o, &mut chain)?;
-        compute(sys, p, o, &mut direct)?;
+        compute(sys, &mut chain)?;
+        compute(sys, &mut direct)?;
     }
     let mut nvls = Graph::new(3, pattern::NVLS, ngpus);
     nvls.min_channels = 1;
@@ -1170,7 +1414,7 @@ pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Gr
     // NVLink SHARP needs multicast, which the driver offers only for Hopper and later
     // GPUs behind NVSwitches; NCCL does not even run the search otherwise.
     if o.nvls && ngpus >= 2 && sys.count(NodeType::Nvs) > 0 && cc_min(sys) >= 90 {
-        compute(sys, p, o, &mut nvls)?;
+        compute(sys, &mut nvls)?;
     }
     Ok(Graphs { ring, tree, collnet_chain: chain, collnet_direct: direct, nvls })
 }
@@ -1200,8 +1444,17 @@ impl SearchOptions {
 /// Run the search on a copy of the analysed system. Returns the graphs and the system
 /// as the search left it (link bandwidths reduced by rounding, as in NCCL).
 pub fn run(an: &crate::model::Analysis, o: &SearchOptions) -> Result<(Graphs, System), Error> {
+    run_with(an, o, &mut |_, _| {})
+}
+
+/// [`run`] with progress reports (see [`compute_all_with`]).
+pub fn run_with(
+    an: &crate::model::Analysis,
+    o: &SearchOptions,
+    progress: &mut dyn FnMut(&'static str, u64),
+) -> Result<(Graphs, System), Error> {
     let mut sys = an.system.clone();
-    let gs = compute_all(&mut sys, &an.params, o)?;
+    let gs = compute_all_with(&mut sys, &an.params, o, progress)?;
     Ok((gs, sys))
 }
 
@@ -1255,4 +1508,58 @@ pub fn graphs_json(sys: &System, gs: &Graphs) -> serde_json::Value {
         "collnet_chain": graph_json(sys, &gs.collnet_chain),
         "collnet_direct": graph_json(sys, &gs.collnet_direct),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_matches_roundf() {
+        for x in [0.0f32, -0.0, -0.3, 0.49999997, 1.4999999, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 4_194_303.5, -4_194_303.5, 4_194_304.0, 1e9, 2_147_483_520.0, -2_147_483_648.0, 8_388_607.5, f32::NAN] {
+            let (a, b) = (round_half_away(x), x.round());
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{x}: {a} != {b}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn rounding_matches_roundf_everywhere(x in proptest::num::f32::ANY) {
+            let (a, b) = (round_half_away(x), x.round());
+            proptest::prop_assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        }
+    }
+
+    #[test]
+    fn summary_is_nccl_print_graph() {
+        let mut g = Graph::new(0, pattern::RING, 2);
+        g.n_channels = 12;
+        g.bw_intra = 20.0;
+        g.bw_inter = 17.5;
+        g.type_intra = PathType::Nvl;
+        g.type_inter = PathType::Pix;
+        g.same_channels = 1;
+        assert_eq!(g.summary(), "Pattern 4, crossNic 0, nChannels 12, bw 20.000000/17.500000, type NVL/PIX, sameChannels 1");
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+
+    #[test]
+    fn progress_reports_without_changing_results() {
+        let (x, _) = crate::fixtures::get("dgx1-v100").unwrap().load().unwrap();
+        let opts = crate::model::Options { nodes: 2, ..Default::default() };
+        let an = crate::model::analyze(&x, "dgx1-v100", &opts).unwrap();
+        let so = SearchOptions::from_analysis(&an).unwrap();
+        let (plain, sys_a) = run(&an, &so).unwrap();
+        let mut calls: Vec<(&str, u64)> = Vec::new();
+        let (watched, sys_b) = run_with(&an, &so, &mut |g, s| calls.push((g, s))).unwrap();
+        assert_eq!(xml::dump(&sys_a, &plain).unwrap(), xml::dump(&sys_b, &watched).unwrap());
+        assert_eq!(calls.first(), Some(&("ring", 0)));
+        assert!(calls.contains(&("tree", 0)));
+        // Steps are reported every PROGRESS_EVERY, growing within a graph.
+        assert!(calls.iter().any(|&(_, s)| s > 0 && s % PROGRESS_EVERY == 0), "{calls:?}");
+    }
 }

@@ -1,0 +1,211 @@
+//! `topo search` end to end: the default text, --graph, --rank, --json, --dot,
+//! --graph-file and its errors, and the `run` object of `topo analyze --json`.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn topo() -> Command {
+    let mut c = Command::cargo_bin("topo").expect("binary");
+    // The graph file variable of the developer's shell must not leak into the tests.
+    c.env_remove("NCCL_GRAPH_FILE");
+    c
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+fn stdout(c: &mut Command) -> String {
+    let out = c.assert().success().get_output().stdout.clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+#[test]
+fn default_output_has_graphs_and_channels() {
+    let s = stdout(topo().args(["search", "--fixture", "dgx-h100"]));
+    assert!(s.contains("ring graph\n  Pattern 4, crossNic 0, nChannels "), "{s}");
+    assert!(s.contains("tree graph\n  Pattern "), "{s}");
+    assert!(s.contains("nvls graph\n  Pattern 5, "), "{s}");
+    assert!(s.contains("collnet_chain graph\n  none: CollNet is off"), "{s}");
+    assert!(s.contains("Channels NCCL runs (1 node(s) x 8 GPUs = 8 ranks)"), "{s}");
+    assert!(s.contains("Channel 00/"), "{s}");
+    assert!(s.contains("Ring 00 : "), "{s}");
+    assert!(s.contains("Trees [0] "), "{s}");
+    // Bus ids in the channel table.
+    assert!(s.contains("  1 1c:00.0  "), "{s}");
+}
+
+#[test]
+fn graph_selects_graphs() {
+    let s = stdout(topo().args(["search", "--fixture", "dgx-h100", "--graph", "ring"]));
+    assert!(s.contains("ring graph"));
+    assert!(!s.contains("tree graph") && !s.contains("nvls graph"), "{s}");
+    let s = stdout(topo().args(["search", "--fixture", "dgx-h100", "--graph", "tree,nvls"]));
+    assert!(!s.contains("ring graph") && s.contains("tree graph") && s.contains("nvls graph"), "{s}");
+    let s = stdout(topo().args(["search", "--fixture", "dgx-h100", "--graph", "collnet-direct", "--collnet"]));
+    assert!(s.contains("collnet_direct graph\n  Pattern 6"), "{s}");
+    topo().args(["search", "--fixture", "dgx-h100", "--graph", "rings"]).assert().code(2);
+}
+
+#[test]
+fn rank_shows_that_ranks_lines() {
+    let s = stdout(topo().args(["search", "--fixture", "dgx1-v100", "--nodes", "2", "--rank", "11"]));
+    assert!(s.contains("Rank 11's log lines:"), "{s}");
+    assert!(s.contains("Ring 00 : ") && s.contains(" -> 11 -> "), "{s}");
+    assert!(s.contains("->11->"), "{s}");
+    topo()
+        .args(["search", "--fixture", "dgx1-v100", "--rank", "8"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--rank 8").and(predicate::str::contains("ranks 0..7")));
+}
+
+#[test]
+fn json_has_graphs_and_run() {
+    let s = stdout(topo().args(["search", "--fixture", "dgx1-v100", "--nodes", "2", "--json", "--rank", "3"]));
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    assert!(v["ring"]["nchannels"].as_i64().unwrap_or(0) > 0);
+    let run = &v["run"];
+    assert_eq!(run["n_ranks"], 16);
+    let n = run["nchannels"].as_u64().expect("nchannels") as usize;
+    assert_eq!(run["rings"].as_array().map(|a| a.len()), Some(n));
+    assert_eq!(run["rings"][0].as_array().map(|a| a.len()), Some(16));
+    assert_eq!(run["log"]["rings"].as_array().map(|a| a.len()), Some(n));
+    assert!(run["log"]["trees"].as_str().unwrap_or("").starts_with("Trees [0] "));
+    assert!(run["log"]["rings"][0].as_str().unwrap_or("").contains(" -> 3 -> "));
+    let s = stdout(topo().args(["search", "--fixture", "dgx1-v100", "--json", "--graph", "tree"]));
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    assert!(v.get("ring").is_none() && v.get("tree").is_some());
+}
+
+#[test]
+fn analyze_json_has_run() {
+    let s = stdout(topo().args(["analyze", "--fixture", "workstation-4gpu", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    assert_eq!(v["run"]["nchannels"], 4);
+    assert_eq!(v["run"]["log"]["channels"][0], "Channel 00/04 : 0 1 2 3");
+}
+
+#[test]
+fn min_max_channels_from_the_environment() {
+    let s = stdout(topo().args(["search", "--fixture", "workstation-4gpu", "--json"]).env("NCCL_MAX_NCHANNELS", "1"));
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    assert_eq!(v["run"]["nchannels"], 1);
+    let s = stdout(topo().args(["search", "--fixture", "workstation-4gpu", "--json"]).env("NCCL_MIN_NRINGS", "7"));
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    assert_eq!(v["run"]["nchannels"], 7);
+    assert_eq!(v["run"]["source"], serde_json::json!([0, 1, 2, 3, 0, 1, 2]));
+}
+
+#[test]
+fn xml_is_unchanged_by_the_run() {
+    let s = stdout(topo().args(["search", "--fixture", "workstation-4gpu", "--xml"]));
+    assert!(s.starts_with("<graphs version=\"1\">\n"));
+    topo().args(["search", "--fixture", "workstation-4gpu", "--xml", "--graph", "ring"]).assert().code(2);
+}
+
+#[test]
+fn dot_draws_channels_over_the_machine() {
+    let s = stdout(topo().args(["search", "--fixture", "dgx1-v100", "--dot"]));
+    assert!(s.starts_with("graph topo {"), "{s}");
+    assert!(s.contains("used: ring "), "{s}");
+    assert!(s.contains("label=\"ring 0\""), "{s}");
+    assert!(s.contains("label=\"tree 0\""), "{s}");
+    // A line break in a label stays a Graphviz line break.
+    assert!(s.contains("\\nused: ") && !s.contains("\\\\nused"), "{s}");
+}
+
+#[test]
+fn graph_file_reports_oversubscription() {
+    let f = root().join("fixtures/graphs/workstation-4gpu-ring4.xml");
+    let s = stdout(topo().args(["search", "--fixture", "workstation-4gpu", "--graph-file"]).arg(&f));
+    assert!(s.contains("ring graph (loaded from the graph file)"), "{s}");
+    assert!(s.contains("Oversubscribed links (GB/s):"), "{s}");
+    assert!(s.contains("GPU/0000:01:00.0 (rank 0) -PCI-> CPU/0      24.0    48.0  0 1 2 3"), "{s}");
+    assert!(s.contains("      0  12.0/12.0         6.0/-"), "{s}");
+    // The tree graph of the file fits.
+    assert!(s.contains("  tree graph\n") && s.contains("No link is oversubscribed."), "{s}");
+    // min(ring 4, tree 2) = 2 search channels, 4 after duplication.
+    assert!(s.contains("nChannels 4\n    2  min(ring 4, tree 2)"), "{s}");
+    // The same through the environment, and as JSON.
+    let s = stdout(topo().args(["search", "--fixture", "workstation-4gpu", "--json"]).env("NCCL_GRAPH_FILE", &f));
+    let v: serde_json::Value = serde_json::from_str(&s).expect("json");
+    let g = &v["graph_file"]["graphs"][0];
+    assert_eq!(g["graph"], "ring");
+    assert_eq!(g["oversubscribed"].as_array().map(|a| a.len()), Some(8));
+    assert_eq!(g["channels"][0]["got_intra"], 6.0);
+    assert_eq!(v["ring"]["from_graph_file"], true);
+}
+
+#[test]
+fn graph_file_errors_exit_2() {
+    topo()
+        .args(["search", "--fixture", "workstation-4gpu", "--graph-file", "/nonexistent/graph.xml"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("/nonexistent/graph.xml"));
+    let dir = tempfile::tempdir().expect("tmp");
+    let bad = dir.path().join("bad.xml");
+    std::fs::write(
+        &bad,
+        "<graphs version=\"1\">\n  <graph id=\"0\" pattern=\"4\" crossnic=\"0\" nchannels=\"1\" speedintra=\"12\" \
+         speedinter=\"12\" latencyinter=\"0\" typeintra=\"PHB\" typeinter=\"PIX\" samechannels=\"0\">\n    <channel>\n      \
+         <gpu dev=\"0\" rank=\"0\"/>\n      <gpu dev=\"0x1\" rank=\"1\"/>\n      <gpu dev=\"0x2\" rank=\"2\"/>\n      \
+         <gpu dev=\"0x9\" rank=\"9\"/>\n    </channel>\n  </graph>\n</graphs>\n",
+    )
+    .expect("write");
+    topo()
+        .args(["search", "--fixture", "workstation-4gpu", "--graph-file"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("bad.xml").and(predicate::str::contains("rank 9 is not a GPU")));
+    // A topology file is not a graph file.
+    topo()
+        .args(["search", "--fixture", "workstation-4gpu", "--graph-file"])
+        .arg(root().join("fixtures/topologies/workstation-4gpu.xml"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("expected <graphs>"));
+    // A channel with a GPU missing: NCCL leaves rank 0 in its place (which here happens
+    // to complete the ring); topo says so.
+    let short = dir.path().join("short.xml");
+    std::fs::write(
+        &short,
+        "<graphs version=\"1\">\n  <graph id=\"0\" pattern=\"4\" crossnic=\"0\" nchannels=\"1\" speedintra=\"12\" \
+         speedinter=\"12\" latencyinter=\"0\" typeintra=\"PHB\" typeinter=\"PIX\" samechannels=\"0\">\n    <channel>\n      \
+         <gpu dev=\"0x1\" rank=\"1\"/>\n      <gpu dev=\"0x2\" rank=\"2\"/>\n      <gpu dev=\"0x3\" rank=\"3\"/>\n    \
+         </channel>\n  </graph>\n</graphs>\n",
+    )
+    .expect("write");
+    topo()
+        .args(["search", "--fixture", "workstation-4gpu", "--graph-file"])
+        .arg(&short)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("lists 3 GPUs, the node has 4"));
+}
+
+/// The graph file of a real Azure NCv4 run (../shared, skipped when absent): NCCL runs
+/// it without checks; topo shows it oversubscribes every GPU's PCIe link.
+#[test]
+fn azure_ncv4_graph_file() {
+    let shared = root().join("../shared/fixtures");
+    let (topo_file, graph) = (shared.join("nccl/azure-ncv4.xml"), shared.join("logs/azure-ncv4-graph-file.xml"));
+    if !topo_file.is_file() || !graph.is_file() {
+        eprintln!("skipped: ../shared/fixtures (azure-ncv4) is absent");
+        return;
+    }
+    let s = stdout(topo().arg("search").arg("--topo").arg(&topo_file).arg("--graph-file").arg(&graph));
+    assert!(s.contains("ring graph (loaded from the graph file)\n  Pattern 4, crossNic 0, nChannels 2, bw 12.000000/12.000000, type SYS/PIX, sameChannels 0"), "{s}");
+    assert!(s.contains("tree graph (loaded from the graph file)\n  Pattern 1, crossNic 0, nChannels 4"), "{s}");
+    // Two ring channels at 12 GB/s through each GPU's 12 GB/s PCIe link: 24 demanded.
+    assert!(s.contains("CPU/0 -PCI-> GPU/0001:00:00.0 (rank 0)      12.0    24.0  0 1"), "{s}");
+    assert!(s.contains("      0  12.0/12.0         6.0/-"), "{s}");
+    assert!(s.contains("    2  min(ring 2, tree 4) search channels"), "{s}");
+    assert!(s.contains("Channel 01/04 : 0 3 2 1"), "{s}");
+}
