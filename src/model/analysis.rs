@@ -188,6 +188,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         return Err(Error::Usage("--nodes must be at least 1".into()));
     }
     let mut diags = crate::xml::lint_topology(xml, Some(std::path::Path::new(input)))?;
+    crate::model::validate::validate(xml, input)?;
     let env = &opts.env;
     let merge_level = match env.get("NCCL_NET_MERGE_LEVEL") {
         None => PathType::PORT,
