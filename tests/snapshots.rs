@@ -10,8 +10,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// (snapshot name, arguments, NCCL variables).
-fn cases() -> Vec<(String, Vec<String>, Vec<(&'static str, &'static str)>)> {
+/// A snapshot: its name, the arguments and the NCCL variables set.
+type Case = (String, Vec<String>, Vec<(&'static str, &'static str)>);
+
+fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     let all: Vec<&str> = topo::fixtures::all().iter().map(|f| f.name).collect();
     let small = ["gh200", "gb200-nvl72-tray", "workstation-4gpu"];

@@ -305,10 +305,12 @@ pub fn p2p_level(sys: &System, p: &Params) -> (PathType, &'static str) {
     if let Some(l) = p.p2p_level {
         return (l, "NCCL_P2P_LEVEL/NCCL_P2P_DISABLE");
     }
-    if let Some(Kind::Cpu { arch, vendor, .. }) = sys.list(NodeType::Cpu).first().map(|n| &n.kind) {
-        if *arch == cpu::ARCH_X86 && *vendor == cpu::VENDOR_AMD && sys.count(NodeType::Dev) <= 2 {
-            return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
-        }
+    if let Some(Kind::Cpu { arch, vendor, .. }) = sys.list(NodeType::Cpu).first().map(|n| &n.kind)
+        && *arch == cpu::ARCH_X86
+        && *vendor == cpu::VENDOR_AMD
+        && sys.count(NodeType::Dev) <= 2
+    {
+        return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
     }
     (PathType::Pxb, "default PXB")
 }
@@ -461,7 +463,10 @@ fn p2p_can_connect_why(
     }
     if c.intermediate != -1 {
         if p.p2p_use_cuda_memcpy {
-            return Ok((false, why(explain, || "NCCL_P2P_USE_CUDA_MEMCPY forbids P2P through an intermediate GPU".into())));
+            return Ok((
+                false,
+                why(explain, || "NCCL_P2P_USE_CUDA_MEMCPY forbids P2P through an intermediate GPU".into()),
+            ));
         }
         return Ok((true, why(explain, || format!("P2P through GPU rank {} over NVLink", c.intermediate))));
     }
@@ -502,10 +507,10 @@ pub fn intermediate_rank(sys: &System, rank: i32, net: usize) -> Option<i32> {
         i += 1;
     }
     let mut node = sys.link(*path.hops.get(i)?).rem;
-    if node.ty == NodeType::Dev {
-        if let Some(l) = sys.node(node).links.iter().find(|l| l.rem.ty == NodeType::Gpu) {
-            node = l.rem;
-        }
+    if node.ty == NodeType::Dev
+        && let Some(l) = sys.node(node).links.iter().find(|l| l.rem.ty == NodeType::Gpu)
+    {
+        node = l.rem;
     }
     if node.ty != NodeType::Gpu {
         return None;
@@ -529,7 +534,9 @@ pub fn check_gdr(sys: &System, p: &Params, rank: i32, net: usize, read: bool) ->
 }
 
 fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, explain: bool) -> (GdrMode, String) {
-    let Some(mut g) = sys.gpu_by_rank(rank) else { return (GdrMode::Disabled, why(explain, || "rank not in system".into())) };
+    let Some(mut g) = sys.gpu_by_rank(rank) else {
+        return (GdrMode::Disabled, why(explain, || "rank not in system".into()));
+    };
     let nnode = &sys.list(NodeType::Net)[net];
     let ninfo = nnode.net().expect("NET node");
     let gpu = &sys.list(NodeType::Gpu)[g];
@@ -538,7 +545,10 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
         _ => (0, -1),
     };
     if ninfo.gdr == 0 {
-        return (GdrMode::Disabled, why(explain, || format!("NIC {} does not support GPUDirect RDMA (gdr=0)", ninfo.name)));
+        return (
+            GdrMode::Disabled,
+            why(explain, || format!("NIC {} does not support GPUDirect RDMA (gdr=0)", ninfo.name)),
+        );
     }
     if ggdr == 0 {
         return (GdrMode::Disabled, why(explain, || "the GPU does not support GPUDirect RDMA (gdr=0)".into()));
@@ -555,33 +565,45 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
             let nvlink = sys.count(NodeType::Gpu) == 1
                 || (0..sys.count(NodeType::Gpu)).any(|i| i != g && gpu_paths[i].ty == PathType::Nvl);
             if !nvlink {
-                return (GdrMode::Disabled, why(explain, || "GDR reads are off before Ampere without an NVLink peer".into()));
+                return (
+                    GdrMode::Disabled,
+                    why(explain, || "GDR reads are off before Ampere without an NVLink peer".into()),
+                );
             }
         }
     }
     let (level, source) = gdr_level(p);
     let mut distance = gpu.paths[NodeType::Net as usize][net].ty;
     let mut via = String::new();
-    if distance == PathType::Pxn {
-        if let Some(proxy) = intermediate_rank(sys, rank, net) {
-            if let Some(pg) = sys.gpu_by_rank(proxy) {
-                g = pg;
-                distance = sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].ty;
-                via = why(explain, || format!(" (through rank {proxy} by PXN)"));
-            }
-        }
+    if distance == PathType::Pxn
+        && let Some(proxy) = intermediate_rank(sys, rank, net)
+        && let Some(pg) = sys.gpu_by_rank(proxy)
+    {
+        g = pg;
+        distance = sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].ty;
+        via = why(explain, || format!(" (through rank {proxy} by PXN)"));
     }
     if distance > level {
         return (
             GdrMode::Disabled,
-            why(explain, || format!("GPU to {} is {distance}{via}, above the GDR level {level} ({source})", ninfo.name)),
+            why(explain, || {
+                format!("GPU to {} is {distance}{via}, above the GDR level {level} ({source})", ninfo.name)
+            }),
         );
     }
     let Some(c) = local_cpu(sys, g) else { return (GdrMode::Default, why(explain, || "no local CPU".into())) };
     if sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c && distance != PathType::P2c {
-        (GdrMode::Pci, why(explain, || format!("GPU to {} is {distance}{via} on a C2C system: PCIe mapping forced", ninfo.name)))
+        (
+            GdrMode::Pci,
+            why(explain, || format!("GPU to {} is {distance}{via} on a C2C system: PCIe mapping forced", ninfo.name)),
+        )
     } else {
-        (GdrMode::Default, why(explain, || format!("GPU to {} is {distance}{via}, within the GDR level {level} ({source})", ninfo.name)))
+        (
+            GdrMode::Default,
+            why(explain, || {
+                format!("GPU to {} is {distance}{via}, within the GDR level {level} ({source})", ninfo.name)
+            }),
+        )
     }
 }
 
@@ -615,15 +637,15 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
         let rg = sys.list(NodeType::Gpu)[g].gpu_rank();
         for q in 0..ngpus {
             let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
-            if !check_p2p_why(sys, p, rq, rg, false, Some(&fast))?.p2p {
-                if let Some(c) = local_cpu(sys, g) {
-                    add_inter_step(
-                        sys,
-                        NodeRef::new(NodeType::Cpu, c),
-                        NodeRef::new(NodeType::Gpu, q),
-                        NodeRef::new(NodeType::Gpu, g),
-                    );
-                }
+            if !check_p2p_why(sys, p, rq, rg, false, Some(&fast))?.p2p
+                && let Some(c) = local_cpu(sys, g)
+            {
+                add_inter_step(
+                    sys,
+                    NodeRef::new(NodeType::Cpu, c),
+                    NodeRef::new(NodeType::Gpu, q),
+                    NodeRef::new(NodeType::Gpu, g),
+                );
             }
         }
         for q in 0..ngpus {
@@ -631,7 +653,9 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
                 continue;
             }
             let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
-            if !p2p_can_connect_why(sys, p, rq, rg, false, Some(&fast))?.0 && !shm_verdict(sys, p, rq, rg, Some(&fast)).0 {
+            if !p2p_can_connect_why(sys, p, rq, rg, false, Some(&fast))?.0
+                && !shm_verdict(sys, p, rq, rg, Some(&fast)).0
+            {
                 sys.nodes[NodeType::Gpu as usize][q].paths[NodeType::Gpu as usize][g].ty = PathType::Net;
             }
         }
@@ -658,40 +682,40 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
         for g in 0..ngpus {
             if !p.pxn_disable {
                 let lg = *local_gpu.get_or_insert_with(|| local_gpu_of_net(sys, p, n));
-                if let Some(peer) = lg {
-                    if peer != g {
-                        let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
-                        let (mode, _) = check_gdr_why(sys, p, peer_rank, n, true, false);
-                        let pxn_ty = if p.pxn_c2c { PathType::P2c } else { PathType::Pxb };
-                        let gl = sys.list(NodeType::Gpu);
-                        let pn = &gl[peer].paths[NodeType::Net as usize][n];
-                        let gn = &gl[g].paths[NodeType::Net as usize][n];
-                        if pn.ty <= pxn_ty
-                            && mode != GdrMode::Disabled
-                            && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
-                            && id_system(gl[peer].id) == id_system(gl[g].id)
-                            && (pn.bw > gn.bw || gn.ty > PathType::Pxn)
-                        {
-                            add_inter_step(
-                                sys,
-                                NodeRef::new(NodeType::Gpu, peer),
-                                NodeRef::new(NodeType::Gpu, g),
-                                NodeRef::new(NodeType::Net, n),
-                            );
-                            local_gpu = None;
-                        }
+                if let Some(peer) = lg
+                    && peer != g
+                {
+                    let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
+                    let (mode, _) = check_gdr_why(sys, p, peer_rank, n, true, false);
+                    let pxn_ty = if p.pxn_c2c { PathType::P2c } else { PathType::Pxb };
+                    let gl = sys.list(NodeType::Gpu);
+                    let pn = &gl[peer].paths[NodeType::Net as usize][n];
+                    let gn = &gl[g].paths[NodeType::Net as usize][n];
+                    if pn.ty <= pxn_ty
+                        && mode != GdrMode::Disabled
+                        && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
+                        && id_system(gl[peer].id) == id_system(gl[g].id)
+                        && (pn.bw > gn.bw || gn.ty > PathType::Pxn)
+                    {
+                        add_inter_step(
+                            sys,
+                            NodeRef::new(NodeType::Gpu, peer),
+                            NodeRef::new(NodeType::Gpu, g),
+                            NodeRef::new(NodeType::Net, n),
+                        );
+                        local_gpu = None;
                     }
                 }
             }
             if sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][n].ty < PathType::Phb {
                 let rank = sys.list(NodeType::Gpu)[g].gpu_rank();
-                if check_gdr_why(sys, p, rank, n, false, false).0 == GdrMode::Disabled {
-                    if let Some(c) = local_cpu(sys, g) {
-                        let cpu = NodeRef::new(NodeType::Cpu, c);
-                        add_inter_step(sys, cpu, NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Gpu, g));
-                        add_inter_step(sys, cpu, NodeRef::new(NodeType::Gpu, g), NodeRef::new(NodeType::Net, n));
-                        local_gpu = None;
-                    }
+                if check_gdr_why(sys, p, rank, n, false, false).0 == GdrMode::Disabled
+                    && let Some(c) = local_cpu(sys, g)
+                {
+                    let cpu = NodeRef::new(NodeType::Cpu, c);
+                    add_inter_step(sys, cpu, NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Gpu, g));
+                    add_inter_step(sys, cpu, NodeRef::new(NodeType::Gpu, g), NodeRef::new(NodeType::Net, n));
+                    local_gpu = None;
                 }
             }
         }

@@ -408,11 +408,8 @@ pub fn common_path(x: &Xml, nodes: &[NodeId]) -> (PathType, Option<NodeId>) {
     // Compare from the root down; `depth` counts popped levels.
     let mut common = None;
     let mut depth = 0;
-    loop {
-        let top0 = match stacks[0].len().checked_sub(depth + 1) {
-            Some(i) => stacks[0][i],
-            None => break,
-        };
+    while let Some(i) = stacks[0].len().checked_sub(depth + 1) {
+        let top0 = stacks[0][i];
         let mut same = true;
         for s in &stacks[1..] {
             match s.len().checked_sub(depth + 1) {
@@ -532,10 +529,8 @@ fn vnic_parent(x: &mut Xml, members: &[&str], file: &str) -> Result<NodeId, Erro
     }
     let phys_parent = parent;
     match x.name(parent) {
-        "pci" => {
-            if x.attr(parent, "class") == Some("0x060400") {
-                parent = make_pci_parent(x, parent, phys[0], file)?;
-            }
+        "pci" if x.attr(parent, "class") == Some("0x060400") => {
+            parent = make_pci_parent(x, parent, phys[0], file)?;
         }
         "cpu" => parent = make_pci_parent(x, parent, phys[0], file)?,
         "system" => {

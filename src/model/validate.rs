@@ -8,8 +8,8 @@
 use std::collections::HashSet;
 
 use crate::error::Error;
-use crate::model::system::class_type;
 use crate::model::NodeType;
+use crate::model::system::class_type;
 use crate::xml::{self, NodeId, Xml};
 
 /// Widest PCIe link.
@@ -31,7 +31,10 @@ pub const INVISIBLE_TARGET: &str = "fffffff:ffff:ff";
 /// `file` names the input in messages.
 pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
     let Some(root) = x.root() else { return Ok(()) };
-    let err = |id: NodeId, message: String| Error::Input { file: file.to_string(), message: format!("line {}: {message}", x.line(id)) };
+    let err = |id: NodeId, message: String| Error::Input {
+        file: file.to_string(),
+        message: format!("line {}: {message}", x.line(id)),
+    };
 
     // Elements NCCL reads, in document order.
     let mut read = Vec::new();
@@ -55,16 +58,16 @@ pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
     for &id in &read {
         match x.name(id) {
             "pci" => {
-                if let Some(w) = x.attr(id, "link_width").and_then(xml::parse_c_int) {
-                    if !(0..=MAX_LINK_WIDTH).contains(&w) || (w != 0 && w & (w - 1) != 0) {
-                        return Err(err(
-                            id,
-                            format!(
-                                "<pci busid=\"{}\"> link_width=\"{w}\" is not a PCIe link width (0, 1, 2, 4, 8, 16 or 32)",
-                                x.attr(id, "busid").unwrap_or("?")
-                            ),
-                        ));
-                    }
+                if let Some(w) = x.attr(id, "link_width").and_then(xml::parse_c_int)
+                    && (!(0..=MAX_LINK_WIDTH).contains(&w) || (w != 0 && w & (w - 1) != 0))
+                {
+                    return Err(err(
+                        id,
+                        format!(
+                            "<pci busid=\"{}\"> link_width=\"{w}\" is not a PCIe link width (0, 1, 2, 4, 8, 16 or 32)",
+                            x.attr(id, "busid").unwrap_or("?")
+                        ),
+                    ));
                 }
             }
             "gpu" => {
@@ -79,23 +82,28 @@ pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
                                     SM_RANGE.start(),
                                     SM_RANGE.end()
                                 ),
-                            ))
+                            ));
                         }
-                        None => return Err(err(id, format!("<gpu> sm=\"{s}\" is not a number (compute capability, e.g. 90)"))),
+                        None => {
+                            return Err(err(
+                                id,
+                                format!("<gpu> sm=\"{s}\" is not a number (compute capability, e.g. 90)"),
+                            ));
+                        }
                     }
                 }
             }
             "net" => {
-                if let Some(v) = x.attr(id, "speed").and_then(xml::parse_c_int) {
-                    if !(0..=MAX_NET_SPEED).contains(&v) {
-                        return Err(err(
-                            id,
-                            format!(
-                                "<net name=\"{}\"> speed=\"{v}\" is not a port speed in Mb/s (0 to {MAX_NET_SPEED})",
-                                x.attr(id, "name").unwrap_or("?")
-                            ),
-                        ));
-                    }
+                if let Some(v) = x.attr(id, "speed").and_then(xml::parse_c_int)
+                    && !(0..=MAX_NET_SPEED).contains(&v)
+                {
+                    return Err(err(
+                        id,
+                        format!(
+                            "<net name=\"{}\"> speed=\"{v}\" is not a port speed in Mb/s (0 to {MAX_NET_SPEED})",
+                            x.attr(id, "name").unwrap_or("?")
+                        ),
+                    ));
                 }
             }
             "nvlink" => check_nvlink(x, id, &gpus, &err)?,
@@ -183,20 +191,33 @@ mod tests {
 
     #[test]
     fn absurd_numbers_are_errors() {
-        assert!(msg(check(&gpu("0000:01:00.0", "12", "80", ""))).contains("line 3: <pci busid=\"0000:01:00.0\"> link_width=\"12\""));
+        assert!(
+            msg(check(&gpu("0000:01:00.0", "12", "80", "")))
+                .contains("line 3: <pci busid=\"0000:01:00.0\"> link_width=\"12\"")
+        );
         assert!(msg(check(&gpu("0000:01:00.0", "64", "80", ""))).contains("link_width=\"64\""));
         assert!(msg(check(&gpu("0000:01:00.0", "-4", "80", ""))).contains("link_width=\"-4\""));
         assert!(msg(check(&gpu("0000:01:00.0", "16", "9", ""))).contains("line 4: <gpu> sm=\"9\""));
         assert!(msg(check(&gpu("0000:01:00.0", "16", "900", ""))).contains("sm=\"900\""));
         assert!(msg(check(&gpu("0000:01:00.0", "16", "abc", ""))).contains("sm=\"abc\" is not a number"));
-        let nv = |c: &str| gpu("0000:01:00.0", "16", "90", &format!("        <nvlink target=\"fffffff:ffff:ff\" count=\"{c}\" tclass=\"0x068000\"/>\n"));
+        let nv = |c: &str| {
+            gpu(
+                "0000:01:00.0",
+                "16",
+                "90",
+                &format!("        <nvlink target=\"fffffff:ffff:ff\" count=\"{c}\" tclass=\"0x068000\"/>\n"),
+            )
+        };
         assert!(msg(check(&nv("37"))).contains("line 5: <nvlink> count=\"37\""));
         assert!(msg(check(&nv("-1"))).contains("count=\"-1\""));
-        let c2c = |bw: &str, n: &str| gpu("0000:01:00.0", "16", "90", &format!("        <c2c bw=\"{bw}\" count=\"{n}\"/>\n"));
+        let c2c =
+            |bw: &str, n: &str| gpu("0000:01:00.0", "16", "90", &format!("        <c2c bw=\"{bw}\" count=\"{n}\"/>\n"));
         assert!(msg(check(&c2c("-5", "10"))).contains("<c2c> bw=\"-5\""));
         assert!(msg(check(&c2c("40000", "1000"))).contains("<c2c> count=\"1000\""));
         let net = |speed: &str| {
-            format!("    <pci busid=\"0000:05:00.0\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <nic>\n        <net name=\"mlx5_0\" dev=\"0\" speed=\"{speed}\"/>\n      </nic>\n    </pci>\n")
+            format!(
+                "    <pci busid=\"0000:05:00.0\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <nic>\n        <net name=\"mlx5_0\" dev=\"0\" speed=\"{speed}\"/>\n      </nic>\n    </pci>\n"
+            )
         };
         assert!(msg(check(&net("-100"))).contains("line 5: <net name=\"mlx5_0\"> speed=\"-100\""));
         assert!(msg(check(&net("4000000"))).contains("speed=\"4000000\""));

@@ -168,8 +168,9 @@ pub fn tree(an: &Analysis) -> String {
 /// `A <-> B  NVL 40.0 GB/s`; with different bandwidths each direction is given.
 fn other_links(sys: &System) -> Vec<String> {
     // (one end, other end, type) -> bandwidth one way, bandwidth back (if linked back).
-    let mut pairs: Vec<((NodeRef, NodeRef, LinkType), f32, Option<f32>)> = Vec::new();
-    let mut index: HashMap<(NodeRef, NodeRef, LinkType), usize> = HashMap::new();
+    type Pair = (NodeRef, NodeRef, LinkType);
+    let mut pairs: Vec<(Pair, f32, Option<f32>)> = Vec::new();
+    let mut index: HashMap<Pair, usize> = HashMap::new();
     for t in NodeType::ALL {
         for (i, n) in sys.list(t).iter().enumerate() {
             let me = NodeRef::new(t, i);
