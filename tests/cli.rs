@@ -205,7 +205,6 @@ fn file_over_64_mib_is_refused_unread() {
 #[test]
 fn usage_errors() {
     fails_with(&["show", "--fixture", "dgx-z9"], &["unknown fixture 'dgx-z9'", "dgx-h100"]);
-    fails_with(&["show"], &["--topo FILE", "--fixture NAME"]);
     fails_with(&["paths", "--fixture", "gh200", "--nodes", "0"], &["--nodes"]);
     fails_with(&["paths", "--json", "--dot", "--fixture", "gh200"], &["cannot be used with"]);
     fails_with(&["frobnicate"], &["unrecognized subcommand"]);

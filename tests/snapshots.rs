@@ -1,5 +1,5 @@
 //! The renderers' output on the built-in fixtures, compared with the copies stored under
-//! `tests/snapshots/`. After a deliberate change to an output, refresh them with
+//! `tests/snapshots/render/`. After a deliberate change to an output, refresh them with
 //!
 //! ```text
 //! TOPO_UPDATE_SNAPSHOTS=1 cargo test --test snapshots
@@ -49,7 +49,7 @@ fn cases() -> Vec<Case> {
 }
 
 fn snapshot_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/render")
 }
 
 fn run(args: &[String], env: &[(&str, &str)]) -> String {
@@ -118,7 +118,7 @@ fn renderer_outputs_match_the_stored_snapshots() {
     }
     assert!(
         failures.is_empty(),
-        "{} snapshot(s) differ:\n{}\n\nIf the change is intended: TOPO_UPDATE_SNAPSHOTS=1 cargo test --test snapshots, then review `git diff tests/snapshots`.",
+        "{} snapshot(s) differ:\n{}\n\nIf the change is intended: TOPO_UPDATE_SNAPSHOTS=1 cargo test --test snapshots, then review `git diff tests/snapshots/render`.",
         failures.len(),
         failures.join("\n")
     );
