@@ -1,1 +1,54 @@
-fn main() {}
+//! How long the model takes once the XML is parsed (`topo::model::analyze`).
+//!
+//! Targets: the largest shared case (`aws-p5-efa32.xml`, 4 nodes) under 5 ms, and a
+//! synthetic 72-GPU NVSwitch domain with 18 NICs under 50 ms. The shared case is skipped,
+//! with a message, when `../shared` is absent.
+//!
+//! Run with `cargo bench --bench model`.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+use topo::model::{analyze, Options};
+
+fn shared_case(c: &mut Criterion) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl/aws-p5-efa32.xml");
+    if !path.exists() {
+        println!("skipped aws-p5-efa32: {} is absent", path.display());
+        return;
+    }
+    let (xml, _) = match topo::xml::read_file(&path) {
+        Ok(x) => x,
+        Err(e) => {
+            println!("skipped aws-p5-efa32: {e}");
+            return;
+        }
+    };
+    let opts = Options { nodes: 4, ..Options::default() };
+    c.bench_function("analyze aws-p5-efa32 nodes=4", |b| {
+        b.iter(|| analyze(black_box(&xml), "aws-p5-efa32.xml", &opts).map(|a| a.n_ranks))
+    });
+}
+
+fn synthetic_nvl72(c: &mut Criterion) {
+    let xml = match topo::fixtures::synthetic_nvl72(18) {
+        Ok(x) => x,
+        Err(e) => {
+            println!("skipped synthetic NVL72: {e}");
+            return;
+        }
+    };
+    let opts = Options::default();
+    c.bench_function("analyze synthetic nvl72 18 nics", |b| {
+        b.iter(|| analyze(black_box(&xml), "synthetic-nvl72", &opts).map(|a| a.n_ranks))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = shared_case, synthetic_nvl72
+}
+criterion_main!(benches);

@@ -466,6 +466,14 @@ pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
     let man = dir.join("man");
     std::fs::create_dir_all(&comp).map_err(|e| Error::io(&comp, e))?;
     std::fs::create_dir_all(&man).map_err(|e| Error::io(&man, e))?;
+    // Completions offer only the public commands (clap_complete lists hidden ones too).
+    let full = Cli::command();
+    let public = clap::Command::new("topo")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(full.get_about().cloned().unwrap_or_default())
+        .propagate_version(true)
+        .subcommand_required(true)
+        .subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
     for shell in [
         clap_complete::Shell::Bash,
         clap_complete::Shell::Zsh,
@@ -473,9 +481,8 @@ pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
         clap_complete::Shell::PowerShell,
         clap_complete::Shell::Elvish,
     ] {
-        let mut cmd = Cli::command();
-        let path = clap_complete::generate_to(shell, &mut cmd, "topo", &comp).map_err(|e| Error::io(&comp, e))?;
-        let _ = path;
+        let mut cmd = public.clone();
+        clap_complete::generate_to(shell, &mut cmd, "topo", &comp).map_err(|e| Error::io(&comp, e))?;
     }
     let cmd = Cli::command();
     let mut buf = Vec::new();

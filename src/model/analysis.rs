@@ -1,12 +1,14 @@
 //! One run of the whole model on one topology: preparation, system, paths (twice, around
 //! the trimming, as NCCL's init does), and every decision with its reason.
 
+use std::sync::Arc;
+
 use crate::env::Env;
 use crate::error::Error;
 use crate::model::paths::{self, Params};
 use crate::model::prepare::{self, NetDevice, NetOptions, RankedGpu};
 use crate::model::system::{self, BuildOptions, NodeRef, System};
-use crate::model::{GdrMode, NodeType, PathType, Transport};
+use crate::model::{GdrMode, LinkType, NodeType, PathType, Transport};
 use crate::xml::{Diagnostic, Xml};
 
 /// What the user asked for, beyond the XML.
@@ -47,9 +49,14 @@ pub struct PathRec {
     pub ty: PathType,
     pub bw: f32,
     pub hops: usize,
-    /// The nodes along the path, as `TYPE/busid-or-id`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub route: Vec<String>,
+    /// The nodes along the path, as `TYPE/busid-or-id`, with the links between them
+    /// (`-NVL->`). Shared strings: a large system has tens of thousands of route entries.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "strings")]
+    pub route: Vec<Arc<str>>,
+}
+
+fn strings<S: serde::Serializer>(v: &[Arc<str>], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|x| &**x))
 }
 
 /// The P2P decision between two local ranks.
@@ -136,12 +143,41 @@ pub fn node_label(sys: &System, r: NodeRef) -> String {
     format!("{}/{}", r.ty.name(), what)
 }
 
-fn route(sys: &System, from: NodeRef, p: &system::Path) -> Vec<String> {
-    let mut out = vec![node_label(sys, from)];
+/// Every node's [`node_label`] and every link's arrow, made once for all the routes of
+/// a report.
+struct Labels {
+    nodes: [Vec<Arc<str>>; NodeType::COUNT],
+    arrows: [Arc<str>; 6],
+}
+
+impl Labels {
+    const LINKS: [LinkType; 6] = [LinkType::Loc, LinkType::Nvl, LinkType::C2c, LinkType::Pci, LinkType::Sys, LinkType::Net];
+
+    fn new(sys: &System) -> Labels {
+        Labels {
+            nodes: std::array::from_fn(|t| {
+                let ty = NodeType::ALL[t];
+                (0..sys.count(ty)).map(|i| Arc::from(node_label(sys, NodeRef::new(ty, i)))).collect()
+            }),
+            arrows: Labels::LINKS.map(|l| Arc::from(format!("-{}->", l.name()))),
+        }
+    }
+    fn node(&self, r: NodeRef) -> Arc<str> {
+        self.nodes[r.ty as usize][r.idx].clone()
+    }
+    fn arrow(&self, ty: LinkType) -> Arc<str> {
+        let i = Labels::LINKS.iter().position(|&l| l == ty).unwrap_or(0);
+        self.arrows[i].clone()
+    }
+}
+
+fn route(sys: &System, labels: &Labels, from: NodeRef, p: &system::Path) -> Vec<Arc<str>> {
+    let mut out = Vec::with_capacity(2 * p.hops.len() + 1);
+    out.push(labels.node(from));
     for h in &p.hops {
         let l = sys.link(*h);
-        out.push(format!("-{}->", l.ty.name()));
-        out.push(node_label(sys, l.rem));
+        out.push(labels.arrow(l.ty));
+        out.push(labels.node(l.rem));
     }
     out
 }
@@ -152,6 +188,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         return Err(Error::Usage("--nodes must be at least 1".into()));
     }
     let mut diags = crate::xml::lint_topology(xml, Some(std::path::Path::new(input)))?;
+    crate::model::validate::validate(xml, input)?;
     let env = &opts.env;
     let merge_level = match env.get("NCCL_NET_MERGE_LEVEL") {
         None => PathType::PORT,
@@ -193,6 +230,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     paths::search_init(&mut sys);
 
     let gpu_ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
+    let labels = Labels::new(&sys);
     let mut out_paths = PathsRec::default();
     for (g, &rg) in gpu_ranks.iter().enumerate() {
         let from = NodeRef::new(NodeType::Gpu, g);
@@ -206,7 +244,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
                 ty: p.ty,
                 bw: p.bw,
                 hops: p.count(),
-                route: route(&sys, from, p),
+                route: route(&sys, &labels, from, p),
             });
         }
         for n in 0..sys.count(NodeType::Net) {
@@ -220,7 +258,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
                 ty: p.ty,
                 bw: p.bw,
                 hops: p.count(),
-                route: route(&sys, from, p),
+                route: route(&sys, &labels, from, p),
             });
             let nref = NodeRef::new(NodeType::Net, n);
             let p = sys.path(nref, from);
@@ -232,7 +270,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
                 ty: p.ty,
                 bw: p.bw,
                 hops: p.count(),
-                route: route(&sys, nref, p),
+                route: route(&sys, &labels, nref, p),
             });
         }
     }

@@ -7,6 +7,8 @@
 //!   ranks' trees);
 //! - [`system`]: the XML tree turned into typed nodes and links;
 //! - [`paths`]: the shortest-path computation, P2P/GDR checks, PXN, trimming;
+//! - [`validate`]: inputs refused before any of it runs (absurd numbers, NVLinks to
+//!   GPUs that are not in the file);
 //! - [`analysis`]: all of it gathered for one command, with reasons.
 //!
 //! Bandwidths are `f32` in GB/s and computed in the same order of operations as NCCL so
@@ -16,6 +18,7 @@ pub mod analysis;
 pub mod paths;
 pub mod prepare;
 pub mod system;
+pub mod validate;
 
 pub use analysis::{analyze, Analysis, Options};
 pub use system::{NodeRef, System};

@@ -92,13 +92,17 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
     } else {
         Some(base)
     };
+    // `queued` says which nodes are already in `next` (kept in step with it).
+    let mut queued: [Vec<bool>; NodeType::COUNT] = std::array::from_fn(|t| vec![false; sys.nodes[t].len()]);
     let mut list = vec![base];
     while !list.is_empty() {
         let mut next: Vec<NodeRef> = Vec::new();
         for &node in &list {
+            // The path to `node` does not change while its links are followed (a link back
+            // to itself never improves it), so its hops are borrowed out and put back after.
             let (path_ty, path_bw, path_hops) = {
-                let pth = &sys.node(node).paths[bt][base.idx];
-                (pth.ty, pth.bw, pth.hops.clone())
+                let pth = &mut sys.node_mut(node).paths[bt][base.idx];
+                (pth.ty, pth.bw, std::mem::take(&mut pth.hops))
             };
             let nlinks = sys.node(node).links.len();
             for l in 0..nlinks {
@@ -139,11 +143,17 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
                     rp.hops = hops;
                     rp.bw = b;
                     rp.ty = new_ty;
-                    if !next.contains(&rem) {
+                    let q = &mut queued[rem.ty as usize][rem.idx];
+                    if !*q {
+                        *q = true;
                         next.push(rem);
                     }
                 }
             }
+            sys.node_mut(node).paths[bt][base.idx].hops = path_hops;
+        }
+        for r in &next {
+            queued[r.ty as usize][r.idx] = false;
         }
         list = next;
     }
@@ -151,18 +161,20 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
 
 /// `addInterStep`: route the path from `src` to `dst` through `via`.
 fn add_inter_step(sys: &mut System, via: NodeRef, src: NodeRef, dst: NodeRef) {
-    let first = sys.path(src, via).clone();
-    let second = sys.path(via, dst).clone();
-    let mut hops = first.hops.clone();
+    let first = sys.path(src, via);
+    let second = sys.path(via, dst);
+    let mut hops = Vec::with_capacity(first.hops.len() + second.hops.len());
+    hops.extend_from_slice(&first.hops);
     hops.extend_from_slice(&second.hops);
     let mut ty = merge_path_type(first.ty, second.ty);
     if via.ty == NodeType::Gpu {
         ty = PathType::Pxn;
     }
+    let bw = first.bw.min(second.bw);
     let p = &mut sys.node_mut(src).paths[dst.ty as usize][dst.idx];
     p.hops = hops;
     p.ty = ty;
-    p.bw = first.bw.min(second.bw);
+    p.bw = bw;
 }
 
 /// `ncclTopoGetLocal`: the nodes of `result` closest to `from` (best bandwidth, then type).
@@ -218,35 +230,53 @@ fn mirror_bits(val: usize, pow2: usize) -> usize {
 
 /// `ncclTopoGetLocalNet`: the NET index a rank uses for a channel.
 pub fn local_net(sys: &System, p: &Params, rank: i32, channel: usize) -> Option<usize> {
-    let g = sys.gpu_by_rank(rank)?;
-    let (nets, _) = get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net);
-    if nets.is_empty() {
-        return None;
+    LocalNets::of(sys, p, rank).map(|l| l.for_channel(channel))
+}
+
+/// What [`local_net`] works out for one rank before it looks at the channel.
+struct LocalNets {
+    nets: Vec<usize>,
+    first: usize,
+    per_gpu: usize,
+}
+
+impl LocalNets {
+    fn for_channel(&self, channel: usize) -> usize {
+        self.nets[(self.first + channel % self.per_gpu) % self.nets.len()]
     }
-    let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, nets[0]), NodeType::Gpu);
-    let ngpus = gpus.len().max(1);
-    let per_gpu = match p.netdevs_policy {
-        None => nets.len().div_ceil(ngpus),
-        Some(0) => nets.len(),
-        Some(n) => n.min(nets.len()),
+
+    fn of(sys: &System, p: &Params, rank: i32) -> Option<LocalNets> {
+        let g = sys.gpu_by_rank(rank)?;
+        let (nets, _) = get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net);
+        if nets.is_empty() {
+            return None;
+        }
+        let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, nets[0]), NodeType::Gpu);
+        let ngpus = gpus.len().max(1);
+        let per_gpu = match p.netdevs_policy {
+            None => nets.len().div_ceil(ngpus),
+            Some(0) => nets.len(),
+            Some(n) => n.min(nets.len()),
+        }
+        .max(1);
+        let dev = sys.list(NodeType::Gpu)[g].gpu_dev().max(0) as usize;
+        let mut net = dev % ngpus;
+        if is_pow2(nets.len()) {
+            net = mirror_bits(net, nets.len());
+        }
+        Some(LocalNets { nets, first: net, per_gpu })
     }
-    .max(1);
-    let dev = sys.list(NodeType::Gpu)[g].gpu_dev().max(0) as usize;
-    let mut net = dev % ngpus;
-    if is_pow2(nets.len()) {
-        net = mirror_bits(net, nets.len());
-    }
-    net += channel % per_gpu;
-    Some(nets[net % nets.len()])
 }
 
 /// `ncclTopoGetLocalGpu`: the GPU that drives a NET, or None.
 pub fn local_gpu_of_net(sys: &System, p: &Params, net: usize) -> Option<usize> {
     let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, net), NodeType::Gpu);
+    // Each GPU's NETs, worked out the first time the channel loop reaches that GPU.
+    let mut plans: Vec<Option<Option<LocalNets>>> = gpus.iter().map(|_| None).collect();
     for c in 0..64 {
-        for &g in &gpus {
-            let rank = sys.list(NodeType::Gpu)[g].gpu_rank();
-            if local_net(sys, p, rank, c) == Some(net) {
+        for (&g, plan) in gpus.iter().zip(plans.iter_mut()) {
+            let plan = plan.get_or_insert_with(|| LocalNets::of(sys, p, sys.list(NodeType::Gpu)[g].gpu_rank()));
+            if plan.as_ref().map(|l| l.for_channel(c)) == Some(net) {
                 return Some(g);
             }
         }
@@ -275,23 +305,68 @@ pub fn p2p_level(sys: &System, p: &Params) -> (PathType, &'static str) {
     if let Some(l) = p.p2p_level {
         return (l, "NCCL_P2P_LEVEL/NCCL_P2P_DISABLE");
     }
-    let c = &sys.list(NodeType::Cpu).first().map(|n| n.kind.clone());
-    if let Some(Kind::Cpu { arch, vendor, .. }) = c {
-        if *arch == cpu::ARCH_X86 && *vendor == cpu::VENDOR_AMD && sys.count(NodeType::Dev) <= 2 {
-            return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
-        }
+    if let Some(Kind::Cpu { arch, vendor, .. }) = sys.list(NodeType::Cpu).first().map(|n| &n.kind)
+        && *arch == cpu::ARCH_X86
+        && *vendor == cpu::VENDOR_AMD
+        && sys.count(NodeType::Dev) <= 2
+    {
+        return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
     }
     (PathType::Pxb, "default PXB")
 }
 
 /// `ncclTopoCheckP2p` for two ranks of this node.
 pub fn check_p2p(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<P2pCheck, Error> {
+    check_p2p_why(sys, p, r1, r2, true, None)
+}
+
+/// Lookups the path computation makes thousands of times, prepared once for a loop in
+/// which the GPU list and the GPU-to-NET paths do not change.
+struct Fast {
+    /// Rank -> GPU index, the first GPU with that rank as [`System::gpu_by_rank`] finds it.
+    ranks: std::collections::HashMap<i32, usize>,
+    /// Per GPU, the best bandwidth to a NET within PXB ([`check_net`]'s figure).
+    net_bw: Vec<f32>,
+}
+
+impl Fast {
+    fn new(sys: &System) -> Fast {
+        let mut ranks = std::collections::HashMap::new();
+        for (i, g) in sys.list(NodeType::Gpu).iter().enumerate() {
+            ranks.entry(g.gpu_rank()).or_insert(i);
+        }
+        let net_bw = (0..sys.count(NodeType::Gpu)).map(|g| best_net_bw(sys, g)).collect();
+        Fast { ranks, net_bw }
+    }
+}
+
+fn gpu_of(sys: &System, fast: Option<&Fast>, rank: i32) -> Option<usize> {
+    match fast {
+        Some(f) => f.ranks.get(&rank).copied(),
+        None => sys.gpu_by_rank(rank),
+    }
+}
+
+/// A reason, worded only when `explain` is set (the path computation asks for verdicts
+/// thousands of times and never reads the words).
+fn why(explain: bool, words: impl FnOnce() -> String) -> String {
+    if explain { words() } else { String::new() }
+}
+
+fn check_p2p_why(
+    sys: &System,
+    p: &Params,
+    r1: i32,
+    r2: i32,
+    explain: bool,
+    fast: Option<&Fast>,
+) -> Result<P2pCheck, Error> {
     let mut out = P2pCheck { p2p: false, read: false, intermediate: -1, reason: String::new() };
-    let Some(g1) = sys.gpu_by_rank(r1) else {
+    let Some(g1) = gpu_of(sys, fast, r1) else {
         return Err(Error::Usage(format!("rank {r1} is not a GPU of this system")));
     };
-    let Some(g2) = sys.gpu_by_rank(r2) else {
-        out.reason = format!("rank {r2} is not in this system");
+    let Some(g2) = gpu_of(sys, fast, r2) else {
+        out.reason = why(explain, || format!("rank {r2} is not in this system"));
         return Ok(out);
     };
     let gpu1 = NodeRef::new(NodeType::Gpu, g1);
@@ -303,16 +378,16 @@ pub fn check_p2p(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<P2pCheck,
             let d = sys.node(n);
             if let Some(r) = dev_to_rank(sys, id_system(d.id), d.gpu_dev()) {
                 out.intermediate = r;
-                inter_idx = sys.gpu_by_rank(r);
+                inter_idx = gpu_of(sys, fast, r);
             }
         }
     }
-    let (level, why) = p2p_level(sys, p);
+    let (level, source) = p2p_level(sys, p);
     if path.ty <= level {
         out.p2p = true;
-        out.reason = format!("path {} is within the P2P level {} ({why})", path.ty, level);
+        out.reason = why(explain, || format!("path {} is within the P2P level {} ({source})", path.ty, level));
     } else {
-        out.reason = format!("path {} is above the P2P level {} ({why})", path.ty, level);
+        out.reason = why(explain, || format!("path {} is above the P2P level {} ({source})", path.ty, level));
     }
     let gl = sys.list(NodeType::Gpu);
     let check_nvml = p.ignore_disabled_p2p != 2 && gl[g1].gpu_parent() != gl[g2].gpu_parent();
@@ -329,7 +404,7 @@ pub fn check_p2p(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<P2pCheck,
             });
         }
         out.p2p = false;
-        out.reason = "the driver reports no peer-to-peer support between these GPUs".into();
+        out.reason = why(explain, || "the driver reports no peer-to-peer support between these GPUs".into());
     }
     if path.ty == PathType::Nvl {
         let (c1, c2) = (gl[g1].cc(), gl[g2].cc());
@@ -342,58 +417,82 @@ pub fn check_p2p(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<P2pCheck,
 
 /// `ncclTopoCheckNet`: whether the network would beat P2P/SHM between two local GPUs.
 pub fn check_net(sys: &System, p: &Params, r1: i32, r2: i32) -> bool {
+    check_net_fast(sys, p, r1, r2, None)
+}
+
+fn check_net_fast(sys: &System, p: &Params, r1: i32, r2: i32, fast: Option<&Fast>) -> bool {
     if p.net_disable_intra {
         return false;
     }
-    let (Some(g1), Some(g2)) = (sys.gpu_by_rank(r1), sys.gpu_by_rank(r2)) else { return false };
-    let gpu1 = sys.node(NodeRef::new(NodeType::Gpu, g1));
-    let gpu2 = sys.node(NodeRef::new(NodeType::Gpu, g2));
-    let speed = gpu1.paths[NodeType::Gpu as usize][g2].bw;
-    let mut s1 = 0.0f32;
-    let mut s2 = 0.0f32;
-    for n in 0..sys.count(NodeType::Net) {
-        let a = &gpu1.paths[NodeType::Net as usize][n];
-        if a.ty <= PathType::Pxb && a.bw > s1 {
-            s1 = a.bw;
-        }
-        let b = &gpu2.paths[NodeType::Net as usize][n];
-        if b.ty <= PathType::Pxb && b.bw > s2 {
-            s2 = b.bw;
+    let (Some(g1), Some(g2)) = (gpu_of(sys, fast, r1), gpu_of(sys, fast, r2)) else { return false };
+    let speed = sys.list(NodeType::Gpu)[g1].paths[NodeType::Gpu as usize][g2].bw;
+    let (s1, s2) = match fast {
+        Some(f) => (f.net_bw[g1], f.net_bw[g2]),
+        None => (best_net_bw(sys, g1), best_net_bw(sys, g2)),
+    };
+    s1 > speed && s2 > speed
+}
+
+/// The best bandwidth from a GPU to a NET at most PXB away, 0 when none.
+fn best_net_bw(sys: &System, g: usize) -> f32 {
+    let mut best = 0.0f32;
+    for path in sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize].iter().take(sys.count(NodeType::Net)) {
+        if path.ty <= PathType::Pxb && path.bw > best {
+            best = path.bw;
         }
     }
-    s1 > speed && s2 > speed
+    best
 }
 
 /// P2P transport's `canConnect`.
 pub fn p2p_can_connect(sys: &System, p: &Params, r1: i32, r2: i32) -> Result<(bool, String), Error> {
-    let c = check_p2p(sys, p, r1, r2)?;
+    p2p_can_connect_why(sys, p, r1, r2, true, None)
+}
+
+fn p2p_can_connect_why(
+    sys: &System,
+    p: &Params,
+    r1: i32,
+    r2: i32,
+    explain: bool,
+    fast: Option<&Fast>,
+) -> Result<(bool, String), Error> {
+    let c = check_p2p_why(sys, p, r1, r2, explain, fast)?;
     if !c.p2p {
         return Ok((false, c.reason));
     }
     if c.intermediate != -1 {
         if p.p2p_use_cuda_memcpy {
-            return Ok((false, "NCCL_P2P_USE_CUDA_MEMCPY forbids P2P through an intermediate GPU".into()));
+            return Ok((
+                false,
+                why(explain, || "NCCL_P2P_USE_CUDA_MEMCPY forbids P2P through an intermediate GPU".into()),
+            ));
         }
-        return Ok((true, format!("P2P through GPU rank {} over NVLink", c.intermediate)));
+        return Ok((true, why(explain, || format!("P2P through GPU rank {} over NVLink", c.intermediate))));
     }
-    if check_net(sys, p, r1, r2) {
-        return Ok((false, "the network is faster than the GPU-to-GPU path".into()));
+    if check_net_fast(sys, p, r1, r2, fast) {
+        return Ok((false, why(explain, || "the network is faster than the GPU-to-GPU path".into())));
     }
     if !p.p2p_support && r1 != r2 {
-        return Ok((false, "the driver reports no peer access between these GPUs".into()));
+        return Ok((false, why(explain, || "the driver reports no peer access between these GPUs".into())));
     }
     Ok((true, c.reason))
 }
 
 /// SHM transport's `canConnect`.
 pub fn shm_can_connect(sys: &System, p: &Params, r1: i32, r2: i32) -> (bool, String) {
+    let (ok, reason) = shm_verdict(sys, p, r1, r2, None);
+    (ok, reason.into())
+}
+
+fn shm_verdict(sys: &System, p: &Params, r1: i32, r2: i32, fast: Option<&Fast>) -> (bool, &'static str) {
     if p.shm_disable {
-        return (false, "NCCL_SHM_DISABLE=1".into());
+        return (false, "NCCL_SHM_DISABLE=1");
     }
-    if check_net(sys, p, r1, r2) {
-        return (false, "the network is faster than going through host memory".into());
+    if check_net_fast(sys, p, r1, r2, fast) {
+        return (false, "the network is faster than going through host memory");
     }
-    (true, "shared host memory".into())
+    (true, "shared host memory")
 }
 
 /// `ncclTopoGetIntermediateRank`: the rank that talks to a NET for `rank` (PXN).
@@ -408,10 +507,10 @@ pub fn intermediate_rank(sys: &System, rank: i32, net: usize) -> Option<i32> {
         i += 1;
     }
     let mut node = sys.link(*path.hops.get(i)?).rem;
-    if node.ty == NodeType::Dev {
-        if let Some(l) = sys.node(node).links.iter().find(|l| l.rem.ty == NodeType::Gpu) {
-            node = l.rem;
-        }
+    if node.ty == NodeType::Dev
+        && let Some(l) = sys.node(node).links.iter().find(|l| l.rem.ty == NodeType::Gpu)
+    {
+        node = l.rem;
     }
     if node.ty != NodeType::Gpu {
         return None;
@@ -431,7 +530,13 @@ pub fn gdr_level(p: &Params) -> (PathType, &'static str) {
 
 /// `ncclTopoCheckGdr`, with the reason for the verdict.
 pub fn check_gdr(sys: &System, p: &Params, rank: i32, net: usize, read: bool) -> (GdrMode, String) {
-    let Some(mut g) = sys.gpu_by_rank(rank) else { return (GdrMode::Disabled, "rank not in system".into()) };
+    check_gdr_why(sys, p, rank, net, read, true)
+}
+
+fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, explain: bool) -> (GdrMode, String) {
+    let Some(mut g) = sys.gpu_by_rank(rank) else {
+        return (GdrMode::Disabled, why(explain, || "rank not in system".into()));
+    };
     let nnode = &sys.list(NodeType::Net)[net];
     let ninfo = nnode.net().expect("NET node");
     let gpu = &sys.list(NodeType::Gpu)[g];
@@ -440,50 +545,65 @@ pub fn check_gdr(sys: &System, p: &Params, rank: i32, net: usize, read: bool) ->
         _ => (0, -1),
     };
     if ninfo.gdr == 0 {
-        return (GdrMode::Disabled, format!("NIC {} does not support GPUDirect RDMA (gdr=0)", ninfo.name));
+        return (
+            GdrMode::Disabled,
+            why(explain, || format!("NIC {} does not support GPUDirect RDMA (gdr=0)", ninfo.name)),
+        );
     }
     if ggdr == 0 {
-        return (GdrMode::Disabled, "the GPU does not support GPUDirect RDMA (gdr=0)".into());
+        return (GdrMode::Disabled, why(explain, || "the GPU does not support GPUDirect RDMA (gdr=0)".into()));
     }
     if gmlo != -1 && !p.gdr_mlopart {
-        return (GdrMode::Disabled, "MLOPart GPU and NCCL_NET_GDR_MLOPART=0".into());
+        return (GdrMode::Disabled, why(explain, || "MLOPart GPU and NCCL_NET_GDR_MLOPART=0".into()));
     }
     if read {
         if p.gdr_read == 0 {
-            return (GdrMode::Disabled, "NCCL_NET_GDR_READ=0".into());
+            return (GdrMode::Disabled, why(explain, || "NCCL_NET_GDR_READ=0".into()));
         }
         if p.gdr_read < 0 && gpu.cc() < 80 {
             let gpu_paths = &gpu.paths[NodeType::Gpu as usize];
             let nvlink = sys.count(NodeType::Gpu) == 1
                 || (0..sys.count(NodeType::Gpu)).any(|i| i != g && gpu_paths[i].ty == PathType::Nvl);
             if !nvlink {
-                return (GdrMode::Disabled, "GDR reads are off before Ampere without an NVLink peer".into());
+                return (
+                    GdrMode::Disabled,
+                    why(explain, || "GDR reads are off before Ampere without an NVLink peer".into()),
+                );
             }
         }
     }
-    let (level, why) = gdr_level(p);
+    let (level, source) = gdr_level(p);
     let mut distance = gpu.paths[NodeType::Net as usize][net].ty;
     let mut via = String::new();
-    if distance == PathType::Pxn {
-        if let Some(proxy) = intermediate_rank(sys, rank, net) {
-            if let Some(pg) = sys.gpu_by_rank(proxy) {
-                g = pg;
-                distance = sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].ty;
-                via = format!(" (through rank {proxy} by PXN)");
-            }
-        }
+    if distance == PathType::Pxn
+        && let Some(proxy) = intermediate_rank(sys, rank, net)
+        && let Some(pg) = sys.gpu_by_rank(proxy)
+    {
+        g = pg;
+        distance = sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].ty;
+        via = why(explain, || format!(" (through rank {proxy} by PXN)"));
     }
     if distance > level {
         return (
             GdrMode::Disabled,
-            format!("GPU to {} is {distance}{via}, above the GDR level {level} ({why})", ninfo.name),
+            why(explain, || {
+                format!("GPU to {} is {distance}{via}, above the GDR level {level} ({source})", ninfo.name)
+            }),
         );
     }
-    let Some(c) = local_cpu(sys, g) else { return (GdrMode::Default, "no local CPU".into()) };
+    let Some(c) = local_cpu(sys, g) else { return (GdrMode::Default, why(explain, || "no local CPU".into())) };
     if sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c && distance != PathType::P2c {
-        (GdrMode::Pci, format!("GPU to {} is {distance}{via} on a C2C system: PCIe mapping forced", ninfo.name))
+        (
+            GdrMode::Pci,
+            why(explain, || format!("GPU to {} is {distance}{via} on a C2C system: PCIe mapping forced", ninfo.name)),
+        )
     } else {
-        (GdrMode::Default, format!("GPU to {} is {distance}{via}, within the GDR level {level} ({why})", ninfo.name))
+        (
+            GdrMode::Default,
+            why(explain, || {
+                format!("GPU to {} is {distance}{via}, within the GDR level {level} ({source})", ninfo.name)
+            }),
+        )
     }
 }
 
@@ -511,19 +631,21 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
         }
     }
     let ngpus = sys.count(NodeType::Gpu);
+    // Only GPU-to-GPU paths change in this loop.
+    let fast = Fast::new(sys);
     for g in 0..ngpus {
         let rg = sys.list(NodeType::Gpu)[g].gpu_rank();
         for q in 0..ngpus {
             let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
-            if !check_p2p(sys, p, rq, rg)?.p2p {
-                if let Some(c) = local_cpu(sys, g) {
-                    add_inter_step(
-                        sys,
-                        NodeRef::new(NodeType::Cpu, c),
-                        NodeRef::new(NodeType::Gpu, q),
-                        NodeRef::new(NodeType::Gpu, g),
-                    );
-                }
+            if !check_p2p_why(sys, p, rq, rg, false, Some(&fast))?.p2p
+                && let Some(c) = local_cpu(sys, g)
+            {
+                add_inter_step(
+                    sys,
+                    NodeRef::new(NodeType::Cpu, c),
+                    NodeRef::new(NodeType::Gpu, q),
+                    NodeRef::new(NodeType::Gpu, g),
+                );
             }
         }
         for q in 0..ngpus {
@@ -531,7 +653,9 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
                 continue;
             }
             let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
-            if !p2p_can_connect(sys, p, rq, rg)?.0 && !shm_can_connect(sys, p, rq, rg).0 {
+            if !p2p_can_connect_why(sys, p, rq, rg, false, Some(&fast))?.0
+                && !shm_verdict(sys, p, rq, rg, Some(&fast)).0
+            {
                 sys.nodes[NodeType::Gpu as usize][q].paths[NodeType::Gpu as usize][g].ty = PathType::Net;
             }
         }
@@ -552,40 +676,46 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
         }
     }
     for n in 0..sys.count(NodeType::Net) {
+        // NCCL asks for the NET's local GPU once per GPU; the answer depends only on the
+        // paths, so it is recomputed only after a path was rerouted.
+        let mut local_gpu: Option<Option<usize>> = None;
         for g in 0..ngpus {
             if !p.pxn_disable {
-                if let Some(peer) = local_gpu_of_net(sys, p, n) {
-                    if peer != g {
-                        let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
-                        let (mode, _) = check_gdr(sys, p, peer_rank, n, true);
-                        let pxn_ty = if p.pxn_c2c { PathType::P2c } else { PathType::Pxb };
-                        let gl = sys.list(NodeType::Gpu);
-                        let pn = &gl[peer].paths[NodeType::Net as usize][n];
-                        let gn = &gl[g].paths[NodeType::Net as usize][n];
-                        if pn.ty <= pxn_ty
-                            && mode != GdrMode::Disabled
-                            && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
-                            && id_system(gl[peer].id) == id_system(gl[g].id)
-                            && (pn.bw > gn.bw || gn.ty > PathType::Pxn)
-                        {
-                            add_inter_step(
-                                sys,
-                                NodeRef::new(NodeType::Gpu, peer),
-                                NodeRef::new(NodeType::Gpu, g),
-                                NodeRef::new(NodeType::Net, n),
-                            );
-                        }
+                let lg = *local_gpu.get_or_insert_with(|| local_gpu_of_net(sys, p, n));
+                if let Some(peer) = lg
+                    && peer != g
+                {
+                    let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
+                    let (mode, _) = check_gdr_why(sys, p, peer_rank, n, true, false);
+                    let pxn_ty = if p.pxn_c2c { PathType::P2c } else { PathType::Pxb };
+                    let gl = sys.list(NodeType::Gpu);
+                    let pn = &gl[peer].paths[NodeType::Net as usize][n];
+                    let gn = &gl[g].paths[NodeType::Net as usize][n];
+                    if pn.ty <= pxn_ty
+                        && mode != GdrMode::Disabled
+                        && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
+                        && id_system(gl[peer].id) == id_system(gl[g].id)
+                        && (pn.bw > gn.bw || gn.ty > PathType::Pxn)
+                    {
+                        add_inter_step(
+                            sys,
+                            NodeRef::new(NodeType::Gpu, peer),
+                            NodeRef::new(NodeType::Gpu, g),
+                            NodeRef::new(NodeType::Net, n),
+                        );
+                        local_gpu = None;
                     }
                 }
             }
             if sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][n].ty < PathType::Phb {
                 let rank = sys.list(NodeType::Gpu)[g].gpu_rank();
-                if check_gdr(sys, p, rank, n, false).0 == GdrMode::Disabled {
-                    if let Some(c) = local_cpu(sys, g) {
-                        let cpu = NodeRef::new(NodeType::Cpu, c);
-                        add_inter_step(sys, cpu, NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Gpu, g));
-                        add_inter_step(sys, cpu, NodeRef::new(NodeType::Gpu, g), NodeRef::new(NodeType::Net, n));
-                    }
+                if check_gdr_why(sys, p, rank, n, false, false).0 == GdrMode::Disabled
+                    && let Some(c) = local_cpu(sys, g)
+                {
+                    let cpu = NodeRef::new(NodeType::Cpu, c);
+                    add_inter_step(sys, cpu, NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Gpu, g));
+                    add_inter_step(sys, cpu, NodeRef::new(NodeType::Gpu, g), NodeRef::new(NodeType::Net, n));
+                    local_gpu = None;
                 }
             }
         }

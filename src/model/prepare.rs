@@ -408,11 +408,8 @@ pub fn common_path(x: &Xml, nodes: &[NodeId]) -> (PathType, Option<NodeId>) {
     // Compare from the root down; `depth` counts popped levels.
     let mut common = None;
     let mut depth = 0;
-    loop {
-        let top0 = match stacks[0].len().checked_sub(depth + 1) {
-            Some(i) => stacks[0][i],
-            None => break,
-        };
+    while let Some(i) = stacks[0].len().checked_sub(depth + 1) {
+        let top0 = stacks[0][i];
         let mut same = true;
         for s in &stacks[1..] {
             match s.len().checked_sub(depth + 1) {
@@ -532,10 +529,8 @@ fn vnic_parent(x: &mut Xml, members: &[&str], file: &str) -> Result<NodeId, Erro
     }
     let phys_parent = parent;
     match x.name(parent) {
-        "pci" => {
-            if x.attr(parent, "class") == Some("0x060400") {
-                parent = make_pci_parent(x, parent, phys[0], file)?;
-            }
+        "pci" if x.attr(parent, "class") == Some("0x060400") => {
+            parent = make_pci_parent(x, parent, phys[0], file)?;
         }
         "cpu" => parent = make_pci_parent(x, parent, phys[0], file)?,
         "system" => {
@@ -593,17 +588,11 @@ fn make_pci_parent(x: &mut Xml, parent: NodeId, first: NodeId, file: &str) -> Re
 /// Trim a copy of the tree to one rank, then fuse the ranks' copies in rank order.
 fn fuse_ranks(base: &Xml, gpus: &[(RankedGpu, NodeId)]) -> Xml {
     let mut fused = Xml::default();
+    let Some(root) = base.root() else { return fused };
+    let mut stop = vec![false; base.nodes.len()];
+    let mut kept = vec![false; base.nodes.len()];
     for (g, gpu_el) in gpus {
-        let mut mine = base.clone();
-        mine.set_attr(*gpu_el, "keep", "1");
-        mine.set_attr(*gpu_el, "rank", g.rank.to_string());
-        mine.init_attr(*gpu_el, "gdr", "1");
-        if mine.attr(*gpu_el, "mlopart").is_none() {
-            mine.set_attr(*gpu_el, "mlopart", "-1");
-        }
-        if let Some(r) = mine.root() {
-            trim(&mut mine, r);
-        }
+        let mine = rank_tree(base, root, *gpu_el, g.rank, &mut stop, &mut kept);
         match fused.root() {
             None => {
                 if let Some(r) = mine.root() {
@@ -620,21 +609,69 @@ fn fuse_ranks(base: &Xml, gpus: &[(RankedGpu, NodeId)]) -> Xml {
     fused
 }
 
-/// `ncclTopoTrimXmlRec`: drop PCI, CPU, NIC and NET branches with nothing kept below.
-fn trim(x: &mut Xml, node: NodeId) -> bool {
-    if x.attr(node, "keep") == Some("1") {
-        x.unset_attr(node, "keep");
+/// One rank's tree: what NCCL gets when it marks the rank's `<gpu>` (keep, rank, gdr,
+/// mlopart) in its own copy of the tree and trims that copy (`ncclTopoTrimXmlRec`). Only
+/// the elements that survive are copied out of `base`. `stop` and `kept` are scratch.
+fn rank_tree(base: &Xml, root: NodeId, gpu_el: NodeId, rank: i32, stop: &mut [bool], kept: &mut [bool]) -> Xml {
+    stop.fill(false);
+    kept.fill(false);
+    trim_marks(base, root, gpu_el, stop, kept);
+    let mut out = Xml::default();
+    copy_kept(base, root, None, gpu_el, rank, stop, kept, false, &mut out);
+    out
+}
+
+/// The trimming pass without touching the tree: `stop[n]` when the walk stops at `n`
+/// because it is marked keep="1" (its whole subtree stays), `kept[n]` when `n` survives.
+/// Returns what the trim returns for `n`.
+fn trim_marks(x: &Xml, node: NodeId, gpu_el: NodeId, stop: &mut [bool], kept: &mut [bool]) -> bool {
+    if node == gpu_el || x.attr(node, "keep") == Some("1") {
+        stop[node] = true;
+        kept[node] = true;
         return true;
     }
-    let subs = x.children(node).to_vec();
     let mut keep = false;
-    for s in subs {
-        keep |= trim(x, s);
+    for &s in x.children(node) {
+        keep |= trim_marks(x, s, gpu_el, stop, kept);
     }
-    if !keep && matches!(x.name(node), "pci" | "cpu" | "nic" | "net") {
-        x.remove(node);
-    }
+    kept[node] = keep || !matches!(x.name(node), "pci" | "cpu" | "nic" | "net");
     keep
+}
+
+/// Copy the surviving elements, with the attributes the rank's copy has after trimming.
+#[allow(clippy::too_many_arguments)]
+fn copy_kept(
+    x: &Xml,
+    node: NodeId,
+    parent: Option<NodeId>,
+    gpu_el: NodeId,
+    rank: i32,
+    stop: &[bool],
+    kept: &[bool],
+    inside_stop: bool,
+    out: &mut Xml,
+) {
+    if !inside_stop && !kept[node] {
+        return;
+    }
+    let me = out.add(parent, x.name(node));
+    out.nodes[me].attrs = x.nodes[node].attrs.clone();
+    out.nodes[me].line = x.nodes[node].line;
+    if node == gpu_el {
+        out.set_attr(me, "keep", "1");
+        out.set_attr(me, "rank", rank.to_string());
+        out.init_attr(me, "gdr", "1");
+        if out.attr(me, "mlopart").is_none() {
+            out.set_attr(me, "mlopart", "-1");
+        }
+    }
+    let inside = inside_stop || stop[node];
+    if stop[node] && !inside_stop {
+        out.unset_attr(me, "keep");
+    }
+    for &c in x.children(node) {
+        copy_kept(x, c, Some(me), gpu_el, rank, stop, kept, inside, out);
+    }
 }
 
 fn fuse_rec(dst: &mut Xml, dparent: NodeId, src: &Xml, sparent: NodeId) {

@@ -1,6 +1,7 @@
 //! `topo show`: the system as a tree from each CPU down, then the links that are not part
 //! of the PCI tree (NVLink, C2C, inter-CPU, Broadcom P2P links).
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::model::analysis::node_label;
@@ -8,21 +9,26 @@ use crate::model::system::{id_local, Kind, NodeRef, System};
 use crate::model::{cpu, Analysis, LinkType, NodeType};
 use crate::render::gbs;
 
-fn cpu_desc(k: &Kind) -> String {
+/// A CPU in words: `x86_64 Intel Sapphire Rapids, cpus 0-55`.
+pub fn cpu_desc(k: &Kind) -> String {
     let Kind::Cpu { arch, vendor, model, affinity } = k else { return String::new() };
     let model_name = match (*vendor, *model) {
-        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_ERP) => " Emerald Rapids+",
-        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_SRP) => " Sapphire Rapids",
-        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_SKL) => " Skylake",
-        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_BDW) => " Broadwell or older",
-        (cpu::VENDOR_ZHAOXIN, cpu::MODEL_YONGFENG) => " Yongfeng",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_ERP) => "Emerald Rapids+",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_SRP) => "Sapphire Rapids",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_SKL) => "Skylake",
+        (cpu::VENDOR_INTEL, cpu::MODEL_INTEL_BDW) => "Broadwell or older",
+        (cpu::VENDOR_ZHAOXIN, cpu::MODEL_YONGFENG) => "Yongfeng",
         _ => "",
     };
-    let mut s = format!("{} {}{}", cpu::arch_name(*arch), cpu::vendor_name(*vendor), model_name);
+    let mut s = [cpu::arch_name(*arch), cpu::vendor_name(*vendor), model_name]
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     if let Some(a) = affinity {
         let _ = write!(s, ", cpus {}", affinity_ranges(a));
     }
-    s.trim().replace("  ", " ")
+    s
 }
 
 /// A cpumap string (`0000ffff,ffff0000`) as CPU ranges (`16-47`).
@@ -146,31 +152,59 @@ pub fn tree(an: &Analysis) -> String {
         let _ = writeln!(out, "{}", node_desc(an, r));
         tree_rec(an, r, None, "", &mut out);
     }
-    let mut extra = Vec::new();
-    for t in NodeType::ALL {
-        for (i, n) in sys.list(t).iter().enumerate() {
-            let me = NodeRef::new(t, i);
-            for l in &n.links {
-                let shown = match l.ty {
-                    LinkType::Nvl | LinkType::C2c => true,
-                    LinkType::Sys => true,
-                    LinkType::Loc => t == NodeType::Pci || (t == NodeType::Dev && l.rem.ty == NodeType::Dev),
-                    _ => false,
-                };
-                if shown {
-                    extra.push(format!("  {} -> {}  {} {} GB/s", node_label(sys, me), node_label(sys, l.rem), l.ty.name(), gbs(l.bw)));
-                }
-            }
-        }
-    }
+    let extra = other_links(sys);
     if !extra.is_empty() {
-        out.push_str("\nOther links (NVLink, C2C, inter-CPU, switch P2P):\n");
+        out.push_str("\nOther links (NVLink, C2C, inter-CPU, switch P2P; <-> both ways, -> one way):\n");
         for e in extra {
             out.push_str(&e);
             out.push('\n');
         }
     }
     out
+}
+
+/// The links outside the PCI tree, one line per pair of nodes and link type, in the
+/// order the links are met. A pair linked both ways with the same bandwidth reads
+/// `A <-> B  NVL 40.0 GB/s`; with different bandwidths each direction is given.
+fn other_links(sys: &System) -> Vec<String> {
+    // (one end, other end, type) -> bandwidth one way, bandwidth back (if linked back).
+    type Pair = (NodeRef, NodeRef, LinkType);
+    let mut pairs: Vec<(Pair, f32, Option<f32>)> = Vec::new();
+    let mut index: HashMap<Pair, usize> = HashMap::new();
+    for t in NodeType::ALL {
+        for (i, n) in sys.list(t).iter().enumerate() {
+            let me = NodeRef::new(t, i);
+            for l in &n.links {
+                let shown = match l.ty {
+                    LinkType::Nvl | LinkType::C2c | LinkType::Sys => true,
+                    LinkType::Loc => t == NodeType::Pci || (t == NodeType::Dev && l.rem.ty == NodeType::Dev),
+                    _ => false,
+                };
+                if !shown {
+                    continue;
+                }
+                match index.get(&(l.rem, me, l.ty)) {
+                    Some(&k) if pairs[k].2.is_none() => pairs[k].2 = Some(l.bw),
+                    _ => {
+                        index.insert((me, l.rem, l.ty), pairs.len());
+                        pairs.push(((me, l.rem, l.ty), l.bw, None));
+                    }
+                }
+            }
+        }
+    }
+    pairs
+        .into_iter()
+        .map(|((a, b, ty), there, back)| {
+            let (a, b) = (node_label(sys, a), node_label(sys, b));
+            let ty = ty.name();
+            match back {
+                Some(back) if back == there => format!("  {a} <-> {b}  {ty} {} GB/s", gbs(there)),
+                Some(back) => format!("  {a} <-> {b}  {ty} {} GB/s, {} GB/s back", gbs(there), gbs(back)),
+                None => format!("  {a} -> {b}  {ty} {} GB/s", gbs(there)),
+            }
+        })
+        .collect()
 }
 
 /// The system as JSON: nodes with their links.
@@ -207,6 +241,47 @@ pub fn system_json(an: &Analysis) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn analysis(text: &str) -> Analysis {
+        let (x, _) = crate::xml::parse(text, None).unwrap();
+        crate::model::analyze(&x, "t", &crate::model::Options::default()).unwrap()
+    }
+
+    #[test]
+    fn other_links_print_each_pair_once() {
+        let (x, _) = crate::fixtures::get("dgx1-v100").unwrap().load().unwrap();
+        let an = crate::model::analyze(&x, "t", &crate::model::Options::default()).unwrap();
+        let lines = other_links(&an.system);
+        // One inter-CPU link and the 16 NVLink pairs of the cube mesh.
+        assert_eq!(lines.iter().filter(|l| l.contains(" SYS ")).count(), 1, "{lines:#?}");
+        assert_eq!(lines.iter().filter(|l| l.contains(" NVL ")).count(), 16, "{lines:#?}");
+        assert!(lines.iter().all(|l| l.contains(" <-> ")), "{lines:#?}");
+        assert!(lines.contains(&"  CPU/0 <-> CPU/1  SYS 6.0 GB/s".to_string()), "{lines:#?}");
+    }
+
+    #[test]
+    fn other_links_give_both_bandwidths_when_they_differ() {
+        let gpu = |bus: &str, dev: u32, peer: &str, count: u32| {
+            format!(
+                "    <pci busid=\"{bus}\" class=\"0x030000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <gpu dev=\"{dev}\" sm=\"86\" rank=\"{dev}\" gdr=\"0\">\n        <nvlink target=\"{peer}\" count=\"{count}\" tclass=\"0x030000\"/>\n      </gpu>\n    </pci>\n"
+            )
+        };
+        let text = format!(
+            "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"1\">\n{}{}  </cpu>\n</system>\n",
+            gpu("0000:01:00.0", 0, "0000:02:00.0", 4),
+            gpu("0000:02:00.0", 1, "0000:01:00.0", 2)
+        );
+        let lines = other_links(&analysis(&text).system);
+        assert_eq!(lines, vec!["  DEV/0000:01:00.0 <-> DEV/0000:02:00.0  NVL 48.0 GB/s, 24.0 GB/s back".to_string()]);
+    }
+
+    #[test]
+    fn cpus_are_described_without_gaps() {
+        let k = Kind::Cpu { arch: cpu::ARCH_ARM, vendor: -1, model: -1, affinity: Some("ff".into()) };
+        assert_eq!(cpu_desc(&k), "arm64, cpus 0-7");
+        let k = Kind::Cpu { arch: cpu::ARCH_X86, vendor: cpu::VENDOR_INTEL, model: cpu::MODEL_INTEL_SRP, affinity: None };
+        assert_eq!(cpu_desc(&k), "x86_64 Intel Sapphire Rapids");
+    }
 
     #[test]
     fn affinity_masks_become_ranges() {

@@ -1,0 +1,327 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'topo'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'topo' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths')
+            [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Everything the model decides, in one document')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs')
+            [CompletionResult]::new('tune', 'tune', [CompletionResultType]::ParameterValue, 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
+            [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
+            [CompletionResult]::new('fixtures', 'fixtures', [CompletionResultType]::ParameterValue, 'List the machines topo carries built in (for --fixture)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'topo;show' {
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('--xml', '--xml', [CompletionResultType]::ParameterName, 'Print the topology as normalised NCCL XML instead')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the system as JSON')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;paths' {
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (paths, P2P and GDR verdicts with their reasons)')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Give the reason for every P2P, transport and GDR decision, and each path''s route')
+            [CompletionResult]::new('--dot', '--dot', [CompletionResultType]::ParameterName, 'Print Graphviz of the system with the chosen paths (`| dot -Tsvg > topo.svg`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;analyze' {
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the JSON document (schema 1) instead of the human summary')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;search' {
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--graph', '--graph', [CompletionResultType]::ParameterName, 'Graphs to show, comma-separated or repeated [default: all computed]')
+            [CompletionResult]::new('--rank', '--rank', [CompletionResultType]::ParameterName, 'Show this rank''s Ring/Trees log lines instead of rank 0''s')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('--xml', '--xml', [CompletionResultType]::ParameterName, 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the graphs and the channels NCCL runs (`run`) as JSON')
+            [CompletionResult]::new('--dot', '--dot', [CompletionResultType]::ParameterName, 'Print Graphviz of the machine with the channels over it (`| dot -Tsvg > ch.svg`)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;tune' {
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G suffixes are powers of 1024)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G suffixes are powers of 1024)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f (default 2)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f (default 2)')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Add this many bytes between rows instead, as nccl-tests'' -i')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Add this many bytes between rows instead, as nccl-tests'' -i')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('--table', '--table', [CompletionResultType]::ParameterName, 'Also print NCCL''s tuning table (latency/bandwidth per collective, algorithm and protocol)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;diff' {
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON for scripts')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;fleet' {
+            [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Also ignore these attributes (comma-separated or repeated), e.g. name to ignore NIC names; host_hash and guid are always ignored')
+            [CompletionResult]::new('--reference', '--reference', [CompletionResultType]::ParameterName, 'Compare with this dump''s group instead of the largest group (a file of the fleet, or any other dump)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON for scripts')
+            [CompletionResult]::new('--skip-bad', '--skip-bad', [CompletionResultType]::ParameterName, 'Report unreadable dumps and go on, instead of stopping with exit status 2')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;bench' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('allreduce', 'allreduce', [CompletionResultType]::ParameterValue, 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'topo;bench;allreduce' {
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Timed iterations per size')
+            [CompletionResult]::new('--iters', '--iters', [CompletionResultType]::ParameterName, 'Timed iterations per size')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing')
+            [CompletionResult]::new('--warmup_iters', '--warmup_iters', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('-J', '-J ', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead)')
+            [CompletionResult]::new('--output_file', '--output_file', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead)')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Run on the GPUs (cuda) or on CPU threads (host)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Channels (rings) to run; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)')
+            [CompletionResult]::new('--transport', '--transport', [CompletionResultType]::ParameterName, 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)')
+            [CompletionResult]::new('--slot-bytes', '--slot-bytes', [CompletionResultType]::ParameterName, 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
+            [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
+            [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;bench;help' {
+            [CompletionResult]::new('allreduce', 'allreduce', [CompletionResultType]::ParameterValue, 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'topo;bench;help;allreduce' {
+            break
+        }
+        'topo;bench;help;help' {
+            break
+        }
+        'topo;detect' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output (replaced whole, never half-written)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output (replaced whole, never half-written)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc''s fsroot layout); NVML facts then come from DIR/nvml.json when it exists')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'Take NVML''s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)')
+            [CompletionResult]::new('--topo-file', '--topo-file', [CompletionResultType]::ParameterName, 'Seed detection with a topology file, as NCCL_TOPO_FILE does: its attributes win')
+            [CompletionResult]::new('--xml', '--xml', [CompletionResultType]::ParameterName, 'Write NCCL topology XML (the default)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write a JSON report instead: the XML, the detected facts, notices and health findings')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Keep every PCI device and NUMA node, not only GPUs, NICs, NVSwitches and the bridges above them (the file may then exceed NCCL''s 256 elements per rank)')
+            [CompletionResult]::new('--no-check', '--no-check', [CompletionResultType]::ParameterName, 'Skip the health checks (`topo check`) that detect prints as warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;check' {
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc''s fsroot layout); NVML facts then come from DIR/nvml.json when it exists')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'Take NVML''s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write the findings as JSON')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;fixtures' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;help' {
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths')
+            [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Everything the model decides, in one document')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs')
+            [CompletionResult]::new('tune', 'tune', [CompletionResultType]::ParameterValue, 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)')
+            [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
+            [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
+            [CompletionResult]::new('fixtures', 'fixtures', [CompletionResultType]::ParameterValue, 'List the machines topo carries built in (for --fixture)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'topo;help;show' {
+            break
+        }
+        'topo;help;paths' {
+            break
+        }
+        'topo;help;analyze' {
+            break
+        }
+        'topo;help;search' {
+            break
+        }
+        'topo;help;tune' {
+            break
+        }
+        'topo;help;diff' {
+            break
+        }
+        'topo;help;fleet' {
+            break
+        }
+        'topo;help;bench' {
+            [CompletionResult]::new('allreduce', 'allreduce', [CompletionResultType]::ParameterValue, 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model')
+            break
+        }
+        'topo;help;bench;allreduce' {
+            break
+        }
+        'topo;help;detect' {
+            break
+        }
+        'topo;help;check' {
+            break
+        }
+        'topo;help;fixtures' {
+            break
+        }
+        'topo;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

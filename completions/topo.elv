@@ -1,0 +1,292 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[topo] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'topo'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'topo'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand show 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
+            cand paths 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
+            cand analyze 'Everything the model decides, in one document'
+            cand search 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
+            cand tune 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size'
+            cand diff 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
+            cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
+            cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
+            cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
+            cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
+            cand fixtures 'List the machines topo carries built in (for --fixture)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'topo;show'= {
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand --xml 'Print the topology as normalised NCCL XML instead'
+            cand --json 'Print the system as JSON'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;paths'= {
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand --json 'Print JSON (paths, P2P and GDR verdicts with their reasons)'
+            cand --explain 'Give the reason for every P2P, transport and GDR decision, and each path''s route'
+            cand --dot 'Print Graphviz of the system with the chosen paths (`| dot -Tsvg > topo.svg`)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;analyze'= {
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand --json 'Print the JSON document (schema 1) instead of the human summary'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;search'= {
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --graph 'Graphs to show, comma-separated or repeated [default: all computed]'
+            cand --rank 'Show this rank''s Ring/Trees log lines instead of rank 0''s'
+            cand --graph-file 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand --xml 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)'
+            cand --json 'Print the graphs and the channels NCCL runs (`run`) as JSON'
+            cand --dot 'Print Graphviz of the machine with the channels over it (`| dot -Tsvg > ch.svg`)'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;tune'= {
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G suffixes are powers of 1024)'
+            cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G suffixes are powers of 1024)'
+            cand -e 'Largest size in bytes, as nccl-tests'' -e'
+            cand --maxbytes 'Largest size in bytes, as nccl-tests'' -e'
+            cand -f 'Multiply the size by this between rows, as nccl-tests'' -f (default 2)'
+            cand --stepfactor 'Multiply the size by this between rows, as nccl-tests'' -f (default 2)'
+            cand -i 'Add this many bytes between rows instead, as nccl-tests'' -i'
+            cand --stepbytes 'Add this many bytes between rows instead, as nccl-tests'' -i'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand --table 'Also print NCCL''s tuning table (latency/bandwidth per collective, algorithm and protocol)'
+            cand --json 'Print JSON'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;diff'= {
+            cand --ignore 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results'
+            cand --nodes 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)'
+            cand --json 'Print JSON for scripts'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;fleet'= {
+            cand --ignore 'Also ignore these attributes (comma-separated or repeated), e.g. name to ignore NIC names; host_hash and guid are always ignored'
+            cand --reference 'Compare with this dump''s group instead of the largest group (a file of the fleet, or any other dump)'
+            cand --nodes 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)'
+            cand --json 'Print JSON for scripts'
+            cand --skip-bad 'Report unreadable dumps and go on, instead of stopping with exit status 2'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;bench'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'topo;bench;allreduce'= {
+            cand -b 'Smallest message size in bytes (K, M, G suffixes)'
+            cand --minbytes 'Smallest message size in bytes (K, M, G suffixes)'
+            cand -e 'Largest message size in bytes'
+            cand --maxbytes 'Largest message size in bytes'
+            cand -i 'Size increment between steps, when no step factor is given'
+            cand --stepbytes 'Size increment between steps, when no step factor is given'
+            cand -f 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand --stepfactor 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand -n 'Timed iterations per size'
+            cand --iters 'Timed iterations per size'
+            cand -w 'Warm-up iterations per size (sizes doubling from min to max), before timing'
+            cand --warmup_iters 'Warm-up iterations per size (sizes doubling from min to max), before timing'
+            cand -c 'Validation runs per measurement (0: no validation, #wrong is N/A)'
+            cand --check 'Validation runs per measurement (0: no validation, #wrong is N/A)'
+            cand -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand --datatype 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand -o 'Reduction: sum, prod, min, max, avg, or all'
+            cand --op 'Reduction: sum, prod, min, max, avg, or all'
+            cand -g 'Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand --ngpus 'Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand -J 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead)'
+            cand --output_file 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead)'
+            cand --backend 'Run on the GPUs (cuda) or on CPU threads (host)'
+            cand --channels 'Channels (rings) to run; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)'
+            cand --graph-file 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)'
+            cand --transport 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)'
+            cand --slot-bytes 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA'
+            cand --arch 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --in-place 'Only the in-place measurement'
+            cand --out-of-place 'Only the out-of-place measurement'
+            cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;bench;help'= {
+            cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'topo;bench;help;allreduce'= {
+        }
+        &'topo;bench;help;help'= {
+        }
+        &'topo;detect'= {
+            cand -o 'Write to FILE instead of standard output (replaced whole, never half-written)'
+            cand --output 'Write to FILE instead of standard output (replaced whole, never half-written)'
+            cand --root 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc''s fsroot layout); NVML facts then come from DIR/nvml.json when it exists'
+            cand --nvml-fake 'Take NVML''s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)'
+            cand --topo-file 'Seed detection with a topology file, as NCCL_TOPO_FILE does: its attributes win'
+            cand --xml 'Write NCCL topology XML (the default)'
+            cand --json 'Write a JSON report instead: the XML, the detected facts, notices and health findings'
+            cand --all 'Keep every PCI device and NUMA node, not only GPUs, NICs, NVSwitches and the bridges above them (the file may then exceed NCCL''s 256 elements per rank)'
+            cand --no-check 'Skip the health checks (`topo check`) that detect prints as warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;check'= {
+            cand --root 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc''s fsroot layout); NVML facts then come from DIR/nvml.json when it exists'
+            cand --nvml-fake 'Take NVML''s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)'
+            cand --json 'Write the findings as JSON'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;fixtures'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;help'= {
+            cand show 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
+            cand paths 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
+            cand analyze 'Everything the model decides, in one document'
+            cand search 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
+            cand tune 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size'
+            cand diff 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
+            cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
+            cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
+            cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
+            cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
+            cand fixtures 'List the machines topo carries built in (for --fixture)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'topo;help;show'= {
+        }
+        &'topo;help;paths'= {
+        }
+        &'topo;help;analyze'= {
+        }
+        &'topo;help;search'= {
+        }
+        &'topo;help;tune'= {
+        }
+        &'topo;help;diff'= {
+        }
+        &'topo;help;fleet'= {
+        }
+        &'topo;help;bench'= {
+            cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
+        }
+        &'topo;help;bench;allreduce'= {
+        }
+        &'topo;help;detect'= {
+        }
+        &'topo;help;check'= {
+        }
+        &'topo;help;fixtures'= {
+        }
+        &'topo;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,201 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_topo_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_topo_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_topo_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_topo_using_subcommand
+    set -l cmd (__fish_topo_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c topo -n "__fish_topo_needs_command" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_needs_command" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_needs_command" -f -a "show" -d 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
+complete -c topo -n "__fish_topo_needs_command" -f -a "paths" -d 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
+complete -c topo -n "__fish_topo_needs_command" -f -a "analyze" -d 'Everything the model decides, in one document'
+complete -c topo -n "__fish_topo_needs_command" -f -a "search" -d 'NCCL\'s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
+complete -c topo -n "__fish_topo_needs_command" -f -a "tune" -d 'NCCL\'s performance model: algorithm, protocol, time and bandwidth per message size'
+complete -c topo -n "__fish_topo_needs_command" -f -a "diff" -d 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
+complete -c topo -n "__fish_topo_needs_command" -f -a "fleet" -d 'Group many dumps (one per node) and explain every outlier against the largest group'
+complete -c topo -n "__fish_topo_needs_command" -f -a "bench" -d 'Measure collectives through topo\'s own ring kernels along the searched channels'
+complete -c topo -n "__fish_topo_needs_command" -f -a "detect" -d 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
+complete -c topo -n "__fish_topo_needs_command" -f -a "check" -d 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
+complete -c topo -n "__fish_topo_needs_command" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'
+complete -c topo -n "__fish_topo_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand show" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand show" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand show" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand show" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand show" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand show" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand show" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand show" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand show" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand show" -l xml -d 'Print the topology as normalised NCCL XML instead'
+complete -c topo -n "__fish_topo_using_subcommand show" -l json -d 'Print the system as JSON'
+complete -c topo -n "__fish_topo_using_subcommand show" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand show" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand paths" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand paths" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand paths" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand paths" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand paths" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l json -d 'Print JSON (paths, P2P and GDR verdicts with their reasons)'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l explain -d 'Give the reason for every P2P, transport and GDR decision, and each path\'s route'
+complete -c topo -n "__fish_topo_using_subcommand paths" -l dot -d 'Print Graphviz of the system with the chosen paths (`| dot -Tsvg > topo.svg`)'
+complete -c topo -n "__fish_topo_using_subcommand paths" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand paths" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l json -d 'Print the JSON document (schema 1) instead of the human summary'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand search" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand search" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand search" -l graph -d 'Graphs to show, comma-separated or repeated [default: all computed]' -r -f -a "ring\t''
+tree\t''
+nvls\t''
+collnet-chain\t''
+collnet-direct\t''
+all\t''"
+complete -c topo -n "__fish_topo_using_subcommand search" -l rank -d 'Show this rank\'s Ring/Trees log lines instead of rank 0\'s' -r
+complete -c topo -n "__fish_topo_using_subcommand search" -l graph-file -d 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand search" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand search" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand search" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand search" -l xml -d 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)'
+complete -c topo -n "__fish_topo_using_subcommand search" -l json -d 'Print the graphs and the channels NCCL runs (`run`) as JSON'
+complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the machine with the channels over it (`| dot -Tsvg > ch.svg`)'
+complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand tune" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand tune" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -s b -l minbytes -d 'Smallest size in bytes, as nccl-tests\' -b (K, M, G suffixes are powers of 1024)' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f (default 2)' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -s i -l stepbytes -d 'Add this many bytes between rows instead, as nccl-tests\' -i' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand tune" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand tune" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand tune" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand tune" -l table -d 'Also print NCCL\'s tuning table (latency/bandwidth per collective, algorithm and protocol)'
+complete -c topo -n "__fish_topo_using_subcommand tune" -l json -d 'Print JSON'
+complete -c topo -n "__fish_topo_using_subcommand tune" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand tune" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand diff" -l ignore -d 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results' -r
+complete -c topo -n "__fish_topo_using_subcommand diff" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
+complete -c topo -n "__fish_topo_using_subcommand diff" -l json -d 'Print JSON for scripts'
+complete -c topo -n "__fish_topo_using_subcommand diff" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l ignore -d 'Also ignore these attributes (comma-separated or repeated), e.g. name to ignore NIC names; host_hash and guid are always ignored' -r
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l reference -d 'Compare with this dump\'s group instead of the largest group (a file of the fleet, or any other dump)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l json -d 'Print JSON for scripts'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l skip-bad -d 'Report unreadable dumps and go on, instead of stopping with exit status 2'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s e -l maxbytes -d 'Largest message size in bytes' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s n -l iters -d 'Timed iterations per size' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s g -l ngpus -d 'Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
+host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l channels -d 'Channels (rings) to run; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
+host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l in-place -d 'Only the in-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l out-of-place -d 'Only the out-of-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand detect" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand detect" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
+complete -c topo -n "__fish_topo_using_subcommand detect" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand detect" -l topo-file -d 'Seed detection with a topology file, as NCCL_TOPO_FILE does: its attributes win' -r -F
+complete -c topo -n "__fish_topo_using_subcommand detect" -l xml -d 'Write NCCL topology XML (the default)'
+complete -c topo -n "__fish_topo_using_subcommand detect" -l json -d 'Write a JSON report instead: the XML, the detected facts, notices and health findings'
+complete -c topo -n "__fish_topo_using_subcommand detect" -l all -d 'Keep every PCI device and NUMA node, not only GPUs, NICs, NVSwitches and the bridges above them (the file may then exceed NCCL\'s 256 elements per rank)'
+complete -c topo -n "__fish_topo_using_subcommand detect" -l no-check -d 'Skip the health checks (`topo check`) that detect prints as warnings'
+complete -c topo -n "__fish_topo_using_subcommand detect" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand detect" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand check" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
+complete -c topo -n "__fish_topo_using_subcommand check" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand check" -l json -d 'Write the findings as JSON'
+complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand check" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand fixtures" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand fixtures" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "show" -d 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "paths" -d 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "analyze" -d 'Everything the model decides, in one document'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "search" -d 'NCCL\'s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "tune" -d 'NCCL\'s performance model: algorithm, protocol, time and bandwidth per message size'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "diff" -d 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "fleet" -d 'Group many dumps (one per node) and explain every outlier against the largest group'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "bench" -d 'Measure collectives through topo\'s own ring kernels along the searched channels'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "detect" -d 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "check" -d 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet bench detect check fixtures help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'

@@ -1,0 +1,233 @@
+//! Checks that stop a command before the model runs: values no real machine has, and
+//! links NCCL would silently drop. Every command goes through [`validate`] (it is part of
+//! [`crate::model::analyze`]), so each of them refuses the same inputs with the same words.
+//!
+//! Only what NCCL's loader reads is checked (see [`crate::xml::nccl_reads`]); elements it
+//! skips are the lint's business.
+
+use std::collections::HashSet;
+
+use crate::error::Error;
+use crate::model::NodeType;
+use crate::model::system::class_type;
+use crate::xml::{self, NodeId, Xml};
+
+/// Widest PCIe link.
+pub const MAX_LINK_WIDTH: i64 = 32;
+/// Fastest network port we believe in, in Mb/s (3.2 Tb/s).
+pub const MAX_NET_SPEED: i64 = 3_200_000;
+/// Compute capabilities (major * 10 + minor) we believe in.
+pub const SM_RANGE: std::ops::RangeInclusive<i64> = 10..=200;
+/// Most NVLinks from one GPU to one target.
+pub const MAX_NVLINKS: i64 = 36;
+/// Most C2C links from one GPU.
+pub const MAX_C2C_LINKS: i64 = 64;
+/// Fastest single C2C link, MB/s (1 TB/s).
+pub const MAX_C2C_BW: i64 = 1_000_000;
+/// The bus id NCCL writes for an NVLink target it cannot see (an NVSwitch).
+pub const INVISIBLE_TARGET: &str = "fffffff:ffff:ff";
+
+/// Refuse a topology with absurd numbers or NVLinks to GPUs that are not in it.
+/// `file` names the input in messages.
+pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
+    let Some(root) = x.root() else { return Ok(()) };
+    let err = |id: NodeId, message: String| Error::Input {
+        file: file.to_string(),
+        message: format!("line {}: {message}", x.line(id)),
+    };
+
+    // Elements NCCL reads, in document order.
+    let mut read = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        read.push(n);
+        for &c in x.children(n).iter().rev() {
+            if xml::nccl_reads(x.name(n), x.name(c)) {
+                stack.push(c);
+            }
+        }
+    }
+    // Bus ids of the GPUs NCCL ranks (a <gpu> with a dev under a <pci>), as NCCL compares them.
+    let gpus: HashSet<i64> = read
+        .iter()
+        .filter(|&&n| x.name(n) == "gpu" && x.attr(n, "dev").is_some_and(|d| xml::strtol(d) >= 0))
+        .filter_map(|&g| x.parent(g).and_then(|p| x.attr(p, "busid")))
+        .map(xml::busid_to_i64)
+        .collect();
+
+    for &id in &read {
+        match x.name(id) {
+            "pci" => {
+                if let Some(w) = x.attr(id, "link_width").and_then(xml::parse_c_int)
+                    && (!(0..=MAX_LINK_WIDTH).contains(&w) || (w != 0 && w & (w - 1) != 0))
+                {
+                    return Err(err(
+                        id,
+                        format!(
+                            "<pci busid=\"{}\"> link_width=\"{w}\" is not a PCIe link width (0, 1, 2, 4, 8, 16 or 32)",
+                            x.attr(id, "busid").unwrap_or("?")
+                        ),
+                    ));
+                }
+            }
+            "gpu" => {
+                if let Some(s) = x.attr(id, "sm") {
+                    match xml::parse_c_int(s) {
+                        Some(v) if SM_RANGE.contains(&v) => {}
+                        Some(v) => {
+                            return Err(err(
+                                id,
+                                format!(
+                                    "<gpu> sm=\"{v}\" is not a compute capability (major*10+minor, {} to {})",
+                                    SM_RANGE.start(),
+                                    SM_RANGE.end()
+                                ),
+                            ));
+                        }
+                        None => {
+                            return Err(err(
+                                id,
+                                format!("<gpu> sm=\"{s}\" is not a number (compute capability, e.g. 90)"),
+                            ));
+                        }
+                    }
+                }
+            }
+            "net" => {
+                if let Some(v) = x.attr(id, "speed").and_then(xml::parse_c_int)
+                    && !(0..=MAX_NET_SPEED).contains(&v)
+                {
+                    return Err(err(
+                        id,
+                        format!(
+                            "<net name=\"{}\"> speed=\"{v}\" is not a port speed in Mb/s (0 to {MAX_NET_SPEED})",
+                            x.attr(id, "name").unwrap_or("?")
+                        ),
+                    ));
+                }
+            }
+            "nvlink" => check_nvlink(x, id, &gpus, &err)?,
+            "c2c" => {
+                for (key, max, unit) in [("count", MAX_C2C_LINKS, "links"), ("bw", MAX_C2C_BW, "MB/s per link")] {
+                    let Some(s) = x.attr(id, key) else { continue };
+                    match xml::parse_c_int(s) {
+                        Some(v) if (0..=max).contains(&v) => {}
+                        _ => return Err(err(id, format!("<c2c> {key}=\"{s}\" is out of range (0 to {max} {unit})"))),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_nvlink(x: &Xml, id: NodeId, gpus: &HashSet<i64>, err: &dyn Fn(NodeId, String) -> Error) -> Result<(), Error> {
+    let count = x.attr(id, "count");
+    if let Some(s) = count {
+        match xml::parse_c_int(s) {
+            Some(v) if (0..=MAX_NVLINKS).contains(&v) => {}
+            _ => return Err(err(id, format!("<nvlink> count=\"{s}\" is out of range (0 to {MAX_NVLINKS} links)"))),
+        }
+    }
+    let (Some(tclass), Some(target)) = (x.attr(id, "tclass"), x.attr(id, "target")) else { return Ok(()) };
+    if class_type(tclass) != NodeType::Gpu || target.eq_ignore_ascii_case(INVISIBLE_TARGET) {
+        return Ok(());
+    }
+    if !gpus.contains(&xml::busid_to_i64(target)) {
+        return Err(err(
+            id,
+            format!(
+                "NVLink target {target} is not a GPU in this file (NCCL would silently drop these {} links); fix or remove the <nvlink>",
+                count.unwrap_or("?")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(body: &str) -> Result<(), Error> {
+        let text = format!(
+            "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n{body}  </cpu>\n</system>\n"
+        );
+        let (x, _) = xml::parse(&text, None).unwrap();
+        validate(&x, "t.xml")
+    }
+
+    fn gpu(busid: &str, width: &str, sm: &str, inner: &str) -> String {
+        format!(
+            "    <pci busid=\"{busid}\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"{width}\">\n      <gpu dev=\"0\" sm=\"{sm}\" rank=\"0\" gdr=\"1\">\n{inner}      </gpu>\n    </pci>\n"
+        )
+    }
+
+    fn msg(r: Result<(), Error>) -> String {
+        r.expect_err("expected an error").to_string()
+    }
+
+    #[test]
+    fn sane_files_pass() {
+        let link = "        <nvlink target=\"0000:02:00.0\" count=\"12\" tclass=\"0x030200\"/>\n";
+        let body = gpu("0000:01:00.0", "16", "80", link) + &gpu("0000:02:00.0", "0", "80", "");
+        check(&body).unwrap();
+        // The invisible NVSwitch and a link to the GPU itself (seen in Azure dumps) are fine.
+        let odd = "        <nvlink target=\"fffffff:ffff:ff\" count=\"12\" tclass=\"0x068000\"/>\n        <nvlink target=\"0000:01:00.0\" count=\"2\" tclass=\"0x030200\"/>\n        <c2c bw=\"40000\" count=\"10\"/>\n";
+        check(&gpu("0000:01:00.0", "16", "90", odd)).unwrap();
+    }
+
+    #[test]
+    fn dangling_nvlink_is_an_error_naming_the_line() {
+        let link = "        <nvlink target=\"0000:09:00.0\" count=\"4\" tclass=\"0x030200\"/>\n";
+        let m = msg(check(&gpu("0000:01:00.0", "16", "80", link)));
+        assert!(m.starts_with("t.xml: line 5: NVLink target 0000:09:00.0 is not a GPU in this file"), "{m}");
+        assert!(m.contains("drop these 4 links"), "{m}");
+        // Links to an NVSwitch or CPU class are not GPU targets.
+        let sw = "        <nvlink target=\"0000:09:00.0\" count=\"4\" tclass=\"0x068000\"/>\n";
+        check(&gpu("0000:01:00.0", "16", "80", sw)).unwrap();
+    }
+
+    #[test]
+    fn absurd_numbers_are_errors() {
+        assert!(
+            msg(check(&gpu("0000:01:00.0", "12", "80", "")))
+                .contains("line 3: <pci busid=\"0000:01:00.0\"> link_width=\"12\"")
+        );
+        assert!(msg(check(&gpu("0000:01:00.0", "64", "80", ""))).contains("link_width=\"64\""));
+        assert!(msg(check(&gpu("0000:01:00.0", "-4", "80", ""))).contains("link_width=\"-4\""));
+        assert!(msg(check(&gpu("0000:01:00.0", "16", "9", ""))).contains("line 4: <gpu> sm=\"9\""));
+        assert!(msg(check(&gpu("0000:01:00.0", "16", "900", ""))).contains("sm=\"900\""));
+        assert!(msg(check(&gpu("0000:01:00.0", "16", "abc", ""))).contains("sm=\"abc\" is not a number"));
+        let nv = |c: &str| {
+            gpu(
+                "0000:01:00.0",
+                "16",
+                "90",
+                &format!("        <nvlink target=\"fffffff:ffff:ff\" count=\"{c}\" tclass=\"0x068000\"/>\n"),
+            )
+        };
+        assert!(msg(check(&nv("37"))).contains("line 5: <nvlink> count=\"37\""));
+        assert!(msg(check(&nv("-1"))).contains("count=\"-1\""));
+        let c2c =
+            |bw: &str, n: &str| gpu("0000:01:00.0", "16", "90", &format!("        <c2c bw=\"{bw}\" count=\"{n}\"/>\n"));
+        assert!(msg(check(&c2c("-5", "10"))).contains("<c2c> bw=\"-5\""));
+        assert!(msg(check(&c2c("40000", "1000"))).contains("<c2c> count=\"1000\""));
+        let net = |speed: &str| {
+            format!(
+                "    <pci busid=\"0000:05:00.0\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <nic>\n        <net name=\"mlx5_0\" dev=\"0\" speed=\"{speed}\"/>\n      </nic>\n    </pci>\n"
+            )
+        };
+        assert!(msg(check(&net("-100"))).contains("line 5: <net name=\"mlx5_0\"> speed=\"-100\""));
+        assert!(msg(check(&net("4000000"))).contains("speed=\"4000000\""));
+        check(&net("400000")).unwrap();
+        check(&net("0")).unwrap();
+    }
+
+    #[test]
+    fn elements_nccl_skips_are_not_checked() {
+        let body = "    <pci busid=\"0000:01:00.0\" class=\"0x030200\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">\n      <gpu dev=\"0\" sm=\"80\" rank=\"0\" gdr=\"1\"/>\n      <extra>\n        <gpu sm=\"1\"/>\n      </extra>\n    </pci>\n";
+        check(body).unwrap();
+    }
+}

@@ -1,0 +1,416 @@
+//! The `topo` binary end to end: every command on the built-in fixtures, and every kind
+//! of bad input (exit status 2, a message naming the file/line/attribute, nothing on
+//! stdout).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+
+/// The binary, with no NCCL_* variable leaking in from the environment running the tests.
+fn topo() -> Command {
+    let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("topo");
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("NCCL_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd
+}
+
+fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = topo().args(args).assert().success().get_output().stdout.clone();
+    String::from_utf8(out).unwrap()
+}
+
+/// A topology file in a fresh folder; the folder lives as long as the returned guard.
+fn write_topo(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.xml");
+    std::fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+/// Exit status 2, nothing on stdout, and stderr holding every one of `needles`.
+fn fails_with(args: &[&str], needles: &[&str]) {
+    let mut a = topo().args(args).assert().code(2).stdout(predicate::str::is_empty());
+    for n in needles {
+        a = a.stderr(contains(*n));
+    }
+    a.stderr(contains("panicked").not());
+}
+
+/// One CPU with two GPUs; `gpu0_inner` goes inside the first `<gpu>`, `extra` after the GPUs.
+fn two_gpus(width: &str, sm: &str, gpu0_inner: &str, extra: &str) -> String {
+    format!(
+        r#"<system version="1">
+  <cpu numaid="0" affinity="ffffffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:01:00.0" class="0x030000" link_speed="16.0 GT/s PCIe" link_width="{width}">
+      <gpu dev="0" sm="{sm}" rank="0" gdr="1">
+{gpu0_inner}      </gpu>
+    </pci>
+    <pci busid="0000:02:00.0" class="0x030000" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="{sm}" rank="1" gdr="1"/>
+    </pci>
+{extra}  </cpu>
+</system>
+"#
+    )
+}
+
+fn nic(speed: &str) -> String {
+    format!(
+        r#"    <pci busid="0000:05:00.0" class="0x020000" link_speed="16.0 GT/s PCIe" link_width="16">
+      <nic>
+        <net name="mlx5_0" dev="0" speed="{speed}" port="1" gdr="1"/>
+      </nic>
+    </pci>
+"#
+    )
+}
+
+fn path_arg(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+// ---------------------------------------------------------------- errors
+
+#[test]
+fn missing_file() {
+    fails_with(&["show", "--topo", "/nonexistent/topo.xml"], &["topo: error: /nonexistent/topo.xml", "No such file"]);
+}
+
+#[test]
+fn directory_instead_of_file() {
+    let dir = tempfile::tempdir().unwrap();
+    fails_with(&["paths", "--topo", path_arg(dir.path())], &["is a directory"]);
+}
+
+#[test]
+fn unreadable_file() {
+    // A path that runs through a regular file cannot be opened, whoever runs the tests.
+    let (_dir, path) = write_topo("<system version=\"1\"/>\n");
+    let through = path.join("inner.xml");
+    fails_with(&["show", "--topo", path_arg(&through)], &["inner.xml", "Not a directory"]);
+    // Bytes that are not text.
+    let (_d2, bin) = write_topo("");
+    std::fs::write(&bin, b"<system version=\"1\">\xff\xfe</system>\n").unwrap();
+    fails_with(&["show", "--topo", path_arg(&bin)], &["not UTF-8"]);
+    // No read permission (root reads it anyway: then there is nothing to check).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let (_d3, locked) = write_topo(&two_gpus("16", "80", "", ""));
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        if std::fs::read(&locked).is_ok() {
+            println!("skipped the permission case: this user reads files with mode 000 (root)");
+        } else {
+            fails_with(&["show", "--topo", path_arg(&locked)], &["Permission denied"]);
+        }
+    }
+}
+
+#[test]
+fn malformed_xml_names_line_and_column() {
+    let (_dir, path) = write_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n  </pci>\n</system>\n");
+    fails_with(&["show", "--topo", path_arg(&path)], &["t.xml:3:", "malformed XML"]);
+    let (_d2, path) = write_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n");
+    fails_with(&["analyze", "--json", "--topo", path_arg(&path)], &["malformed XML", "end of file inside <cpu> opened on line 2"]);
+}
+
+#[test]
+fn wrong_version() {
+    let (_dir, path) = write_topo("<system version=\"2\">\n  <cpu numaid=\"0\"/>\n</system>\n");
+    fails_with(&["show", "--topo", path_arg(&path)], &["line 1", "version=\"2\"", "RCCL"]);
+    let (_d2, path) = write_topo("<system version=\"3\"/>\n");
+    fails_with(&["paths", "--topo", path_arg(&path)], &["NCCL reads only version 1"]);
+    let (_d3, path) = write_topo("<topology version=\"1\"/>\n");
+    fails_with(&["paths", "--topo", path_arg(&path)], &["<topology>"]);
+}
+
+#[test]
+fn dangling_nvlink_target_in_every_command() {
+    let link = "        <nvlink target=\"0000:09:00.0\" count=\"4\" tclass=\"0x030000\"/>\n";
+    let (_dir, path) = write_topo(&two_gpus("16", "80", link, ""));
+    let p = path_arg(&path);
+    let needles = ["t.xml: line 5: NVLink target 0000:09:00.0 is not a GPU in this file", "drop these 4 links", "<nvlink>"];
+    for args in [
+        vec!["show", "--topo", p],
+        vec!["show", "--xml", "--topo", p],
+        vec!["show", "--json", "--topo", p],
+        vec!["paths", "--topo", p],
+        vec!["paths", "--dot", "--topo", p],
+        vec!["analyze", "--json", "--topo", p],
+    ] {
+        fails_with(&args, &needles);
+    }
+}
+
+#[test]
+fn nvlinks_nccl_writes_itself_are_accepted() {
+    // To the invisible NVSwitch, to the peer GPU, and to the GPU itself (Azure dumps).
+    let links = "        <nvlink target=\"fffffff:ffff:ff\" count=\"12\" tclass=\"0x068000\"/>\n        <nvlink target=\"0000:02:00.0\" count=\"2\" tclass=\"0x030000\"/>\n        <nvlink target=\"0000:01:00.0\" count=\"2\" tclass=\"0x030000\"/>\n";
+    let (_dir, path) = write_topo(&two_gpus("16", "80", links, ""));
+    topo().args(["paths", "--topo", path_arg(&path)]).assert().success().stdout(contains("GPU0"));
+}
+
+#[test]
+fn absurd_numbers_name_the_attribute_and_line() {
+    let cases: Vec<(String, Vec<&str>)> = vec![
+        (two_gpus("12", "80", "", ""), vec!["line 3", "link_width=\"12\""]),
+        (two_gpus("64", "80", "", ""), vec!["line 3", "link_width=\"64\""]),
+        (two_gpus("16", "5", "", ""), vec!["line 4", "sm=\"5\""]),
+        (two_gpus("16", "1000", "", ""), vec!["line 4", "sm=\"1000\""]),
+        (
+            two_gpus("16", "90", "        <nvlink target=\"fffffff:ffff:ff\" count=\"40\" tclass=\"0x068000\"/>\n", ""),
+            vec!["line 5", "<nvlink> count=\"40\""],
+        ),
+        (
+            two_gpus("16", "90", "        <nvlink target=\"fffffff:ffff:ff\" count=\"-2\" tclass=\"0x068000\"/>\n", ""),
+            vec!["line 5", "count=\"-2\""],
+        ),
+        (two_gpus("16", "90", "        <c2c bw=\"-3\" count=\"10\"/>\n", ""), vec!["line 5", "<c2c> bw=\"-3\""]),
+        (two_gpus("16", "90", "        <c2c bw=\"40000\" count=\"5000\"/>\n", ""), vec!["line 5", "<c2c> count=\"5000\""]),
+        (two_gpus("16", "80", "", &nic("-100000")), vec!["line 12", "speed=\"-100000\""]),
+        (two_gpus("16", "80", "", &nic("40000000")), vec!["line 12", "speed=\"40000000\""]),
+    ];
+    for (text, needles) in &cases {
+        let (_dir, path) = write_topo(text);
+        let mut all = vec!["t.xml"];
+        all.extend(needles);
+        fails_with(&["show", "--topo", path_arg(&path)], &all);
+    }
+    // The same file with sane numbers goes through.
+    let (_dir, path) = write_topo(&two_gpus("16", "80", "", &nic("400000")));
+    topo().args(["show", "--topo", path_arg(&path)]).assert().success();
+}
+
+#[test]
+fn file_over_64_mib_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.xml");
+    let f = std::fs::File::create(&path).unwrap();
+    // Sparse: no disk space is used.
+    f.set_len(64 * 1024 * 1024 + 1).unwrap();
+    drop(f);
+    fails_with(&["show", "--topo", path_arg(&path)], &["huge.xml", "over the 64 MiB limit"]);
+}
+
+#[test]
+fn usage_errors() {
+    fails_with(&["show", "--fixture", "dgx-z9"], &["unknown fixture 'dgx-z9'", "dgx-h100"]);
+    fails_with(&["paths", "--fixture", "gh200", "--nodes", "0"], &["--nodes"]);
+    fails_with(&["paths", "--json", "--dot", "--fixture", "gh200"], &["cannot be used with"]);
+    fails_with(&["frobnicate"], &["unrecognized subcommand"]);
+    fails_with(&["show", "--topo", "a.xml", "--fixture", "gh200"], &["cannot be used with"]);
+}
+
+#[test]
+fn bad_nccl_variable_values_are_refused_or_warned() {
+    // NCCL_NET_FORCE_MERGE naming a device that does not exist stops the command.
+    let mut cmd = topo();
+    cmd.env("NCCL_NET_FORCE_MERGE", "mlx5_0,nosuch0").args(["paths", "--fixture", "dgx-h100"]);
+    cmd.assert().code(2).stdout(predicate::str::is_empty()).stderr(contains("NCCL_NET_FORCE_MERGE"));
+    // A value NCCL ignores is a warning, and the command goes on.
+    topo()
+        .env("NCCL_P2P_LEVEL", "fast")
+        .args(["paths", "--fixture", "gh200"])
+        .assert()
+        .success()
+        .stderr(contains("NCCL_P2P_LEVEL=\"fast\""));
+}
+
+// ---------------------------------------------------------------- normal use
+
+#[test]
+fn show_describes_the_system() {
+    let out = stdout_of(&["show", "--fixture", "dgx-h100"]);
+    assert!(out.starts_with("fixture:dgx-h100: 8 GPU(s) as ranks 0..7 of 8"), "{out}");
+    assert!(out.contains("CPU 0 (x86_64 Intel Sapphire Rapids"), "{out}");
+    assert!(out.contains("NVS/0 <-> DEV/0000:1a:00.0  NVL 370.8 GB/s"), "{out}");
+    assert!(out.contains("CPU/0 <-> CPU/1  SYS 22.0 GB/s"), "{out}");
+    assert!(!out.contains("CPU/1 <-> CPU/0"), "{out}");
+}
+
+#[test]
+fn show_xml_is_nccl_xml() {
+    let out = stdout_of(&["show", "--xml", "--fixture", "dgx1-v100"]);
+    assert!(out.starts_with("<system version=\"1\">\n"), "{out}");
+    let (doc, diags) = topo::xml::parse(&out, None).unwrap();
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(topo::xml::write(&doc), out);
+    assert_eq!(doc.preorder().iter().filter(|&&i| doc.name(i) == "gpu").count(), 8);
+}
+
+#[test]
+fn show_json_lists_nodes_and_links() {
+    let v = json(&topo().args(["show", "--json", "--fixture", "gh200"]).assert().success().get_output().stdout);
+    assert_eq!(v["input"], "fixture:gh200");
+    let nodes = v["nodes"].as_array().unwrap();
+    assert!(nodes.iter().any(|n| n["type"] == "GPU"));
+    let c2c = nodes.iter().flat_map(|n| n["links"].as_array().unwrap()).filter(|l| l["type"] == "C2C").count();
+    assert_eq!(c2c, 2, "one C2C link each way");
+}
+
+#[test]
+fn paths_prints_the_matrix_and_verdicts() {
+    let out = stdout_of(&["paths", "--fixture", "dgx-h100"]);
+    assert!(out.contains("Paths (NCCL path type and bandwidth"), "{out}");
+    assert!(out.contains("NVL 370.8"), "{out}");
+    assert!(out.contains("P2P level PXB (default PXB)"), "{out}");
+    assert!(out.contains("GPUDirect RDMA:"), "{out}");
+    assert!(!out.contains("Routes:"), "{out}");
+    let explained = stdout_of(&["paths", "--explain", "--fixture", "dgx-h100"]);
+    assert!(explained.contains("Routes:"), "{explained}");
+    assert!(explained.contains("GPU/0000:1a:00.0 -LOC-> DEV/0000:1a:00.0 -NVL-> NVS/0"), "{explained}");
+    assert!(explained.contains("is within the P2P level PXB"), "{explained}");
+}
+
+#[test]
+fn paths_json_has_paths_and_verdicts() {
+    let v = json(&topo().args(["paths", "--json", "--fixture", "dgx1-v100"]).assert().success().get_output().stdout);
+    for key in ["input", "levels", "nets", "paths", "p2p", "gdr", "trimmed"] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["paths"]["gpu_gpu"].as_array().unwrap().len(), 64);
+    assert_eq!(v["p2p"].as_array().unwrap().len(), 56);
+    assert_eq!(v["gdr"].as_array().unwrap().len(), 32);
+}
+
+#[test]
+fn paths_dot_is_graphviz() {
+    let out = stdout_of(&["paths", "--dot", "--fixture", "dgx-h100"]);
+    assert!(out.starts_with("graph topo {"), "{out}");
+    assert!(out.trim_end().ends_with('}'), "{out}");
+    // Render it when Graphviz is installed.
+    let Ok(mut child) = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    else {
+        println!("skipped rendering: Graphviz `dot` is not installed");
+        return;
+    };
+    child.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();
+    let res = child.wait_with_output().unwrap();
+    assert!(res.status.success(), "dot failed: {}", String::from_utf8_lossy(&res.stderr));
+    assert!(res.stderr.is_empty(), "dot warned: {}", String::from_utf8_lossy(&res.stderr));
+    assert!(String::from_utf8_lossy(&res.stdout).contains("<svg"));
+}
+
+#[test]
+fn analyze_json_is_schema_1() {
+    let v = json(&topo().args(["analyze", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    for key in [
+        "schema", "nccl_version", "input", "nodes", "env", "flags", "gpus", "nets", "system", "levels", "trimmed",
+        "paths", "p2p", "gdr", "graphs", "warnings",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["nccl_version"], "2.30.7");
+    assert_eq!(v["nodes"], 1);
+    assert_eq!(v["gpus"].as_array().unwrap().len(), 8);
+    assert_eq!(v["gpus"][0]["busid"], "0000:1a:00.0");
+    assert_eq!(v["system"]["inter"], false);
+    for g in ["ring", "tree", "nvls", "collnet_chain", "collnet_direct"] {
+        assert!(v["graphs"].get(g).is_some(), "graphs.{g}");
+    }
+    // The text form is the show tree and the paths report.
+    let text = stdout_of(&["analyze", "--fixture", "gh200"]);
+    assert!(text.contains("NCCL system:") && text.contains("Paths (NCCL"), "{text}");
+}
+
+#[test]
+fn fixtures_lists_every_machine() {
+    let out = stdout_of(&["fixtures"]);
+    for f in topo::fixtures::all() {
+        assert!(out.contains(f.name), "{out}");
+    }
+}
+
+#[test]
+fn several_nodes_route_through_the_network() {
+    let one = json(&topo().args(["analyze", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    let two = json(
+        &topo().args(["analyze", "--json", "--nodes", "2", "--fixture", "dgx-h100"]).assert().success().get_output().stdout,
+    );
+    assert_eq!(two["nodes"], 2);
+    assert_eq!(two["system"]["inter"], true);
+    assert_ne!(one["system"]["max_bw"], two["system"]["max_bw"]);
+    let out = stdout_of(&["show", "--nodes", "2", "--fixture", "dgx-h100"]);
+    assert!(out.contains("ranks 0..7 of 16, ") && out.contains(", 2 nodes"), "{out}");
+    assert!(out.contains("inter-node"), "{out}");
+}
+
+/// (from, to) -> transport, from `paths --json`.
+fn transports(cmd: &mut Command) -> Vec<(i64, i64, String)> {
+    let v = json(&cmd.assert().success().get_output().stdout);
+    v["p2p"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["from"].as_i64().unwrap(), p["to"].as_i64().unwrap(), p["transport"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn nccl_variables_change_the_verdicts() {
+    // Four GPUs on CPU root ports: PHB paths, above the default PXB level.
+    let default = transports(topo().args(["paths", "--json", "--fixture", "workstation-4gpu"]));
+    assert!(default.iter().all(|t| t.2 == "SHM"), "{default:?}");
+    let sys = transports(topo().env("NCCL_P2P_LEVEL", "SYS").args(["paths", "--json", "--fixture", "workstation-4gpu"]));
+    assert!(sys.iter().all(|t| t.2 == "P2P"), "{sys:?}");
+    // The driver saying no peer access wins over the level.
+    let geforce = transports(
+        topo().env("NCCL_P2P_LEVEL", "SYS").args(["paths", "--json", "--no-p2p-support", "--fixture", "workstation-4gpu"]),
+    );
+    assert!(geforce.iter().all(|t| t.2 == "SHM"), "{geforce:?}");
+    // NVLink is P2P unless P2P is disabled.
+    let nvl = transports(topo().args(["paths", "--json", "--fixture", "dgx-h100"]));
+    assert!(nvl.iter().all(|t| t.2 == "P2P"), "{nvl:?}");
+    let off = transports(topo().env("NCCL_P2P_DISABLE", "1").args(["paths", "--json", "--fixture", "dgx-h100"]));
+    assert!(off.iter().all(|t| t.2 != "P2P"), "{off:?}");
+    // The variables in force are reported.
+    let v = json(
+        &topo().env("NCCL_P2P_LEVEL", "SYS").args(["analyze", "--json", "--fixture", "gh200"]).assert().success().get_output().stdout,
+    );
+    assert_eq!(v["env"]["NCCL_P2P_LEVEL"], "SYS");
+    assert_eq!(v["levels"]["p2p"], "SYS");
+}
+
+#[test]
+fn model_flags_are_reported() {
+    let v = json(
+        &topo()
+            .args(["analyze", "--json", "--no-nic-fusion", "--collnet", "--no-nvls", "--fixture", "dgx-h100"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["flags"], serde_json::json!({"p2p_support": true, "nic_fusion": false, "collnet": true, "nvls": false}));
+    assert!(v["nets"].as_array().unwrap().iter().all(|n| n.get("virtual").is_none()), "no fused NICs");
+}
+
+#[test]
+fn version_and_help() {
+    topo().arg("--version").assert().success().stdout(format!("topo {}\n", env!("CARGO_PKG_VERSION")));
+    let help = stdout_of(&["--help"]);
+    for cmd in ["show", "paths", "analyze", "fixtures"] {
+        assert!(help.contains(cmd), "{help}");
+    }
+    assert!(!help.contains("generate"), "the generate command is hidden: {help}");
+    let paths = stdout_of(&["paths", "--help"]);
+    for flag in ["--topo", "--fixture", "--nodes", "--no-p2p-support", "--no-nic-fusion", "--collnet", "--no-nvls", "--explain", "--dot"] {
+        assert!(paths.contains(flag), "{paths}");
+    }
+}

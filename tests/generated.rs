@@ -1,0 +1,48 @@
+//! The committed shell completions (`completions/`) and man pages (`man/`) are what the
+//! current command line generates.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const HINT: &str = "the command line changed: regenerate with `cargo run -- generate --out .` and commit completions/ and man/";
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            out.insert(e.file_name().to_string_lossy().to_string(), std::fs::read(e.path()).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn committed_completions_and_man_pages_are_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert_cmd::cargo::cargo_bin_cmd!("topo")
+        .args(["generate", "--out"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .stdout("");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for sub in ["completions", "man"] {
+        let fresh = files(&tmp.path().join(sub));
+        let committed = files(&root.join(sub));
+        assert!(!fresh.is_empty(), "generate wrote nothing into {sub}/");
+        let names = |m: &BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(names(&committed), names(&fresh), "{sub}/: {HINT}");
+        for (name, bytes) in &fresh {
+            assert!(committed[name] == *bytes, "{sub}/{name} differs: {HINT}");
+        }
+    }
+}
+
+#[test]
+fn completions_offer_the_public_commands_only() {
+    let bash = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/topo.bash")).unwrap();
+    for cmd in ["show", "paths", "analyze", "fixtures", "--fixture", "--nodes", "--explain"] {
+        assert!(bash.contains(cmd), "{cmd}");
+    }
+    assert!(!bash.contains("generate"));
+}
