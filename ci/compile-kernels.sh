@@ -33,9 +33,9 @@ if [ -z "$dir" ]; then
 fi
 export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
-cargo build --quiet --release --example bench_allreduce
+cargo build --quiet --release
 for arch in ${ARCHS:-sm_80 sm_90}; do
-  target/release/examples/bench_allreduce --compile-only --arch "$arch"
+  "${CARGO_TARGET_DIR:-target}"/release/topo bench allreduce --compile-only --arch "$arch"
 done
 # The compile-only integration test runs (instead of skipping) with the library found.
 cargo test --quiet --test bench_allreduce compile_only
