@@ -358,9 +358,9 @@ pub fn build(x: &Xml, file: &str, opts: BuildOptions) -> Result<System, Error> {
     }
     // All CPU host hashes are this host's after preparation.
     sys.system_id = 0;
-    add_nvlinks(&a, &mut sys, top, None, 0, opts)?;
-    add_c2c(&a, &mut sys, top, None, 0, opts)?;
-    add_pcilinks(&a, &mut sys, top, None, 0)?;
+    add_nvlinks(&a, &mut sys, top, opts)?;
+    add_c2c(&a, &mut sys, top, opts)?;
+    add_pcilinks(&a, &mut sys, top)?;
     flatten_bcm(&mut sys);
     connect_cpus(&mut sys);
     for c in 0..sys.count(NodeType::Cpu) {
@@ -701,19 +701,21 @@ fn gpu_dev_node(a: &Attrs, sys: &System, gpu: NodeId, busid: &str, opts: BuildOp
     sys.find(NodeType::Dev, topo_id(0, dev_busid))
 }
 
-fn add_nvlinks(
+/// The `leaf` elements (`nvlink`, `c2c`) under the first `<gpu>` of each DEV node,
+/// with that DEV node, as NCCL's second passes visit them.
+fn gpu_link_elements(
     a: &Attrs,
-    sys: &mut System,
+    sys: &System,
     top: NodeId,
-    _parent: Option<&str>,
-    _sid: i64,
+    leaf: &str,
     opts: BuildOptions,
-) -> Result<(), Error> {
+) -> Result<Vec<(NodeId, usize)>, Error> {
     let x = a.xml;
-    let mut links = Vec::new();
-    walk_with_busid(x, top, None, &mut links, "nvlink");
-    for (nl, busid) in links {
-        let Some(gpu) = x.parent(nl) else { continue };
+    let mut found = Vec::new();
+    walk_with_busid(x, top, None, &mut found, leaf);
+    let mut out = Vec::new();
+    for (el, busid) in found {
+        let Some(gpu) = x.parent(el) else { continue };
         if x.name(gpu) != "gpu" || !primary_gpu_for_dev(x, gpu, opts) {
             continue;
         }
@@ -721,9 +723,16 @@ fn add_nvlinks(
         let Some(d) = gpu_dev_node(a, sys, gpu, busid, opts) else {
             return Err(Error::Input {
                 file: a.file.into(),
-                message: format!("line {}: <nvlink> of GPU {busid}, which is not in the system", x.line(nl)),
+                message: format!("line {}: <{leaf}> of GPU {busid}, which is not in the system", x.line(el)),
             });
         };
+        out.push((el, d));
+    }
+    Ok(out)
+}
+
+fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Result<(), Error> {
+    for (nl, d) in gpu_link_elements(a, sys, top, "nvlink", opts)? {
         let dref = NodeRef::new(NodeType::Dev, d);
         let local_devs = sys.dev_nodes(sys.list(NodeType::Dev)[d].id).len() as f32;
         let count = a.int(nl, "count")?;
@@ -755,29 +764,8 @@ fn add_nvlinks(
     Ok(())
 }
 
-fn add_c2c(
-    a: &Attrs,
-    sys: &mut System,
-    top: NodeId,
-    _parent: Option<&str>,
-    _sid: i64,
-    opts: BuildOptions,
-) -> Result<(), Error> {
-    let x = a.xml;
-    let mut links = Vec::new();
-    walk_with_busid(x, top, None, &mut links, "c2c");
-    for (c, busid) in links {
-        let Some(gpu) = x.parent(c) else { continue };
-        if x.name(gpu) != "gpu" || !primary_gpu_for_dev(x, gpu, opts) {
-            continue;
-        }
-        let busid = busid.unwrap_or("");
-        let Some(d) = gpu_dev_node(a, sys, gpu, busid, opts) else {
-            return Err(Error::Input {
-                file: a.file.into(),
-                message: format!("line {}: <c2c> of GPU {busid}, which is not in the system", x.line(c)),
-            });
-        };
+fn add_c2c(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Result<(), Error> {
+    for (c, d) in gpu_link_elements(a, sys, top, "c2c", opts)? {
         let dref = NodeRef::new(NodeType::Dev, d);
         let dev_id = sys.list(NodeType::Dev)[d].id;
         let sibs = sys.dev_nodes(dev_id).len();
@@ -808,7 +796,7 @@ fn add_c2c(
     Ok(())
 }
 
-fn add_pcilinks(a: &Attrs, sys: &mut System, top: NodeId, _p: Option<&str>, _sid: i64) -> Result<(), Error> {
+fn add_pcilinks(a: &Attrs, sys: &mut System, top: NodeId) -> Result<(), Error> {
     let x = a.xml;
     let mut links = Vec::new();
     walk_with_busid(x, top, None, &mut links, "pcilink");
