@@ -110,18 +110,8 @@ pub fn text(an: &Analysis, explain: bool) -> String {
         out.push('\n');
     }
     let _ = writeln!(out, "Legend:");
-    for ty in [
-        PathType::Nvl,
-        PathType::Nvb,
-        PathType::C2c,
-        PathType::Pix,
-        PathType::Pxb,
-        PathType::P2c,
-        PathType::Pxn,
-        PathType::Phb,
-        PathType::Sys,
-        PathType::Net,
-    ] {
+    // Every type but LOC (the diagonal) and DIS.
+    for &ty in &PathType::ALL[1..11] {
         let _ = writeln!(out, "  {:<4} {}", ty.name(), ty.meaning());
     }
     out.push('\n');

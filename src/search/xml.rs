@@ -38,42 +38,32 @@ pub fn fmt_hex(v: i64) -> String {
     if v == 0 { "0".into() } else { format!("{:#x}", v as u64) }
 }
 
-/// The link-type names a graph file may carry.
+/// The path types NCCL's graph XML has names for (its `kvDictLinkType`; no C2C, NET, DIS).
+const GRAPH_TYPES: [PathType; 9] = [
+    PathType::Loc,
+    PathType::Nvl,
+    PathType::Nvb,
+    PathType::Pix,
+    PathType::Pxb,
+    PathType::P2c,
+    PathType::Pxn,
+    PathType::Phb,
+    PathType::Sys,
+];
+
 fn type_name(t: PathType) -> Result<&'static str, Error> {
-    match t {
-        PathType::Loc
-        | PathType::Nvl
-        | PathType::Nvb
-        | PathType::Pix
-        | PathType::Pxb
-        | PathType::P2c
-        | PathType::Pxn
-        | PathType::Phb
-        | PathType::Sys => Ok(t.name()),
-        _ => Err(Error::Input {
-            file: "<graph>".into(),
-            message: format!("path type {t} has no name in NCCL's graph XML (NCCL fails to dump it)"),
-        }),
+    if GRAPH_TYPES.contains(&t) {
+        return Ok(t.name());
     }
+    Err(Error::Input {
+        file: "<graph>".into(),
+        message: format!("path type {t} has no name in NCCL's graph XML (NCCL fails to dump it)"),
+    })
 }
 
+/// NCCL's prefix lookup of a graph type name; LOC when unknown, as NCCL falls back.
 fn type_from(s: &str) -> PathType {
-    for (k, t) in [
-        ("LOC", PathType::Loc),
-        ("NVL", PathType::Nvl),
-        ("NVB", PathType::Nvb),
-        ("PIX", PathType::Pix),
-        ("PXB", PathType::Pxb),
-        ("P2C", PathType::P2c),
-        ("PXN", PathType::Pxn),
-        ("PHB", PathType::Phb),
-        ("SYS", PathType::Sys),
-    ] {
-        if s.starts_with(k) {
-            return t;
-        }
-    }
-    PathType::Loc
+    GRAPH_TYPES.iter().copied().find(|t| s.starts_with(t.name())).unwrap_or(PathType::Loc)
 }
 
 fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), Error> {
