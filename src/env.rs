@@ -68,13 +68,11 @@ impl Env {
     /// legacy integer 0..5 (mapped LOC, PIX, PXB, PHB, SYS, SYS), optionally preceded by
     /// a `disable` variable whose value 1 means LOC. `None` when unset or unreadable.
     pub fn level(&self, disable: Option<&str>, name: &str) -> Option<PathType> {
-        if let Some(d) = disable {
-            if let Some(v) = self.get(d) {
-                if crate::xml::strtol(v) == 1 {
+        if let Some(d) = disable
+            && let Some(v) = self.get(d)
+                && crate::xml::strtol(v) == 1 {
                     return Some(PathType::Loc);
                 }
-            }
-        }
         let v = self.get(name)?;
         for t in PathType::ALL.iter().take(PathType::Sys as usize + 1) {
             if v == t.name() {

@@ -562,11 +562,10 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
         if n.children.len() > NCCL_MAX_SUBS {
             warn(line, format!("<{}> has {} children: NCCL fails above {NCCL_MAX_SUBS}", n.name, n.children.len()));
         }
-        if let Some(p) = n.parent {
-            if !nccl_reads(xml.name(p), &n.name) {
+        if let Some(p) = n.parent
+            && !nccl_reads(xml.name(p), &n.name) {
                 warn(line, format!("<{}> inside <{}> is not read by NCCL (kept in the file, ignored by the model)", n.name, xml.name(p)));
             }
-        }
         match n.name.as_str() {
             "pci" => {
                 match xml.attr(id, "busid") {
@@ -622,11 +621,10 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
                 if xml.attr(id, "dev").is_none() {
                     warn(line, format!("<net name=\"{}\"> without dev: NCCL does not add it to the system", xml.attr(id, "name").unwrap_or("?")));
                 }
-                if let Some(s) = xml.attr(id, "speed") {
-                    if parse_c_int(s).is_none_or(|v| v <= 0) {
+                if let Some(s) = xml.attr(id, "speed")
+                    && parse_c_int(s).is_none_or(|v| v <= 0) {
                         warn(line, format!("net speed \"{s}\": NCCL takes 10000 Mb/s (10 Gb/s) instead"));
                     }
-                }
             }
             _ => {}
         }

@@ -261,11 +261,10 @@ impl System {
             return Some(node);
         }
         for l in &self.node(node).links {
-            if l.ty == LinkType::Pci && Some(l.rem) != from && matches!(l.rem.ty, NodeType::Pci | NodeType::Cpu) {
-                if let Some(c) = self.local_cpu_of(l.rem, Some(node)) {
+            if l.ty == LinkType::Pci && Some(l.rem) != from && matches!(l.rem.ty, NodeType::Pci | NodeType::Cpu)
+                && let Some(c) = self.local_cpu_of(l.rem, Some(node)) {
                     return Some(c);
                 }
-            }
         }
         None
     }
@@ -324,7 +323,7 @@ fn bcm_gen(id: u64, level: u64) -> i32 {
     if id & 0xffff_ffff_ffff_f000 == 0x1000_c010_1000_a000 {
         return 4;
     }
-    if id & 0xffff_ffff_ffff_f000 == (0x1000_c030_1000_0000 | level * 0x1000) {
+    if id & 0xffff_ffff_ffff_f000 == (0x1000_c030_1000_0000 | (level * 0x1000)) {
         return 5;
     }
     0
@@ -678,7 +677,7 @@ fn walk_with_busid<'x>(
 /// Whether `gpu` is the first `<gpu>` of its `<pci>` for its DEV node.
 fn primary_gpu_for_dev(x: &Xml, gpu: NodeId, opts: BuildOptions) -> bool {
     let Some(p) = x.parent(gpu) else { return true };
-    let mine = x.attr(gpu, "mlopart").map_or(-1, |v| xml::strtol(v));
+    let mine = x.attr(gpu, "mlopart").map_or(-1, xml::strtol);
     for &s in x.children(p) {
         if s == gpu {
             break;
@@ -686,7 +685,7 @@ fn primary_gpu_for_dev(x: &Xml, gpu: NodeId, opts: BuildOptions) -> bool {
         if x.name(s) != "gpu" {
             continue;
         }
-        let theirs = x.attr(s, "mlopart").map_or(-1, |v| xml::strtol(v));
+        let theirs = x.attr(s, "mlopart").map_or(-1, xml::strtol);
         if theirs == mine || !opts.split_mlopart {
             return false;
         }
