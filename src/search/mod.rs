@@ -206,6 +206,7 @@ struct Search<'a, 'b> {
     progress: Option<Progress<'b>>,
     /// The links' bandwidth while the search runs (written back at the end).
     links: links::LinkTable,
+    memo: RoundMemo,
     /// Per (from, to) slot pair, the path's type and where its plan lies in
     /// `plan_hops`; made on first use. Slots: GPUs, then NETs, then NVSwitches.
     plans: Vec<PathInfo>,
@@ -246,8 +247,63 @@ enum PlanKind {
     Plain,
     /// Some PCI hops pay the surcharge; no reverse links.
     Surcharged,
-    /// Reverse links too.
+    /// Reverse links too, or a link met twice: followed hop by hop.
     General,
+}
+
+/// Remembered results of [`sub_rounded`] (and of a reservation released at once),
+/// keyed by the operands' bits. The search keeps meeting the same few link values and
+/// bandwidths, and a table look-up is much shorter than the rounding's chain of
+/// dependent float operations (a division among them). The values are the function's
+/// own, so nothing changes but the time.
+struct RoundMemo {
+    /// `(a bits | b bits << 32, result)`, direct-mapped.
+    sub: Box<[(u64, f32)]>,
+    /// The same for `sub_rounded(sub_rounded(a, b), -b)`.
+    back: Box<[(u64, f32)]>,
+}
+
+const MEMO_BITS: u32 = 10;
+
+impl RoundMemo {
+    fn new() -> RoundMemo {
+        // Every slot starts as the true entry for (0, 0), whose result is 0 both ways.
+        let empty = vec![(0u64, 0.0f32); 1 << MEMO_BITS].into_boxed_slice();
+        debug_assert_eq!(sub_rounded(0.0, 0.0).to_bits(), 0);
+        RoundMemo { sub: empty.clone(), back: empty }
+    }
+
+    #[inline]
+    fn key(a: f32, b: f32) -> (u64, usize) {
+        let k = a.to_bits() as u64 | (b.to_bits() as u64) << 32;
+        (k, (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize)
+    }
+
+    /// `sub_rounded(a, b)`.
+    #[inline]
+    fn sub(&mut self, a: f32, b: f32) -> f32 {
+        let (k, h) = Self::key(a, b);
+        let e = self.sub[h];
+        if e.0 == k {
+            return e.1;
+        }
+        let r = sub_rounded(a, b);
+        self.sub[h] = (k, r);
+        r
+    }
+
+    /// `sub_rounded(sub_rounded(a, b), -b)`: reserved, then released.
+    #[inline]
+    fn back(&mut self, a: f32, b: f32) -> f32 {
+        let (k, h) = Self::key(a, b);
+        let e = self.back[h];
+        if e.0 == k {
+            return e.1;
+        }
+        let r = sub_rounded(sub_rounded(a, b), -b);
+        self.back[h] = (k, r);
+        r
+    }
 }
 
 fn sub_round(a: &mut f32, b: f32) {
@@ -291,6 +347,7 @@ impl<'a, 'b> Search<'a, 'b> {
         let gpu_pci = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
         Search {
             links,
+            memo: RoundMemo::new(),
             plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade }; slots * slots],
             plan_hops: Vec::new(),
             plan_links: Vec::new(),
@@ -348,7 +405,8 @@ impl<'a, 'b> Search<'a, 'b> {
     #[cold]
     fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
         let hops = links::plan(self.sys, &self.links, from, to);
-        let kind = if hops.iter().any(|h| h.rev != links::NONE) {
+        let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
+        let kind = if repeated || hops.iter().any(|h| h.rev != links::NONE) {
             PlanKind::General
         } else if hops.iter().any(|h| h.pci) {
             PlanKind::Surcharged
@@ -380,7 +438,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 if cur < bw {
                     return step;
                 }
-                lbw[l as usize] = sub_rounded(cur, bw);
+                lbw[l as usize] = self.memo.sub(cur, bw);
             }
             return max_steps;
         }
@@ -394,7 +452,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 if cur < fw {
                     return step;
                 }
-                lbw[hop.link as usize] = sub_rounded(cur, fw);
+                lbw[hop.link as usize] = self.memo.sub(cur, fw);
             }
             return max_steps;
         }
@@ -407,12 +465,85 @@ impl<'a, 'b> Search<'a, 'b> {
             if cur < fw || !rev_ok {
                 return step;
             }
-            lbw[hop.link as usize] = sub_rounded(cur, fw);
+            lbw[hop.link as usize] = self.memo.sub(cur, fw);
             if rev_bw != 0.0 {
                 sub_round(&mut lbw[hop.rev as usize], rev_bw);
             }
         }
         max_steps
+    }
+
+    /// Reserve `bw` on all `n` hops of a plan, or, when some hop lacks it, leave the
+    /// links as NCCL leaves them after reserving up to that hop and releasing again.
+    ///
+    /// Plans without reverse links and with distinct links (the only kinds made
+    /// `Plain` or `Surcharged`) touch each link once, so whether a hop fails depends
+    /// only on the bandwidth before the call: look for the failing hop first, then
+    /// apply both roundings (reserve, release) to the hops before it in one go, and
+    /// write a link back only when the two roundings changed it. Without the write,
+    /// later reads of the link do not wait on the arithmetic. Same operations on the
+    /// same values as reserving and releasing hop by hop, hence the same bits.
+    #[inline]
+    fn reserve(&mut self, info: PathInfo, n: usize, bw: f32) -> bool {
+        // A release (bw <= 0) or NaN keeps the step-by-step code; so do plans with
+        // reverse links.
+        if !(bw > 0.0) || info.kind == PlanKind::General {
+            let step = self.follow(info, n, bw);
+            if step < n {
+                self.follow(info, step, -bw);
+                return false;
+            }
+            return true;
+        }
+        let start = info.start as usize;
+        let lbw = &mut self.links.bw[..];
+        if info.kind == PlanKind::Plain {
+            let links = &self.plan_links[start..start + n];
+            match links.iter().position(|&l| lbw[l as usize] < bw) {
+                None => {
+                    for &l in links {
+                        lbw[l as usize] = self.memo.sub(lbw[l as usize], bw);
+                    }
+                    true
+                }
+                Some(k) => {
+                    // cur >= bw > 0 on these hops, so the reserved value is >= 0 and
+                    // the release never stops early.
+                    for &l in &links[..k] {
+                        let cur = lbw[l as usize];
+                        let back = self.memo.back(cur, bw);
+                        if back.to_bits() != cur.to_bits() {
+                            lbw[l as usize] = back;
+                        }
+                    }
+                    false
+                }
+            }
+        } else {
+            let hops = &self.plan_hops[start..start + n];
+            // bw * 6 / 5 negated is exactly -bw * 6 / 5, what the release charges.
+            let amounts = [bw, bw * 6.0 / 5.0];
+            match hops.iter().position(|h| lbw[h.link as usize] < amounts[h.pci as usize]) {
+                None => {
+                    for h in hops {
+                        let fw = amounts[h.pci as usize];
+                        lbw[h.link as usize] = self.memo.sub(lbw[h.link as usize], fw);
+                    }
+                    true
+                }
+                Some(k) => {
+                    for h in &hops[..k] {
+                        let fw = amounts[h.pci as usize];
+                        let cur = lbw[h.link as usize];
+                        let back = self.memo.back(cur, fw);
+                        if back.to_bits() != cur.to_bits() {
+                            lbw[h.link as usize] = back;
+                        }
+                    }
+                    false
+                }
+            }
+        }
     }
 
     /// `ncclTopoFollowPath`: try to go from one node to another; returns the destination
@@ -438,9 +569,7 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         bw *= mult;
         let n = info.len as usize;
-        let step = self.follow(info, n, bw);
-        if step < n {
-            self.follow(info, step, -bw);
+        if !self.reserve(info, n, bw) {
             return None;
         }
         g.n_hops = (g.n_hops as f32 + mult * n as f32) as i32;
@@ -1527,6 +1656,20 @@ mod tests {
         fn rounding_matches_roundf_everywhere(x in proptest::num::f32::ANY) {
             let (a, b) = (round_half_away(x), x.round());
             proptest::prop_assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn memo_gives_the_rounding_itself(pairs in proptest::collection::vec((0u32..4000, 0usize..6), 1..400)) {
+            // Few distinct operands, so entries are hit, evicted and hit again.
+            let bws = [10.0f32, 0.1, 12.5, -10.0, 6.0 * 1.2, 24.0 / 7.0];
+            let mut m = RoundMemo::new();
+            for (a, b) in pairs {
+                let (a, b) = (a as f32 / 7.0, bws[b]);
+                proptest::prop_assert_eq!(m.sub(a, b).to_bits(), sub_rounded(a, b).to_bits());
+                proptest::prop_assert_eq!(m.back(a, b).to_bits(), sub_rounded(sub_rounded(a, b), -b).to_bits());
+            }
         }
     }
 
