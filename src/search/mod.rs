@@ -197,8 +197,16 @@ struct Search<'a, 'b> {
     nets_cache: Vec<Option<std::rc::Rc<[usize]>>>,
     /// `ncclTopoGetLocal(NET n, GPU)` for every NET, also fixed during the search.
     local_gpus: Vec<Option<LocalGpus>>,
-    /// Scratch space of `next_gpus`.
-    scores: Vec<[i32; 7]>,
+    /// Per GPU, the GPUs it has a path to, in the order of NCCL's sort without a NET
+    /// (GPU->GPU bw desc, hops, start index).
+    gpu_order: Vec<Box<[u32]>>,
+    nnets: usize,
+    /// Per (GPU, NET), each GPU's rank by the fixed keys of the sort with a NET
+    /// (see `rank_for_net`), `[(gpu * nnets + net) * ngpus + q]`; made on first use.
+    net_rank: Vec<u32>,
+    net_ranked: Vec<bool>,
+    /// Scratch space of `next_gpus`: sort key and GPU.
+    keyed: Vec<(u128, usize)>,
     /// Spare GPU lists for the recursion.
     lists: Vec<Vec<usize>>,
     /// Steps taken (calls to the GPU recursion), for progress reports.
@@ -345,6 +353,15 @@ impl<'a, 'b> Search<'a, 'b> {
         let gpu_gpu = counts(NodeType::Gpu, ngpus);
         let net_gpu = counts(NodeType::Net, nnets);
         let gpu_pci = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
+        let mut gpu_order: Vec<Box<[u32]>> = Vec::with_capacity(ngpus);
+        for gpu in 0..ngpus {
+            let mut qs: Vec<usize> = (1..ngpus).map(|i| (gpu + i) % ngpus).filter(|&q| gpu_gpu[gpu * ngpus + q].0 != 0).collect();
+            qs.sort_unstable_by_key(|&q| {
+                let (count, bw) = gpu_gpu[gpu * ngpus + q];
+                (-(bw as i64), count, (q + ngpus - gpu) % ngpus)
+            });
+            gpu_order.push(qs.iter().map(|&q| q as u32).collect());
+        }
         Search {
             links,
             memo: RoundMemo::new(),
@@ -366,7 +383,11 @@ impl<'a, 'b> Search<'a, 'b> {
             used: vec![0; ngpus],
             nets_cache: vec![None; (PathType::Dis as usize + 2) * (ngpus + 1)],
             local_gpus: vec![None; nnets],
-            scores: Vec::new(),
+            gpu_order,
+            nnets,
+            net_rank: vec![0; ngpus * nnets * ngpus],
+            net_ranked: vec![false; ngpus * nnets],
+            keyed: Vec::new(),
             lists: Vec::new(),
             steps: 0,
             progress,
@@ -614,39 +635,65 @@ impl<'a, 'b> Search<'a, 'b> {
             return;
         }
         let net = if sort_net != 0 { self.net_index(g.inter[g.n_channels as usize * 2]) } else { None };
-        // (g, startIndex, intraNhops, intraBw, interNhops, interPciBw, interBw)
-        let mut scores = std::mem::take(&mut self.scores);
-        scores.clear();
-        {
-            let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
-            let net_paths = net.map(|ni| &self.net_gpu[ni * n..(ni + 1) * n]);
-            for i in 1..n {
-                let q = (gpu + i) % n;
-                let (count, bw) = paths[q];
-                if count == 0 {
-                    continue;
+        // NCCL sorts the free GPUs by (net->GPU bw desc, GPU PCI bw desc, net->GPU hops,
+        // GPU->GPU bw desc, GPU->GPU hops, start index); the start index makes the order
+        // total, so any subset keeps the order of a full sort. Only the PCI bandwidth
+        // changes during the search: the rest is ranked once.
+        match net {
+            None => {
+                // Without a NET the three first keys are 0: the order is fixed.
+                let order = &self.gpu_order[gpu];
+                next.extend(order.iter().map(|&q| q as usize).filter(|&q| self.used[q] & flag == 0));
+            }
+            Some(ni) => {
+                self.rank_for_net(gpu, ni);
+                let mut keyed = std::mem::take(&mut self.keyed);
+                keyed.clear();
+                let ranks = &self.net_rank[(gpu * self.nnets + ni) * n..][..n];
+                let net_paths = &self.net_gpu[ni * n..(ni + 1) * n];
+                for &q in self.gpu_order[gpu].iter() {
+                    let q = q as usize;
+                    if self.used[q] & flag != 0 {
+                        continue;
+                    }
+                    // i32::MAX - x orders descending and fits in 32 bits.
+                    let desc = |x: i32| (i32::MAX as i64 - x as i64) as u128;
+                    let key = desc(net_paths[q].1) << 64 | desc(self.gpu_pci_bw(q)) << 32 | ranks[q] as u128;
+                    keyed.push((key, q));
                 }
-                if self.used[q] & flag != 0 {
-                    continue;
-                }
-                let mut s = [q as i32, i as i32, count, bw, 0, 0, 0];
-                if let Some(np) = net_paths {
-                    s[4] = np[q].0;
-                    s[5] = self.gpu_pci_bw(q);
-                    s[6] = np[q].1;
-                }
-                scores.push(s);
+                keyed.sort_unstable_by_key(|k| k.0);
+                next.extend(keyed.iter().map(|k| k.1));
+                self.keyed = keyed;
             }
         }
-        // startIndex is unique, so the order is total and any sort gives NCCL's.
-        scores.sort_unstable_by_key(|s| (-(s[6] as i64), -(s[5] as i64), s[4], -(s[3] as i64), s[2], s[1]));
-        let same_intra = scores.iter().all(|s| s[3] == scores[0][3] && s[2] == scores[0][2]);
-        if sort_net == -1 && same_intra {
-            next.extend(scores.iter().rev().map(|s| s[0] as usize));
-        } else {
-            next.extend(scores.iter().map(|s| s[0] as usize));
+        if sort_net == -1 {
+            // NCCL reverses the list when all candidates are alike seen from `gpu`.
+            let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
+            if next.iter().all(|&q| paths[q] == paths[next[0]]) {
+                next.reverse();
+            }
         }
-        self.scores = scores;
+    }
+
+    /// Rank the GPUs after `gpu` by the keys of the sort that do not change during the
+    /// search, seen from NET `ni`: (NET->GPU hops, GPU->GPU bw desc, GPU->GPU hops,
+    /// start index). Done once per pair.
+    fn rank_for_net(&mut self, gpu: usize, ni: usize) {
+        let n = self.ngpus();
+        let pair = gpu * self.nnets + ni;
+        if self.net_ranked[pair] {
+            return;
+        }
+        let mut qs: Vec<usize> = (1..n).map(|i| (gpu + i) % n).collect();
+        let key = |q: usize| {
+            let (count, bw) = self.gpu_gpu[gpu * n + q];
+            (self.net_gpu[ni * n + q].0, -(bw as i64), count, (q + n - gpu) % n)
+        };
+        qs.sort_unstable_by_key(|&q| key(q));
+        for (r, &q) in qs.iter().enumerate() {
+            self.net_rank[pair * n + q] = r as u32;
+        }
+        self.net_ranked[pair] = true;
     }
 
     fn replay_gpu(&self, g: &Graph, step: i32) -> Option<usize> {
