@@ -201,12 +201,15 @@ struct Search<'a, 'b> {
     /// (GPU->GPU bw desc, hops, start index).
     gpu_order: Vec<Box<[u32]>>,
     nnets: usize,
-    /// Per (GPU, NET), each GPU's rank by the fixed keys of the sort with a NET
-    /// (see `rank_for_net`), `[(gpu * nnets + net) * ngpus + q]`; made on first use.
-    net_rank: Vec<u32>,
-    net_ranked: Vec<bool>,
-    /// Scratch space of `next_gpus`: sort key and GPU.
-    keyed: Vec<(u128, usize)>,
+    /// Per GPU, whether all the GPUs it has a path to are alike (hops and bandwidth).
+    uniform: Vec<bool>,
+    /// Per (GPU, NET) (`gpu * nnets + net`), the GPUs in the order of the sort with a
+    /// NET but for the PCI bandwidth (see `order_for_net`); made on first use.
+    net_order: Vec<Option<Box<[(u16, u32)]>>>,
+    /// Scratch space of `next_gpus`: sort keys.
+    keys: Vec<u64>,
+    /// The NETs' ids, for `net_index`.
+    net_ids: Vec<i64>,
     /// Spare GPU lists for the recursion.
     lists: Vec<Vec<usize>>,
     /// Steps taken (calls to the GPU recursion), for progress reports.
@@ -362,6 +365,13 @@ impl<'a, 'b> Search<'a, 'b> {
             });
             gpu_order.push(qs.iter().map(|&q| q as u32).collect());
         }
+        let uniform = (0..ngpus)
+            .map(|g| {
+                let row = &gpu_gpu[g * ngpus..(g + 1) * ngpus];
+                let mut alike = gpu_order[g].iter().map(|&q| row[q as usize]);
+                alike.next().is_none_or(|first| alike.all(|x| x == first))
+            })
+            .collect();
         Search {
             links,
             memo: RoundMemo::new(),
@@ -385,9 +395,10 @@ impl<'a, 'b> Search<'a, 'b> {
             local_gpus: vec![None; nnets],
             gpu_order,
             nnets,
-            net_rank: vec![0; ngpus * nnets * ngpus],
-            net_ranked: vec![false; ngpus * nnets],
-            keyed: Vec::new(),
+            uniform,
+            net_order: vec![None; ngpus * nnets],
+            keys: Vec::new(),
+            net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
             lists: Vec::new(),
             steps: 0,
             progress,
@@ -605,7 +616,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     fn net_index(&self, id: i64) -> Option<usize> {
-        self.sys.find(NodeType::Net, id)
+        self.net_ids.iter().position(|&x| x == id)
     }
 
     /// `ncclTopoSearchNextGpuSort`: the GPUs to try after `gpu`, best first, into `next`.
@@ -646,54 +657,67 @@ impl<'a, 'b> Search<'a, 'b> {
                 next.extend(order.iter().map(|&q| q as usize).filter(|&q| self.used[q] & flag == 0));
             }
             Some(ni) => {
-                self.rank_for_net(gpu, ni);
-                let mut keyed = std::mem::take(&mut self.keyed);
-                keyed.clear();
-                let ranks = &self.net_rank[(gpu * self.nnets + ni) * n..][..n];
-                let net_paths = &self.net_gpu[ni * n..(ni + 1) * n];
-                for &q in self.gpu_order[gpu].iter() {
+                self.order_for_net(gpu, ni);
+                let mut keys = std::mem::take(&mut self.keys);
+                keys.clear();
+                let list = self.net_order[gpu * self.nnets + ni].as_deref().unwrap_or(&[]);
+                for (pos, &(group, q)) in list.iter().enumerate() {
                     let q = q as usize;
                     if self.used[q] & flag != 0 {
                         continue;
                     }
+                    // (NET->GPU bw group, PCI bw desc, place in the fixed order);
                     // i32::MAX - x orders descending and fits in 32 bits.
-                    let desc = |x: i32| (i32::MAX as i64 - x as i64) as u128;
-                    let key = desc(net_paths[q].1) << 64 | desc(self.gpu_pci_bw(q)) << 32 | ranks[q] as u128;
-                    keyed.push((key, q));
+                    let pci = (i32::MAX as i64 - self.gpu_pci_bw(q) as i64) as u64;
+                    let key = (group as u64) << 48 | pci << 16 | pos as u64;
+                    // Insertion sort: the fixed order is usually the final one.
+                    let mut i = keys.len();
+                    keys.push(key);
+                    while i > 0 && keys[i - 1] > key {
+                        keys[i] = keys[i - 1];
+                        i -= 1;
+                    }
+                    keys[i] = key;
                 }
-                keyed.sort_unstable_by_key(|k| k.0);
-                next.extend(keyed.iter().map(|k| k.1));
-                self.keyed = keyed;
+                next.extend(keys.iter().map(|&k| list[(k & 0xffff) as usize].1 as usize));
+                self.keys = keys;
             }
         }
         if sort_net == -1 {
             // NCCL reverses the list when all candidates are alike seen from `gpu`.
             let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
-            if next.iter().all(|&q| paths[q] == paths[next[0]]) {
+            if self.uniform[gpu] || next.iter().all(|&q| paths[q] == paths[next[0]]) {
                 next.reverse();
             }
         }
     }
 
-    /// Rank the GPUs after `gpu` by the keys of the sort that do not change during the
-    /// search, seen from NET `ni`: (NET->GPU hops, GPU->GPU bw desc, GPU->GPU hops,
-    /// start index). Done once per pair.
-    fn rank_for_net(&mut self, gpu: usize, ni: usize) {
+    /// The GPUs `gpu` has a path to, in the order of NCCL's sort seen from NET `ni`
+    /// with the PCI bandwidth left out: (NET->GPU bw desc, NET->GPU hops, GPU->GPU bw
+    /// desc, GPU->GPU hops, start index), each with the rank of its NET->GPU bandwidth
+    /// among the distinct ones. Made once per pair.
+    fn order_for_net(&mut self, gpu: usize, ni: usize) {
         let n = self.ngpus();
         let pair = gpu * self.nnets + ni;
-        if self.net_ranked[pair] {
+        if self.net_order[pair].is_some() {
             return;
         }
-        let mut qs: Vec<usize> = (1..n).map(|i| (gpu + i) % n).collect();
+        let mut qs: Vec<usize> = self.gpu_order[gpu].iter().map(|&q| q as usize).collect();
         let key = |q: usize| {
             let (count, bw) = self.gpu_gpu[gpu * n + q];
-            (self.net_gpu[ni * n + q].0, -(bw as i64), count, (q + n - gpu) % n)
+            let (net_count, net_bw) = self.net_gpu[ni * n + q];
+            (-(net_bw as i64), net_count, -(bw as i64), count, (q + n - gpu) % n)
         };
         qs.sort_unstable_by_key(|&q| key(q));
-        for (r, &q) in qs.iter().enumerate() {
-            self.net_rank[pair * n + q] = r as u32;
+        let mut list = Vec::with_capacity(qs.len());
+        let mut group = 0u16;
+        for (i, &q) in qs.iter().enumerate() {
+            if i > 0 && self.net_gpu[ni * n + q].1 != self.net_gpu[ni * n + qs[i - 1]].1 {
+                group += 1;
+            }
+            list.push((group, q as u32));
         }
-        self.net_ranked[pair] = true;
+        self.net_order[pair] = Some(list.into());
     }
 
     fn replay_gpu(&self, g: &Graph, step: i32) -> Option<usize> {
