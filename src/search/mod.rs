@@ -284,36 +284,27 @@ impl RoundMemo {
         RoundMemo { sub: empty.clone(), back: empty }
     }
 
+    /// `f(a, b)` from `table`, computed and kept there on a miss.
     #[inline]
-    fn key(a: f32, b: f32) -> (u64, usize) {
+    fn cached(table: &mut [(u64, f32)], a: f32, b: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
         let k = a.to_bits() as u64 | (b.to_bits() as u64) << 32;
-        (k, (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize)
+        let slot = &mut table[(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize];
+        if slot.0 != k {
+            *slot = (k, f(a, b));
+        }
+        slot.1
     }
 
     /// `sub_rounded(a, b)`.
     #[inline]
     fn sub(&mut self, a: f32, b: f32) -> f32 {
-        let (k, h) = Self::key(a, b);
-        let e = self.sub[h];
-        if e.0 == k {
-            return e.1;
-        }
-        let r = sub_rounded(a, b);
-        self.sub[h] = (k, r);
-        r
+        Self::cached(&mut self.sub, a, b, sub_rounded)
     }
 
     /// `sub_rounded(sub_rounded(a, b), -b)`: reserved, then released.
     #[inline]
     fn back(&mut self, a: f32, b: f32) -> f32 {
-        let (k, h) = Self::key(a, b);
-        let e = self.back[h];
-        if e.0 == k {
-            return e.1;
-        }
-        let r = sub_rounded(sub_rounded(a, b), -b);
-        self.back[h] = (k, r);
-        r
+        Self::cached(&mut self.back, a, b, |a, b| sub_rounded(sub_rounded(a, b), -b))
     }
 }
 
