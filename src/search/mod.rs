@@ -197,8 +197,19 @@ struct Search<'a, 'b> {
     nets_cache: Vec<Option<std::rc::Rc<[usize]>>>,
     /// `ncclTopoGetLocal(NET n, GPU)` for every NET, also fixed during the search.
     local_gpus: Vec<Option<LocalGpus>>,
-    /// Scratch space of `next_gpus`.
-    scores: Vec<[i32; 7]>,
+    /// Per GPU, the GPUs it has a path to, in the order of NCCL's sort without a NET
+    /// (GPU->GPU bw desc, hops, start index).
+    gpu_order: Vec<Box<[u32]>>,
+    nnets: usize,
+    /// Per GPU, whether all the GPUs it has a path to are alike (hops and bandwidth).
+    uniform: Vec<bool>,
+    /// Per (GPU, NET) (`gpu * nnets + net`), the GPUs in the order of the sort with a
+    /// NET but for the PCI bandwidth (see `order_for_net`); made on first use.
+    net_order: Vec<Option<Box<[(u16, u32)]>>>,
+    /// Scratch space of `next_gpus`: sort keys.
+    keys: Vec<u64>,
+    /// The NETs' ids, for `net_index`.
+    net_ids: Vec<i64>,
     /// Spare GPU lists for the recursion.
     lists: Vec<Vec<usize>>,
     /// Steps taken (calls to the GPU recursion), for progress reports.
@@ -206,6 +217,7 @@ struct Search<'a, 'b> {
     progress: Option<Progress<'b>>,
     /// The links' bandwidth while the search runs (written back at the end).
     links: links::LinkTable,
+    memo: RoundMemo,
     /// Per (from, to) slot pair, the path's type and where its plan lies in
     /// `plan_hops`; made on first use. Slots: GPUs, then NETs, then NVSwitches.
     plans: Vec<PathInfo>,
@@ -246,8 +258,54 @@ enum PlanKind {
     Plain,
     /// Some PCI hops pay the surcharge; no reverse links.
     Surcharged,
-    /// Reverse links too.
+    /// Reverse links too, or a link met twice: followed hop by hop.
     General,
+}
+
+/// Remembered results of [`sub_rounded`] (and of a reservation released at once),
+/// keyed by the operands' bits. The search keeps meeting the same few link values and
+/// bandwidths, and a table look-up is much shorter than the rounding's chain of
+/// dependent float operations (a division among them). The values are the function's
+/// own, so nothing changes but the time.
+struct RoundMemo {
+    /// `(a bits | b bits << 32, result)`, direct-mapped.
+    sub: Box<[(u64, f32)]>,
+    /// The same for `sub_rounded(sub_rounded(a, b), -b)`.
+    back: Box<[(u64, f32)]>,
+}
+
+const MEMO_BITS: u32 = 10;
+
+impl RoundMemo {
+    fn new() -> RoundMemo {
+        // Every slot starts as the true entry for (0, 0), whose result is 0 both ways.
+        let empty = vec![(0u64, 0.0f32); 1 << MEMO_BITS].into_boxed_slice();
+        debug_assert_eq!(sub_rounded(0.0, 0.0).to_bits(), 0);
+        RoundMemo { sub: empty.clone(), back: empty }
+    }
+
+    /// `f(a, b)` from `table`, computed and kept there on a miss.
+    #[inline]
+    fn cached(table: &mut [(u64, f32)], a: f32, b: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+        let k = a.to_bits() as u64 | (b.to_bits() as u64) << 32;
+        let slot = &mut table[(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize];
+        if slot.0 != k {
+            *slot = (k, f(a, b));
+        }
+        slot.1
+    }
+
+    /// `sub_rounded(a, b)`.
+    #[inline]
+    fn sub(&mut self, a: f32, b: f32) -> f32 {
+        Self::cached(&mut self.sub, a, b, sub_rounded)
+    }
+
+    /// `sub_rounded(sub_rounded(a, b), -b)`: reserved, then released.
+    #[inline]
+    fn back(&mut self, a: f32, b: f32) -> f32 {
+        Self::cached(&mut self.back, a, b, |a, b| sub_rounded(sub_rounded(a, b), -b))
+    }
 }
 
 fn sub_round(a: &mut f32, b: f32) {
@@ -289,8 +347,25 @@ impl<'a, 'b> Search<'a, 'b> {
         let gpu_gpu = counts(NodeType::Gpu, ngpus);
         let net_gpu = counts(NodeType::Net, nnets);
         let gpu_pci = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
+        let mut gpu_order: Vec<Box<[u32]>> = Vec::with_capacity(ngpus);
+        for gpu in 0..ngpus {
+            let mut qs: Vec<usize> = (1..ngpus).map(|i| (gpu + i) % ngpus).filter(|&q| gpu_gpu[gpu * ngpus + q].0 != 0).collect();
+            qs.sort_unstable_by_key(|&q| {
+                let (count, bw) = gpu_gpu[gpu * ngpus + q];
+                (-(bw as i64), count, (q + ngpus - gpu) % ngpus)
+            });
+            gpu_order.push(qs.iter().map(|&q| q as u32).collect());
+        }
+        let uniform = (0..ngpus)
+            .map(|g| {
+                let row = &gpu_gpu[g * ngpus..(g + 1) * ngpus];
+                let mut alike = gpu_order[g].iter().map(|&q| row[q as usize]);
+                alike.next().is_none_or(|first| alike.all(|x| x == first))
+            })
+            .collect();
         Search {
             links,
+            memo: RoundMemo::new(),
             plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade }; slots * slots],
             plan_hops: Vec::new(),
             plan_links: Vec::new(),
@@ -309,7 +384,12 @@ impl<'a, 'b> Search<'a, 'b> {
             used: vec![0; ngpus],
             nets_cache: vec![None; (PathType::Dis as usize + 2) * (ngpus + 1)],
             local_gpus: vec![None; nnets],
-            scores: Vec::new(),
+            gpu_order,
+            nnets,
+            uniform,
+            net_order: vec![None; ngpus * nnets],
+            keys: Vec::new(),
+            net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
             lists: Vec::new(),
             steps: 0,
             progress,
@@ -348,7 +428,8 @@ impl<'a, 'b> Search<'a, 'b> {
     #[cold]
     fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
         let hops = links::plan(self.sys, &self.links, from, to);
-        let kind = if hops.iter().any(|h| h.rev != links::NONE) {
+        let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
+        let kind = if repeated || hops.iter().any(|h| h.rev != links::NONE) {
             PlanKind::General
         } else if hops.iter().any(|h| h.pci) {
             PlanKind::Surcharged
@@ -380,7 +461,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 if cur < bw {
                     return step;
                 }
-                lbw[l as usize] = sub_rounded(cur, bw);
+                lbw[l as usize] = self.memo.sub(cur, bw);
             }
             return max_steps;
         }
@@ -394,7 +475,7 @@ impl<'a, 'b> Search<'a, 'b> {
                 if cur < fw {
                     return step;
                 }
-                lbw[hop.link as usize] = sub_rounded(cur, fw);
+                lbw[hop.link as usize] = self.memo.sub(cur, fw);
             }
             return max_steps;
         }
@@ -407,12 +488,85 @@ impl<'a, 'b> Search<'a, 'b> {
             if cur < fw || !rev_ok {
                 return step;
             }
-            lbw[hop.link as usize] = sub_rounded(cur, fw);
+            lbw[hop.link as usize] = self.memo.sub(cur, fw);
             if rev_bw != 0.0 {
                 sub_round(&mut lbw[hop.rev as usize], rev_bw);
             }
         }
         max_steps
+    }
+
+    /// Reserve `bw` on all `n` hops of a plan, or, when some hop lacks it, leave the
+    /// links as NCCL leaves them after reserving up to that hop and releasing again.
+    ///
+    /// Plans without reverse links and with distinct links (the only kinds made
+    /// `Plain` or `Surcharged`) touch each link once, so whether a hop fails depends
+    /// only on the bandwidth before the call: look for the failing hop first, then
+    /// apply both roundings (reserve, release) to the hops before it in one go, and
+    /// write a link back only when the two roundings changed it. Without the write,
+    /// later reads of the link do not wait on the arithmetic. Same operations on the
+    /// same values as reserving and releasing hop by hop, hence the same bits.
+    #[inline]
+    fn reserve(&mut self, info: PathInfo, n: usize, bw: f32) -> bool {
+        // A release (bw <= 0) or NaN keeps the step-by-step code; so do plans with
+        // reverse links.
+        if !(bw > 0.0) || info.kind == PlanKind::General {
+            let step = self.follow(info, n, bw);
+            if step < n {
+                self.follow(info, step, -bw);
+                return false;
+            }
+            return true;
+        }
+        let start = info.start as usize;
+        let lbw = &mut self.links.bw[..];
+        if info.kind == PlanKind::Plain {
+            let links = &self.plan_links[start..start + n];
+            match links.iter().position(|&l| lbw[l as usize] < bw) {
+                None => {
+                    for &l in links {
+                        lbw[l as usize] = self.memo.sub(lbw[l as usize], bw);
+                    }
+                    true
+                }
+                Some(k) => {
+                    // cur >= bw > 0 on these hops, so the reserved value is >= 0 and
+                    // the release never stops early.
+                    for &l in &links[..k] {
+                        let cur = lbw[l as usize];
+                        let back = self.memo.back(cur, bw);
+                        if back.to_bits() != cur.to_bits() {
+                            lbw[l as usize] = back;
+                        }
+                    }
+                    false
+                }
+            }
+        } else {
+            let hops = &self.plan_hops[start..start + n];
+            // bw * 6 / 5 negated is exactly -bw * 6 / 5, what the release charges.
+            let amounts = [bw, bw * 6.0 / 5.0];
+            match hops.iter().position(|h| lbw[h.link as usize] < amounts[h.pci as usize]) {
+                None => {
+                    for h in hops {
+                        let fw = amounts[h.pci as usize];
+                        lbw[h.link as usize] = self.memo.sub(lbw[h.link as usize], fw);
+                    }
+                    true
+                }
+                Some(k) => {
+                    for h in &hops[..k] {
+                        let fw = amounts[h.pci as usize];
+                        let cur = lbw[h.link as usize];
+                        let back = self.memo.back(cur, fw);
+                        if back.to_bits() != cur.to_bits() {
+                            lbw[h.link as usize] = back;
+                        }
+                    }
+                    false
+                }
+            }
+        }
     }
 
     /// `ncclTopoFollowPath`: try to go from one node to another; returns the destination
@@ -438,9 +592,7 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         bw *= mult;
         let n = info.len as usize;
-        let step = self.follow(info, n, bw);
-        if step < n {
-            self.follow(info, step, -bw);
+        if !self.reserve(info, n, bw) {
             return None;
         }
         g.n_hops = (g.n_hops as f32 + mult * n as f32) as i32;
@@ -455,7 +607,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     fn net_index(&self, id: i64) -> Option<usize> {
-        self.sys.find(NodeType::Net, id)
+        self.net_ids.iter().position(|&x| x == id)
     }
 
     /// `ncclTopoSearchNextGpuSort`: the GPUs to try after `gpu`, best first, into `next`.
@@ -485,39 +637,78 @@ impl<'a, 'b> Search<'a, 'b> {
             return;
         }
         let net = if sort_net != 0 { self.net_index(g.inter[g.n_channels as usize * 2]) } else { None };
-        // (g, startIndex, intraNhops, intraBw, interNhops, interPciBw, interBw)
-        let mut scores = std::mem::take(&mut self.scores);
-        scores.clear();
-        {
-            let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
-            let net_paths = net.map(|ni| &self.net_gpu[ni * n..(ni + 1) * n]);
-            for i in 1..n {
-                let q = (gpu + i) % n;
-                let (count, bw) = paths[q];
-                if count == 0 {
-                    continue;
+        // NCCL sorts the free GPUs by (net->GPU bw desc, GPU PCI bw desc, net->GPU hops,
+        // GPU->GPU bw desc, GPU->GPU hops, start index); the start index makes the order
+        // total, so any subset keeps the order of a full sort. Only the PCI bandwidth
+        // changes during the search: the rest is ranked once.
+        match net {
+            None => {
+                // Without a NET the three first keys are 0: the order is fixed.
+                let order = &self.gpu_order[gpu];
+                next.extend(order.iter().map(|&q| q as usize).filter(|&q| self.used[q] & flag == 0));
+            }
+            Some(ni) => {
+                self.order_for_net(gpu, ni);
+                let mut keys = std::mem::take(&mut self.keys);
+                keys.clear();
+                let list = self.net_order[gpu * self.nnets + ni].as_deref().unwrap_or(&[]);
+                for (pos, &(group, q)) in list.iter().enumerate() {
+                    let q = q as usize;
+                    if self.used[q] & flag != 0 {
+                        continue;
+                    }
+                    // (NET->GPU bw group, PCI bw desc, place in the fixed order);
+                    // i32::MAX - x orders descending and fits in 32 bits.
+                    let pci = (i32::MAX as i64 - self.gpu_pci_bw(q) as i64) as u64;
+                    let key = (group as u64) << 48 | pci << 16 | pos as u64;
+                    // Insertion sort: the fixed order is usually the final one.
+                    let mut i = keys.len();
+                    keys.push(key);
+                    while i > 0 && keys[i - 1] > key {
+                        keys[i] = keys[i - 1];
+                        i -= 1;
+                    }
+                    keys[i] = key;
                 }
-                if self.used[q] & flag != 0 {
-                    continue;
-                }
-                let mut s = [q as i32, i as i32, count, bw, 0, 0, 0];
-                if let Some(np) = net_paths {
-                    s[4] = np[q].0;
-                    s[5] = self.gpu_pci_bw(q);
-                    s[6] = np[q].1;
-                }
-                scores.push(s);
+                next.extend(keys.iter().map(|&k| list[(k & 0xffff) as usize].1 as usize));
+                self.keys = keys;
             }
         }
-        // startIndex is unique, so the order is total and any sort gives NCCL's.
-        scores.sort_unstable_by_key(|s| (-(s[6] as i64), -(s[5] as i64), s[4], -(s[3] as i64), s[2], s[1]));
-        let same_intra = scores.iter().all(|s| s[3] == scores[0][3] && s[2] == scores[0][2]);
-        if sort_net == -1 && same_intra {
-            next.extend(scores.iter().rev().map(|s| s[0] as usize));
-        } else {
-            next.extend(scores.iter().map(|s| s[0] as usize));
+        if sort_net == -1 {
+            // NCCL reverses the list when all candidates are alike seen from `gpu`.
+            let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
+            if self.uniform[gpu] || next.iter().all(|&q| paths[q] == paths[next[0]]) {
+                next.reverse();
+            }
         }
-        self.scores = scores;
+    }
+
+    /// The GPUs `gpu` has a path to, in the order of NCCL's sort seen from NET `ni`
+    /// with the PCI bandwidth left out: (NET->GPU bw desc, NET->GPU hops, GPU->GPU bw
+    /// desc, GPU->GPU hops, start index), each with the rank of its NET->GPU bandwidth
+    /// among the distinct ones. Made once per pair.
+    fn order_for_net(&mut self, gpu: usize, ni: usize) {
+        let n = self.ngpus();
+        let pair = gpu * self.nnets + ni;
+        if self.net_order[pair].is_some() {
+            return;
+        }
+        let mut qs: Vec<usize> = self.gpu_order[gpu].iter().map(|&q| q as usize).collect();
+        let key = |q: usize| {
+            let (count, bw) = self.gpu_gpu[gpu * n + q];
+            let (net_count, net_bw) = self.net_gpu[ni * n + q];
+            (-(net_bw as i64), net_count, -(bw as i64), count, (q + n - gpu) % n)
+        };
+        qs.sort_unstable_by_key(|&q| key(q));
+        let mut list = Vec::with_capacity(qs.len());
+        let mut group = 0u16;
+        for (i, &q) in qs.iter().enumerate() {
+            if i > 0 && self.net_gpu[ni * n + q].1 != self.net_gpu[ni * n + qs[i - 1]].1 {
+                group += 1;
+            }
+            list.push((group, q as u32));
+        }
+        self.net_order[pair] = Some(list.into());
     }
 
     fn replay_gpu(&self, g: &Graph, step: i32) -> Option<usize> {
@@ -1527,6 +1718,20 @@ mod tests {
         fn rounding_matches_roundf_everywhere(x in proptest::num::f32::ANY) {
             let (a, b) = (round_half_away(x), x.round());
             proptest::prop_assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn memo_gives_the_rounding_itself(pairs in proptest::collection::vec((0u32..4000, 0usize..6), 1..400)) {
+            // Few distinct operands, so entries are hit, evicted and hit again.
+            let bws = [10.0f32, 0.1, 12.5, -10.0, 6.0 * 1.2, 24.0 / 7.0];
+            let mut m = RoundMemo::new();
+            for (a, b) in pairs {
+                let (a, b) = (a as f32 / 7.0, bws[b]);
+                proptest::prop_assert_eq!(m.sub(a, b).to_bits(), sub_rounded(a, b).to_bits());
+                proptest::prop_assert_eq!(m.back(a, b).to_bits(), sub_rounded(sub_rounded(a, b), -b).to_bits());
+            }
         }
     }
 
