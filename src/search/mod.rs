@@ -218,6 +218,9 @@ struct Search<'a, 'b> {
     /// The links' bandwidth while the search runs (written back at the end).
     links: links::LinkTable,
     memo: RoundMemo,
+    /// Per link, the (value bits, bw bits) last seen to come back unchanged from a
+    /// reservation released at once (see `release_unused`); 0 matches no positive bw.
+    round_trip: Vec<u64>,
     /// Per (from, to) slot pair, the path's type and where its plan lies in
     /// `plan_hops`; made on first use. Slots: GPUs, then NETs, then NVSwitches.
     plans: Vec<PathInfo>,
@@ -364,6 +367,7 @@ impl<'a, 'b> Search<'a, 'b> {
             })
             .collect();
         Search {
+            round_trip: vec![0; links.bw.len()],
             links,
             memo: RoundMemo::new(),
             plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade }; slots * slots],
@@ -533,11 +537,7 @@ impl<'a, 'b> Search<'a, 'b> {
                     // cur >= bw > 0 on these hops, so the reserved value is >= 0 and
                     // the release never stops early.
                     for &l in &links[..k] {
-                        let cur = lbw[l as usize];
-                        let back = self.memo.back(cur, bw);
-                        if back.to_bits() != cur.to_bits() {
-                            lbw[l as usize] = back;
-                        }
+                        Self::release_unused(&mut self.memo, &mut self.round_trip, lbw, l, bw);
                     }
                     false
                 }
@@ -557,15 +557,31 @@ impl<'a, 'b> Search<'a, 'b> {
                 Some(k) => {
                     for h in &hops[..k] {
                         let fw = amounts[h.pci as usize];
-                        let cur = lbw[h.link as usize];
-                        let back = self.memo.back(cur, fw);
-                        if back.to_bits() != cur.to_bits() {
-                            lbw[h.link as usize] = back;
-                        }
+                        Self::release_unused(&mut self.memo, &mut self.round_trip, lbw, h.link, fw);
                     }
                     false
                 }
             }
+        }
+    }
+
+    /// Link `l` reserved by `bw` and released again at once: NCCL's two roundings.
+    /// Most of the time they give the link's value back; `round_trip[l]` remembers the
+    /// last (value, bw) operand bits for which they did, so that case costs one compare
+    /// (no hashing, no write). Otherwise the memo gives the result, written when it
+    /// differs.
+    #[inline]
+    fn release_unused(memo: &mut RoundMemo, round_trip: &mut [u64], lbw: &mut [f32], l: u32, bw: f32) {
+        let cur = lbw[l as usize];
+        let key = cur.to_bits() as u64 | (bw.to_bits() as u64) << 32;
+        if round_trip[l as usize] == key {
+            return;
+        }
+        let back = memo.back(cur, bw);
+        if back.to_bits() != cur.to_bits() {
+            lbw[l as usize] = back;
+        } else {
+            round_trip[l as usize] = key;
         }
     }
 
