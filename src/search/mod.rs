@@ -737,6 +737,7 @@ impl<'a, 'b> Search<'a, 'b> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn try_gpu(
         &mut self,
         g: &mut Graph,
