@@ -250,6 +250,8 @@ struct PathInfo {
     len: u16,
     ty: PathType,
     kind: PlanKind,
+    /// The type of the path back (`to -> from`), which tree patterns also check.
+    back_ty: PathType,
 }
 
 /// How much of a plan `follow` has to look at.
@@ -370,7 +372,7 @@ impl<'a, 'b> Search<'a, 'b> {
             round_trip: vec![0; links.bw.len()],
             links,
             memo: RoundMemo::new(),
-            plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade }; slots * slots],
+            plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade, back_ty: PathType::Dis }; slots * slots],
             plan_hops: Vec::new(),
             plan_links: Vec::new(),
             slots,
@@ -442,6 +444,8 @@ impl<'a, 'b> Search<'a, 'b> {
         };
         let info = PathInfo {
             ty: self.sys.path(from, to).ty,
+            // Only the tree patterns look at it, on paths that exist both ways.
+            back_ty: self.sys.node(to).paths[from.ty as usize].get(from.idx).map_or(PathType::Dis, |p| p.ty),
             start: self.plan_hops.len() as u32,
             len: hops.len() as u16,
             kind,
@@ -587,6 +591,7 @@ impl<'a, 'b> Search<'a, 'b> {
 
     /// `ncclTopoFollowPath`: try to go from one node to another; returns the destination
     /// when the bandwidth was reserved (or released, for a negative `mult`).
+    #[inline(always)]
     fn follow_path(&mut self, g: &mut Graph, from: Option<NodeRef>, to: NodeRef, mult: f32) -> Option<NodeRef> {
         let Some(from) = from else { return Some(to) };
         let info = self.path_info(from, to);
@@ -602,7 +607,7 @@ impl<'a, 'b> Search<'a, 'b> {
         }
         if mult == 1.0
             && matches!(g.pattern, pattern::BALANCED_TREE | pattern::TREE | pattern::SPLIT_TREE)
-            && self.path_info(to, from).ty > ty
+            && info.back_ty > ty
         {
             return None;
         }
