@@ -530,7 +530,21 @@ impl<'a, 'b> Search<'a, 'b> {
         let lbw = &mut self.links.bw[..];
         if info.kind == PlanKind::Plain {
             let links = &self.plan_links[start..start + n];
-            match links.iter().position(|&l| lbw[l as usize] < bw) {
+            // One pass: the first hop short of bw, and whether every hop before it
+            // is known to come back unchanged from a reservation released at once.
+            let bw_key = (bw.to_bits() as u64) << 32;
+            let mut clean = true;
+            let mut short = None;
+            for (i, &l) in links.iter().enumerate() {
+                let cur = lbw[l as usize];
+                if cur < bw {
+                    short = Some(i);
+                    break;
+                }
+                clean &= self.round_trip[l as usize] == cur.to_bits() as u64 | bw_key;
+            }
+            match short {
+                Some(_) if clean => false,
                 None => {
                     for &l in links {
                         lbw[l as usize] = self.memo.sub(lbw[l as usize], bw);
