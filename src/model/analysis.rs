@@ -232,46 +232,22 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let gpu_ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
     let labels = Labels::new(&sys);
     let mut out_paths = PathsRec::default();
+    // The record of the path from `a` to `b`; `ids` are the (from, to, rank, net) keys.
+    let rec = |a: NodeRef, b: NodeRef, ids: [Option<i32>; 4]| {
+        let p = sys.path(a, b);
+        let [from, to, rank, net] = ids;
+        PathRec { from, to, rank, net, ty: p.ty, bw: p.bw, hops: p.count(), route: route(&sys, &labels, a, p) }
+    };
     for (g, &rg) in gpu_ranks.iter().enumerate() {
-        let from = NodeRef::new(NodeType::Gpu, g);
+        let gpu = NodeRef::new(NodeType::Gpu, g);
         for (q, &rq) in gpu_ranks.iter().enumerate() {
-            let p = sys.path(from, NodeRef::new(NodeType::Gpu, q));
-            out_paths.gpu_gpu.push(PathRec {
-                from: Some(rg),
-                to: Some(rq),
-                rank: None,
-                net: None,
-                ty: p.ty,
-                bw: p.bw,
-                hops: p.count(),
-                route: route(&sys, &labels, from, p),
-            });
+            out_paths.gpu_gpu.push(rec(gpu, NodeRef::new(NodeType::Gpu, q), [Some(rg), Some(rq), None, None]));
         }
         for n in 0..sys.count(NodeType::Net) {
             let dev = sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
-            let p = sys.path(from, NodeRef::new(NodeType::Net, n));
-            out_paths.gpu_net.push(PathRec {
-                from: None,
-                to: None,
-                rank: Some(rg),
-                net: Some(dev),
-                ty: p.ty,
-                bw: p.bw,
-                hops: p.count(),
-                route: route(&sys, &labels, from, p),
-            });
-            let nref = NodeRef::new(NodeType::Net, n);
-            let p = sys.path(nref, from);
-            out_paths.net_gpu.push(PathRec {
-                from: None,
-                to: None,
-                rank: Some(rg),
-                net: Some(dev),
-                ty: p.ty,
-                bw: p.bw,
-                hops: p.count(),
-                route: route(&sys, &labels, nref, p),
-            });
+            let net = NodeRef::new(NodeType::Net, n);
+            out_paths.gpu_net.push(rec(gpu, net, [None, None, Some(rg), Some(dev)]));
+            out_paths.net_gpu.push(rec(net, gpu, [None, None, Some(rg), Some(dev)]));
         }
     }
 
