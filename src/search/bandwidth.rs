@@ -1,0 +1,817 @@
+//! The links' remaining bandwidth while the search runs, and the arithmetic of
+//! reserving and releasing it.
+//!
+//! NCCL keeps each link's bandwidth as a float and, after every reservation or
+//! release, rounds it to a thousandth (`roundf((a - b) * 1000) / 1000`). The search is
+//! deterministic only if we do exactly the same, so [`Rounded`] performs that float
+//! arithmetic bit for bit.
+//!
+//! [`Milli`] is a faster bookkeeping that gives the same bits whenever every value
+//! involved is a whole number of thousandths of moderate size, which is the normal
+//! case: link bandwidths and the search's speed ladders are all such numbers. Let
+//! `a = fl(A/1000)` and `b = fl(B/1000)` for integers `A` and `B` (`fl`: the nearest
+//! float). The float `(a - b) * 1000` then differs from the integer `A - B` by at most
+//! `3 (|A| + |B|) 2^-24`, which is below one half while `|a| + |b| < 2796`; so the
+//! rounding gives `A - B` exactly and the division gives `fl((A - B)/1000)`. In other
+//! words NCCL's float arithmetic on such values *is* integer arithmetic on thousandths,
+//! comparisons included (distinct thousandths below 8192 are distinct floats), and a
+//! reservation released at once gives every link its value back. [`Milli`] keeps the
+//! integers; values are limited to `LIMIT` so that the sums stay far inside the bound.
+//! When it meets a value it cannot represent (a path over a link of odd bandwidth, an
+//! amount like `bw / 7`), it says so through [`LinkBw::exact`] and the caller runs the
+//! search again with [`Rounded`].
+
+use crate::search::links::{PlanHop, NONE};
+
+/// In [`Plan::links`]: the hop pays the PCI surcharge (link numbers stay below).
+pub(crate) const PCI_HOP: u32 = 1 << 31;
+
+/// How much of a plan the bookkeeping has to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PlanKind {
+    /// Not made yet.
+    Unmade,
+    /// No hop with a surcharge or a reverse link: the link numbers say it all.
+    Plain,
+    /// Some PCI hops pay the surcharge; no reverse links.
+    Surcharged,
+    /// Reverse links too, or a link met twice: followed hop by hop.
+    General,
+}
+
+/// The hops of one path, as the bookkeeping charges them.
+#[derive(Clone, Copy)]
+pub(crate) struct Plan<'p> {
+    pub kind: PlanKind,
+    /// Where the plan starts among all plans' hops (a key for per-plan memory).
+    pub start: usize,
+    /// Each hop's link number, with [`PCI_HOP`] set on hops that pay the surcharge.
+    pub links: &'p [u32],
+    pub hops: &'p [PlanHop],
+}
+
+/// Link bandwidths under reservation.
+pub(crate) trait LinkBw {
+    fn new(bw: &[f32]) -> Self;
+    /// A plan was made (its hops start at `start` among all plans' hops).
+    fn plan_made(&mut self, start: usize, hops: &[PlanHop]);
+    /// Reserve `bw` (release, when negative) on all hops of `plan` as NCCL's
+    /// `followPath` does; when a hop lacks it, undo the hops before, as NCCL does.
+    fn reserve(&mut self, plan: Plan<'_>, bw: f32) -> bool;
+    /// `min(up, down)` truncated to an integer, as NCCL's GPU sort reads a GPU's PCI
+    /// bandwidth.
+    fn pci_bw(&self, up: u32, down: u32) -> i32;
+    /// The bandwidth of link `l` now.
+    fn value(&self, l: usize) -> f32;
+    /// Whether everything so far was followed with NCCL's exact results.
+    fn exact(&self) -> bool;
+}
+
+/// `roundf` without the libm call. From 2^23 up every float is an integer (and NaN and
+/// infinities round to themselves); below, add the float just below one half (with x's
+/// sign) and truncate. Checked against `f32::round` bit for bit on all 2^32 floats (and
+/// in the tests on random ones), signed zeros included.
+#[inline]
+pub(crate) fn round_half_away(x: f32) -> f32 {
+    if !(x.abs() < 8_388_608.0) {
+        return x;
+    }
+    let t = (x + 0.499_999_97f32.copysign(x)) as i32 as f32;
+    if t == 0.0 { 0.0f32.copysign(x) } else { t }
+}
+
+/// NCCL's reservation arithmetic: `a - b` rounded to a thousandth.
+#[inline]
+pub(crate) fn sub_rounded(a: f32, b: f32) -> f32 {
+    round_half_away((a - b) * 1000.0f32) / 1000.0f32
+}
+
+fn sub_round(a: &mut f32, b: f32) {
+    *a = sub_rounded(*a, b);
+}
+
+/// Remembered results of [`sub_rounded`] (and of a reservation released at once),
+/// keyed by the operands' bits. The search keeps meeting the same few link values and
+/// bandwidths, and a table look-up is much shorter than the rounding's chain of
+/// dependent float operations (a division among them). The values are the function's
+/// own, so nothing changes but the time.
+pub(crate) struct RoundMemo {
+    /// `(a bits | b bits << 32, result)`, direct-mapped.
+    sub: Box<[(u64, f32)]>,
+    /// The same for `sub_rounded(sub_rounded(a, b), -b)`.
+    back: Box<[(u64, f32)]>,
+}
+
+const MEMO_BITS: u32 = 10;
+
+impl RoundMemo {
+    pub(crate) fn new() -> RoundMemo {
+        // Every slot starts as the true entry for (0, 0), whose result is 0 both ways.
+        let empty = vec![(0u64, 0.0f32); 1 << MEMO_BITS].into_boxed_slice();
+        debug_assert_eq!(sub_rounded(0.0, 0.0).to_bits(), 0);
+        RoundMemo { sub: empty.clone(), back: empty }
+    }
+
+    /// `f(a, b)` from `table`, computed and kept there on a miss.
+    #[inline]
+    fn cached(table: &mut [(u64, f32)], a: f32, b: f32, f: impl Fn(f32, f32) -> f32) -> f32 {
+        let k = a.to_bits() as u64 | (b.to_bits() as u64) << 32;
+        let slot = &mut table[(k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_BITS)) as usize];
+        if slot.0 != k {
+            *slot = (k, f(a, b));
+        }
+        slot.1
+    }
+
+    /// `sub_rounded(a, b)`.
+    #[inline]
+    pub(crate) fn sub(&mut self, a: f32, b: f32) -> f32 {
+        Self::cached(&mut self.sub, a, b, sub_rounded)
+    }
+
+    /// `sub_rounded(sub_rounded(a, b), -b)`: reserved, then released.
+    #[inline]
+    pub(crate) fn back(&mut self, a: f32, b: f32) -> f32 {
+        Self::cached(&mut self.back, a, b, |a, b| sub_rounded(sub_rounded(a, b), -b))
+    }
+}
+
+/// NCCL's float arithmetic, bit for bit.
+pub(crate) struct Rounded {
+    bw: Vec<f32>,
+    memo: RoundMemo,
+    /// Per link, the (value bits, bw bits) last seen to come back unchanged from a
+    /// reservation released at once (see `release_unused`); 0 matches no positive bw.
+    round_trip: Vec<u64>,
+}
+
+impl Rounded {
+    /// Reserve (or, with a negative bw, release) bandwidth along the first `max_steps`
+    /// hops of a plan; returns how many hops succeeded.
+    fn follow(&mut self, p: Plan<'_>, max_steps: usize, bw: f32) -> usize {
+        let lbw = &mut self.bw[..];
+        if p.kind == PlanKind::Plain {
+            for (step, &l) in p.links[..max_steps].iter().enumerate() {
+                let cur = lbw[l as usize];
+                if cur < bw {
+                    return step;
+                }
+                lbw[l as usize] = self.memo.sub(cur, bw);
+            }
+            return max_steps;
+        }
+        let pci_bw = bw * 6.0 / 5.0;
+        if p.kind == PlanKind::Surcharged {
+            let amounts = [bw, pci_bw];
+            for (step, hop) in p.hops[..max_steps].iter().enumerate() {
+                let fw = amounts[hop.pci as usize];
+                let cur = lbw[hop.link as usize];
+                if cur < fw {
+                    return step;
+                }
+                lbw[hop.link as usize] = self.memo.sub(cur, fw);
+            }
+            return max_steps;
+        }
+        for (step, hop) in p.hops[..max_steps].iter().enumerate() {
+            let (fw, rev_bw) = hop.amounts(bw, pci_bw);
+            let rev_ok = rev_bw == 0.0 || lbw[hop.rev as usize] >= rev_bw;
+            let cur = lbw[hop.link as usize];
+            if cur < fw || !rev_ok {
+                return step;
+            }
+            lbw[hop.link as usize] = self.memo.sub(cur, fw);
+            if rev_bw != 0.0 {
+                sub_round(&mut lbw[hop.rev as usize], rev_bw);
+            }
+        }
+        max_steps
+    }
+
+    /// Link `l` reserved by `bw` and released again at once: NCCL's two roundings.
+    /// Most of the time they give the link's value back; `round_trip[l]` remembers the
+    /// last (value, bw) operand bits for which they did, so that case costs one compare
+    /// (no hashing, no write). Otherwise the memo gives the result, written when it
+    /// differs.
+    #[inline]
+    fn release_unused(memo: &mut RoundMemo, round_trip: &mut [u64], lbw: &mut [f32], l: u32, bw: f32) {
+        let cur = lbw[l as usize];
+        let key = cur.to_bits() as u64 | (bw.to_bits() as u64) << 32;
+        if round_trip[l as usize] == key {
+            return;
+        }
+        let back = memo.back(cur, bw);
+        if back.to_bits() != cur.to_bits() {
+            lbw[l as usize] = back;
+        } else {
+            round_trip[l as usize] = key;
+        }
+    }
+}
+
+impl LinkBw for Rounded {
+    fn new(bw: &[f32]) -> Rounded {
+        Rounded { bw: bw.to_vec(), memo: RoundMemo::new(), round_trip: vec![0; bw.len()] }
+    }
+
+    fn plan_made(&mut self, _start: usize, _hops: &[PlanHop]) {}
+
+    /// Plans without reverse links and with distinct links (the only kinds made
+    /// `Plain` or `Surcharged`) touch each link once, so whether a hop fails depends
+    /// only on the bandwidth before the call: look for the failing hop first, then
+    /// apply both roundings (reserve, release) to the hops before it in one go, and
+    /// write a link back only when the two roundings changed it. Without the write,
+    /// later reads of the link do not wait on the arithmetic. Same operations on the
+    /// same values as reserving and releasing hop by hop, hence the same bits.
+    #[inline]
+    fn reserve(&mut self, p: Plan<'_>, bw: f32) -> bool {
+        let n = p.links.len();
+        // A release (bw <= 0) or NaN keeps the step-by-step code; so do plans with
+        // reverse links.
+        if !(bw > 0.0) || p.kind == PlanKind::General {
+            let step = self.follow(p, n, bw);
+            if step < n {
+                self.follow(p, step, -bw);
+                return false;
+            }
+            return true;
+        }
+        let lbw = &mut self.bw[..];
+        if p.kind == PlanKind::Plain {
+            // One pass: the first hop short of bw, and whether every hop before it
+            // is known to come back unchanged from a reservation released at once.
+            let bw_key = (bw.to_bits() as u64) << 32;
+            let mut clean = true;
+            let mut short = None;
+            for (i, &l) in p.links.iter().enumerate() {
+                let cur = lbw[l as usize];
+                if cur < bw {
+                    short = Some(i);
+                    break;
+                }
+                clean &= self.round_trip[l as usize] == cur.to_bits() as u64 | bw_key;
+            }
+            match short {
+                Some(_) if clean => false,
+                None => {
+                    for &l in p.links {
+                        lbw[l as usize] = self.memo.sub(lbw[l as usize], bw);
+                    }
+                    true
+                }
+                Some(k) => {
+                    // cur >= bw > 0 on these hops, so the reserved value is >= 0 and
+                    // the release never stops early.
+                    for &l in &p.links[..k] {
+                        Self::release_unused(&mut self.memo, &mut self.round_trip, lbw, l, bw);
+                    }
+                    false
+                }
+            }
+        } else {
+            // bw * 6 / 5 negated is exactly -bw * 6 / 5, what the release charges.
+            let amounts = [bw, bw * 6.0 / 5.0];
+            match p.hops.iter().position(|h| lbw[h.link as usize] < amounts[h.pci as usize]) {
+                None => {
+                    for h in p.hops {
+                        let fw = amounts[h.pci as usize];
+                        lbw[h.link as usize] = self.memo.sub(lbw[h.link as usize], fw);
+                    }
+                    true
+                }
+                Some(k) => {
+                    for h in &p.hops[..k] {
+                        let fw = amounts[h.pci as usize];
+                        Self::release_unused(&mut self.memo, &mut self.round_trip, lbw, h.link, fw);
+                    }
+                    false
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn pci_bw(&self, up: u32, down: u32) -> i32 {
+        self.bw[up as usize].min(self.bw[down as usize]) as i32
+    }
+
+    fn value(&self, l: usize) -> f32 {
+        self.bw[l]
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+}
+
+/// Largest magnitude, in bandwidth units, of a link value or amount [`Milli`] keeps in
+/// thousandths.
+const LIMIT: f32 = 1024.0;
+/// The same in thousandths, for values that go down without a check (reverse links).
+const LIMIT_MILLI: i32 = 1_024_000;
+/// In [`Milli::v`]: this link is kept as a float. Below every amount, so the common
+/// case costs one comparison.
+const FLOAT: i32 = i32::MIN;
+
+/// `x` as a whole number of thousandths, when `x` is exactly the float nearest one
+/// (`|x| <= LIMIT`).
+pub(crate) fn to_milli(x: f32) -> Option<i32> {
+    if x.is_nan() || x.abs() > LIMIT {
+        return None;
+    }
+    let m = round_half_away(x * 1000.0);
+    // -0.0 / 1000 is -0.0: signed zeros convert to 0, as amounts they act alike.
+    ((m / 1000.0).to_bits() == x.to_bits()).then_some(m as i32)
+}
+
+/// What a plan remembers. A failed reservation leaves links in thousandths as they
+/// were, and float links too when their round trip is known to: then checking the hop
+/// that failed last time is enough (it mostly fails again).
+#[derive(Debug, Clone, Copy)]
+struct Hint {
+    /// The hop that last lacked bandwidth.
+    short: u8,
+    /// The first two hops over float links (`u8::MAX`: none).
+    floats: [u8; 2],
+}
+
+/// NCCL's arithmetic as integers in thousandths (see the module's notes), with the
+/// links whose value is no such number (the NICs' 5000 GB/s loopback links, odd
+/// capacities) kept as floats with NCCL's own rounding.
+pub(crate) struct Milli {
+    /// Thousandths, or [`FLOAT`].
+    v: Vec<i32>,
+    /// The values of the links kept as floats.
+    f: Vec<f32>,
+    memo: RoundMemo,
+    /// Per float link, the (value bits, bw bits) last seen to come back unchanged from
+    /// a reservation released at once (as in [`Rounded`]).
+    round_trip: Vec<u64>,
+    /// Per plan (by start), see [`Hint`].
+    hints: Vec<Hint>,
+    /// Amounts already converted, `(bits, thousandths)`, direct-mapped.
+    conv: [(u32, i32); 32],
+    exact: bool,
+    /// No link can go below zero: every value starts at 0 or more and no plan has a
+    /// reverse link (the only unchecked charge). Then a release never stops early.
+    never_negative: bool,
+}
+
+impl Milli {
+    /// An amount in thousandths (`exact` drops when it has none).
+    #[inline(always)]
+    fn amount(&mut self, x: f32) -> i32 {
+        let bits = x.to_bits();
+        let slot = &mut self.conv[(bits.wrapping_mul(0x9E37_79B9) >> 27) as usize];
+        if slot.0 == bits {
+            return slot.1;
+        }
+        match to_milli(x) {
+            Some(m) => {
+                *slot = (bits, m);
+                m
+            }
+            None => {
+                self.exact = false;
+                0
+            }
+        }
+    }
+
+    /// Whether link `l` has less than the amount (`m` thousandths, `x` as a float).
+    #[inline(always)]
+    fn short(&self, l: u32, m: i32, x: f32) -> bool {
+        let v = self.v[l as usize];
+        // FLOAT is below every amount.
+        v < m && (v != FLOAT || self.f[l as usize] < x)
+    }
+
+    /// NCCL's step on one link: false when the link has less than the amount, else
+    /// the amount is taken (given, when negative).
+    #[inline(always)]
+    fn take(&mut self, l: u32, m: i32, x: f32) -> bool {
+        let v = self.v[l as usize];
+        if v >= m {
+            self.v[l as usize] = v - m;
+            return true;
+        }
+        v == FLOAT && self.take_float(l, x)
+    }
+
+    #[inline(always)]
+    fn take_float(&mut self, l: u32, x: f32) -> bool {
+        let cur = self.f[l as usize];
+        if cur < x {
+            return false;
+        }
+        self.f[l as usize] = self.memo.sub(cur, x);
+        true
+    }
+
+    /// Take without the check (reverse links, and giving back what was taken).
+    #[inline]
+    fn force(&mut self, l: u32, m: i32, x: f32) {
+        match self.v[l as usize] {
+            FLOAT => self.f[l as usize] = self.memo.sub(self.f[l as usize], x),
+            v => {
+                self.v[l as usize] = v - m;
+                // Keep it inside the range where thousandths and floats agree.
+                if (v - m).abs() > LIMIT_MILLI {
+                    self.exact = false;
+                }
+            }
+        }
+    }
+
+    /// NCCL's reservation hop by hop, undone hop by hop when it fails.
+    fn reserve_general(&mut self, p: Plan<'_>, bw: f32) -> bool {
+        let n = p.links.len();
+        let step = self.follow(p, n, bw);
+        if step < n {
+            self.follow(p, step, -bw);
+            return false;
+        }
+        true
+    }
+
+    /// The amounts of a plan without reverse links: `(thousandths, float)` for plain
+    /// hops and for hops with the PCI surcharge.
+    #[inline(always)]
+    fn amounts<const SURCHARGED: bool>(&mut self, bw: f32) -> [(i32, f32); 2] {
+        let b = (self.amount(bw), bw);
+        if SURCHARGED {
+            // bw * 6 / 5 negated is exactly -bw * 6 / 5, what the release charges.
+            let pci = bw * 6.0 / 5.0;
+            [b, (self.amount(pci), pci)]
+        } else {
+            [b, b]
+        }
+    }
+
+    /// Reserve `bw > 0` on a plan whose links are distinct and without reverse links,
+    /// hop by hop as NCCL does; when a hop lacks it, give the hops before back.
+    #[inline(always)]
+    fn reserve_distinct<const SURCHARGED: bool>(&mut self, p: Plan<'_>, bw: f32) -> bool {
+        let n = p.links.len();
+        let am = self.amounts::<SURCHARGED>(bw);
+        // (link, thousandths, float) of a hop.
+        let at = |e: u32| {
+            let (m, x) = am[(SURCHARGED && e & PCI_HOP != 0) as usize];
+            (e & !PCI_HOP, m, x)
+        };
+        let hint = self.hints[p.start];
+        let h = hint.short as usize;
+        if h < n {
+            // Such a plan's hops fail on the values before the call alone, and giving
+            // back leaves links in thousandths as they were. So when the hop that
+            // failed last time fails again and the float links before it (at most
+            // one) are known to come back unchanged, NCCL's reserve-and-release leaves
+            // everything as it is.
+            let (l, m, x) = at(p.links[h]);
+            let [f0, f1] = hint.floats.map(|f| f as usize);
+            if self.short(l, m, x) && f1 >= h && (f0 >= h || self.round_trips(at(p.links[f0]))) {
+                return false;
+            }
+        }
+        for (i, &e) in p.links.iter().enumerate() {
+            let (l, m, x) = at(e);
+            if !self.take(l, m, x) {
+                self.hints[p.start].short = i.min(u8::MAX as usize) as u8;
+                for &e in &p.links[..i] {
+                    let (l, m, x) = at(e);
+                    self.give_back(l, m, x);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Release what a reservation just took on link `l` (NCCL's release, which never
+    /// stops on a link that held the amount); for a float link whose value comes back,
+    /// remember the round trip.
+    fn give_back(&mut self, l: u32, m: i32, x: f32) {
+        let v = self.v[l as usize];
+        if v != FLOAT {
+            self.v[l as usize] = v + m;
+            return;
+        }
+        let back = self.memo.sub(self.f[l as usize], -x);
+        self.f[l as usize] = back;
+        if self.memo.back(back, x).to_bits() == back.to_bits() {
+            self.round_trip[l as usize] = back.to_bits() as u64 | (x.to_bits() as u64) << 32;
+        }
+    }
+
+    /// Release (`bw < 0`) on a plan whose links are distinct and without reverse links.
+    #[inline(always)]
+    fn release_distinct<const SURCHARGED: bool>(&mut self, p: Plan<'_>, bw: f32) -> bool {
+        let am = self.amounts::<SURCHARGED>(bw);
+        let at = |e: u32| {
+            let (m, x) = am[(SURCHARGED && e & PCI_HOP != 0) as usize];
+            (e & !PCI_HOP, m, x)
+        };
+        if self.never_negative {
+            // NCCL checks that each link holds at least -bw: it always does.
+            for &e in p.links {
+                let (l, m, x) = at(e);
+                let v = self.v[l as usize];
+                if v != FLOAT {
+                    self.v[l as usize] = v - m;
+                } else {
+                    self.f[l as usize] = self.memo.sub(self.f[l as usize], x);
+                }
+            }
+            return true;
+        }
+        for (i, &e) in p.links.iter().enumerate() {
+            let (l, m, x) = at(e);
+            if !self.take(l, m, x) {
+                // A link below zero: NCCL stops here and reserves the hops before
+                // again.
+                for &e in &p.links[..i] {
+                    let (l, m, x) = at(e);
+                    self.take(l, -m, -x);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether float link `l` is known to come back unchanged from a reservation of
+    /// `x` released at once.
+    #[inline(always)]
+    fn round_trips(&self, (l, _, x): (u32, i32, f32)) -> bool {
+        self.round_trip[l as usize] == self.f[l as usize].to_bits() as u64 | (x.to_bits() as u64) << 32
+    }
+
+    /// `follow` of [`Rounded`], link by link: same steps, same results.
+    fn follow(&mut self, p: Plan<'_>, max_steps: usize, bw: f32) -> usize {
+        let b = self.amount(bw);
+        let pci_bw = bw * 6.0 / 5.0;
+        let pci = if p.kind == PlanKind::Plain { b } else { self.amount(pci_bw) };
+        for (step, hop) in p.hops[..max_steps].iter().enumerate() {
+            let (fw_f, rev_f) = hop.amounts(bw, pci_bw);
+            let fw = if hop.pci { pci } else { b };
+            if hop.rev == NONE {
+                if !self.take(hop.link, fw, fw_f) {
+                    return step;
+                }
+                continue;
+            }
+            let rev = self.amount(rev_f);
+            if rev != 0 && self.short(hop.rev, rev, rev_f) || self.short(hop.link, fw, fw_f) {
+                return step;
+            }
+            self.force(hop.link, fw, fw_f);
+            if rev != 0 {
+                self.force(hop.rev, rev, rev_f);
+            }
+        }
+        max_steps
+    }
+}
+
+impl LinkBw for Milli {
+    fn new(bw: &[f32]) -> Milli {
+        let v = bw
+            .iter()
+            .map(|&x| if x.to_bits() == (-0.0f32).to_bits() { FLOAT } else { to_milli(x).unwrap_or(FLOAT) })
+            .collect();
+        Milli {
+            v,
+            f: bw.to_vec(),
+            memo: RoundMemo::new(),
+            round_trip: vec![0; bw.len()],
+            hints: Vec::new(),
+            conv: [(0, 0); 32],
+            exact: true,
+            never_negative: bw.iter().all(|&x| x >= 0.0),
+        }
+    }
+
+    fn plan_made(&mut self, start: usize, hops: &[PlanHop]) {
+        if hops.iter().any(|h| h.rev != NONE) {
+            self.never_negative = false;
+        }
+        let mut found = hops.iter().enumerate().filter(|(_, h)| self.v[h.link as usize] == FLOAT).map(|(i, _)| i as u8);
+        let floats = if hops.len() < u8::MAX as usize {
+            [found.next().unwrap_or(u8::MAX), found.next().unwrap_or(u8::MAX)]
+        } else {
+            // Far longer than any real path: as if every hop were a float link, so
+            // the short cut is never taken.
+            [0, 0]
+        };
+        // One entry even for a plan without hops (a node to itself).
+        let end = start + hops.len().max(1);
+        if self.hints.len() < end {
+            self.hints.resize(end, Hint { short: 0, floats });
+        }
+        self.hints[start] = Hint { short: 0, floats };
+    }
+
+    #[inline(always)]
+    fn reserve(&mut self, p: Plan<'_>, bw: f32) -> bool {
+        match p.kind {
+            PlanKind::Plain if bw > 0.0 => self.reserve_distinct::<false>(p, bw),
+            PlanKind::Surcharged if bw > 0.0 => self.reserve_distinct::<true>(p, bw),
+            PlanKind::Plain if bw < 0.0 => self.release_distinct::<false>(p, bw),
+            PlanKind::Surcharged if bw < 0.0 => self.release_distinct::<true>(p, bw),
+            _ => self.reserve_general(p, bw),
+        }
+    }
+
+    #[inline]
+    fn pci_bw(&self, up: u32, down: u32) -> i32 {
+        let (a, b) = (self.v[up as usize], self.v[down as usize]);
+        if a == FLOAT || b == FLOAT {
+            return self.value(up as usize).min(self.value(down as usize)) as i32;
+        }
+        // Thousandths below the limit never round onto a whole number, so truncating
+        // the float is the integer division (both toward zero).
+        a.min(b) / 1000
+    }
+
+    fn value(&self, l: usize) -> f32 {
+        match self.v[l] {
+            FLOAT => self.f[l],
+            m => m as f32 / 1000.0,
+        }
+    }
+
+    fn exact(&self) -> bool {
+        self.exact
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounding_matches_roundf() {
+        for x in [0.0f32, -0.0, -0.3, 0.49999997, 1.4999999, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 4_194_303.5, -4_194_303.5, 4_194_304.0, 1e9, 2_147_483_520.0, -2_147_483_648.0, 8_388_607.5, f32::NAN] {
+            let (a, b) = (round_half_away(x), x.round());
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{x}: {a} != {b}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn rounding_matches_roundf_everywhere(x in proptest::num::f32::ANY) {
+            let (a, b) = (round_half_away(x), x.round());
+            proptest::prop_assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn memo_gives_the_rounding_itself(pairs in proptest::collection::vec((0u32..4000, 0usize..6), 1..400)) {
+            // Few distinct operands, so entries are hit, evicted and hit again.
+            let bws = [10.0f32, 0.1, 12.5, -10.0, 6.0 * 1.2, 24.0 / 7.0];
+            let mut m = RoundMemo::new();
+            for (a, b) in pairs {
+                let (a, b) = (a as f32 / 7.0, bws[b]);
+                proptest::prop_assert_eq!(m.sub(a, b).to_bits(), sub_rounded(a, b).to_bits());
+                proptest::prop_assert_eq!(m.back(a, b).to_bits(), sub_rounded(sub_rounded(a, b), -b).to_bits());
+            }
+        }
+    }
+
+    /// The law the whole of `Milli` rests on: on whole thousandths within the limit,
+    /// NCCL's rounded float subtraction is the integer subtraction.
+    #[test]
+    fn thousandths_are_exact_near_the_limit() {
+        let lim = (LIMIT * 1000.0) as i32;
+        let edges = [0, 1, 2, 499, 500, 501, 999, 1000, 1001, 12_345, 100_000, 999_999, lim - 1, lim];
+        for &a in &edges {
+            for &b in &edges {
+                for (a, b) in [(a, b), (-a, b), (a, -b), (-a, -b)] {
+                    check_pair(a, b);
+                }
+            }
+        }
+    }
+
+    fn check_pair(a: i32, b: i32) {
+        let (fa, fb) = (a as f32 / 1000.0, b as f32 / 1000.0);
+        assert_eq!(to_milli(fa), Some(a), "{a}");
+        let want = (a - b) as f32 / 1000.0;
+        assert_eq!(sub_rounded(fa, fb).to_bits(), want.to_bits(), "{a} - {b}");
+        assert_eq!(fa < fb, a < b, "{a} < {b}");
+        assert_eq!(fa as i32, a / 1000, "{a} truncated");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn thousandths_are_exact(a in -1_024_000i32..=1_024_000, b in -1_024_000i32..=1_024_000) {
+            check_pair(a, b);
+        }
+
+        #[test]
+        fn odd_values_are_refused(x in proptest::num::f32::ANY) {
+            if let Some(m) = to_milli(x) {
+                proptest::prop_assert_eq!((m as f32 / 1000.0).to_bits() | (1 << 31), x.to_bits() | (1 << 31));
+            }
+        }
+    }
+
+    /// A random plan over 6 links: hops, and the kind the search would give it.
+    fn plan_of(spec: &[(u32, bool, u32, bool)]) -> (Vec<PlanHop>, PlanKind) {
+        let hops: Vec<PlanHop> = spec
+            .iter()
+            .map(|&(link, pci, rev, eighth)| PlanHop { link, pci, rev: if rev < 6 { rev } else { NONE }, rev_eighth: eighth })
+            .collect();
+        let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
+        let kind = if repeated || hops.iter().any(|h| h.rev != NONE) {
+            PlanKind::General
+        } else if hops.iter().any(|h| h.pci) {
+            PlanKind::Surcharged
+        } else {
+            PlanKind::Plain
+        };
+        (hops, kind)
+    }
+
+    fn hop_spec() -> impl proptest::strategy::Strategy<Value = Vec<(u32, bool, u32, bool)>> {
+        // Reverse links on one hop in eight or so.
+        proptest::collection::vec((0u32..6, proptest::bool::weighted(0.3), 0u32..48, proptest::bool::ANY), 1..6)
+    }
+
+    proptest::proptest! {
+        /// Both bookkeepings, driven through the same reservations and releases,
+        /// agree on every result and every link's bits for as long as `Milli` says it
+        /// is exact; it must stay exact on values and amounts in thousandths.
+        #[test]
+        fn milli_follows_nccl(
+            init in proptest::collection::vec((0u32..60_000, 0u8..8), 6),
+            ops in proptest::collection::vec((hop_spec(), 0usize..8, proptest::bool::ANY), 1..60),
+        ) {
+            // Thousandths mostly; now and then an odd value or a NIC's 5000.
+            let init: Vec<f32> = init
+                .iter()
+                .map(|&(m, k)| match k {
+                    0 => m as f32 / 7000.0,
+                    1 => 5000.0,
+                    _ => m as f32 / 1000.0,
+                })
+                .collect();
+            let speeds = [12.0f32, 10.0, 2.4, 0.24, 48.0, 16.0, 17.5, 45.1];
+            let (mut r, mut m) = (Rounded::new(&init), Milli::new(&init));
+            let mut held: Vec<(Vec<PlanHop>, PlanKind, f32)> = Vec::new();
+            let mut starts = 0;
+            for (spec, s, give_back) in ops {
+                let (hops, kind) = plan_of(&spec);
+                let links: Vec<u32> = hops.iter().map(|h| if h.pci { h.link | PCI_HOP } else { h.link }).collect();
+                m.plan_made(starts, &hops);
+                let p = Plan { kind, start: starts, links: &links, hops: &hops };
+                starts += hops.len();
+                let bw = speeds[s];
+                let (a, b) = (r.reserve(p, bw), m.reserve(p, bw));
+                if !m.exact() {
+                    // 17.5 / 8 and 45.1 * 6 / 5 are no thousandths: only those may
+                    // end the comparison.
+                    proptest::prop_assert!(s >= 6);
+                    break;
+                }
+                proptest::prop_assert_eq!(a, b);
+                if a {
+                    held.push((hops.clone(), kind, bw));
+                }
+                if give_back && let Some((hops, kind, bw)) = held.pop() {
+                    let links: Vec<u32> = hops.iter().map(|h| if h.pci { h.link | PCI_HOP } else { h.link }).collect();
+                    m.plan_made(starts, &hops);
+                    let p = Plan { kind, start: starts, links: &links, hops: &hops };
+                    starts += hops.len();
+                    proptest::prop_assert_eq!(r.reserve(p, -bw), m.reserve(p, -bw));
+                }
+                proptest::prop_assert!(m.exact());
+                for l in 0..init.len() {
+                    proptest::prop_assert_eq!(r.value(l).to_bits(), m.value(l).to_bits(), "link {}", l);
+                    proptest::prop_assert_eq!(r.pci_bw(l as u32, 0), m.pci_bw(l as u32, 0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn milli_refuses_amounts_it_cannot_represent() {
+        let init = [10.0, 1.0 / 3.0, 5000.0];
+        let hop = |link| PlanHop { link, pci: false, rev: NONE, rev_eighth: false };
+        let hops = [hop(0), hop(1), hop(2)];
+        let (mut m, mut r) = (Milli::new(&init), Rounded::new(&init));
+        m.plan_made(0, &hops);
+        let p = Plan { kind: PlanKind::Plain, start: 0, links: &[0, 1, 2], hops: &hops };
+        // Odd link values are kept as floats, with NCCL's rounding.
+        assert!(!m.reserve(p, 2.0) && !r.reserve(p, 2.0));
+        assert!(m.reserve(p, 0.25) && r.reserve(p, 0.25));
+        for l in 0..3 {
+            assert_eq!(m.value(l).to_bits(), r.value(l).to_bits(), "link {l}");
+        }
+        assert!(m.exact());
+        // An amount that is no whole number of thousandths.
+        m.reserve(p, 1.0 / 70.0);
+        assert!(!m.exact());
+    }
+}
