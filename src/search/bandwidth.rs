@@ -63,6 +63,8 @@ pub(crate) trait LinkBw {
     fn pci_bw(&self, up: u32, down: u32) -> i32;
     /// The bandwidth of link `l` now.
     fn value(&self, l: usize) -> f32;
+    /// Whether a reservation on link `l` given back always restores its value.
+    fn restores(&self, l: u32) -> bool;
     /// Whether everything so far was followed with NCCL's exact results.
     fn exact(&self) -> bool;
 }
@@ -299,6 +301,11 @@ impl LinkBw for Rounded {
         self.bw[l]
     }
 
+    fn restores(&self, _l: u32) -> bool {
+        // NCCL's roundings mostly do, not always.
+        false
+    }
+
     fn exact(&self) -> bool {
         true
     }
@@ -351,6 +358,9 @@ pub(crate) struct Milli {
     hints: Vec<Hint>,
     /// Amounts already converted, `(bits, thousandths)`, direct-mapped.
     conv: [(u32, i32); 32],
+    /// The last bandwidth of each sign and its amounts, plain and surcharged (a NaN
+    /// float until made); see `amounts`.
+    last: [(u32, [(i32, f32); 2]); 2],
     exact: bool,
     /// No link can go below zero: every value starts at 0 or more and no plan has a
     /// reverse link (the only unchecked charge). Then a release never stops early.
@@ -438,14 +448,19 @@ impl Milli {
     /// hops and for hops with the PCI surcharge.
     #[inline(always)]
     fn amounts<const SURCHARGED: bool>(&mut self, bw: f32) -> [(i32, f32); 2] {
-        let b = (self.amount(bw), bw);
-        if SURCHARGED {
+        // The search reserves and releases the same bandwidth over and over: keep the
+        // last amounts of each sign (the surcharged one made when first needed).
+        let bits = bw.to_bits();
+        let slot = (bits >> 31) as usize;
+        if self.last[slot].0 != bits {
+            self.last[slot] = (bits, [(self.amount(bw), bw), (0, f32::NAN)]);
+        }
+        if SURCHARGED && self.last[slot].1[1].1.is_nan() {
             // bw * 6 / 5 negated is exactly -bw * 6 / 5, what the release charges.
             let pci = bw * 6.0 / 5.0;
-            [b, (self.amount(pci), pci)]
-        } else {
-            [b, b]
+            self.last[slot].1[1] = (self.amount(pci), pci);
         }
+        self.last[slot].1
     }
 
     /// Reserve `bw > 0` on a plan whose links are distinct and without reverse links,
@@ -586,6 +601,8 @@ impl LinkBw for Milli {
             round_trip: vec![0; bw.len()],
             hints: Vec::new(),
             conv: [(0, 0); 32],
+            // 0.0 and -0.0 with their true amounts.
+            last: [(0, [(0, 0.0), (0, f32::NAN)]), ((-0.0f32).to_bits(), [(0, -0.0), (0, f32::NAN)])],
             exact: true,
             never_negative: bw.iter().all(|&x| x >= 0.0),
         }
@@ -638,6 +655,10 @@ impl LinkBw for Milli {
             FLOAT => self.f[l],
             m => m as f32 / 1000.0,
         }
+    }
+
+    fn restores(&self, l: u32) -> bool {
+        self.v[l as usize] != FLOAT
     }
 
     fn exact(&self) -> bool {

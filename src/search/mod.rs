@@ -211,6 +211,7 @@ struct Search<'a, 'b, B: LinkBw> {
     net_order: Vec<Option<Box<[(u16, u32)]>>>,
     /// Scratch space of `next_gpus`: sort keys.
     keys: Vec<u64>,
+    sorts: SortCache,
     /// Per channel, the index of the NET it starts from (`net_index` of
     /// `inter[c * 2]`), set with it.
     start_net: Vec<Option<usize>>,
@@ -246,6 +247,37 @@ struct Search<'a, 'b, B: LinkBw> {
     gpu_pci: Vec<Option<(u32, u32)>>,
 }
 
+/// The GPU sort with a NET, made once per channel visit.
+///
+/// NCCL sorts the free GPUs by their PCI bandwidth (among fixed keys). A GPU's PCI
+/// links carry only paths that start or end at that GPU, unless some path crosses
+/// them (PXN does: a NIC reached through another GPU); see `ok`. So while a channel
+/// is searched, a GPU not yet in it has the PCI bandwidth it had when the channel's
+/// search was entered: reservations of earlier channels stay, and those of this
+/// channel's backtracking and of later channels are given back exactly (links in
+/// thousandths). The sort of all GPUs by those bandwidths, filtered by the free ones,
+/// is then NCCL's sort of the free ones.
+struct SortCache {
+    /// The above holds: no NVSwitch (a different sort), the GPUs' PCI links come
+    /// back exactly from a round trip, and no path made so far crosses another GPU's
+    /// PCI links.
+    ok: bool,
+    /// Per link: the GPU whose PCI bandwidth the sort reads from it, or `u32::MAX`.
+    owner: Vec<u32>,
+    /// The distinct sets of the GPUs' PCI bandwidths seen when a channel's search was
+    /// entered, numbered, and the number of each channel's current one.
+    snaps: std::collections::HashMap<Box<[i32]>, u32>,
+    snap_pci: Vec<Box<[i32]>>,
+    snap_of: Vec<u32>,
+    /// Per (GPU, NET) pair: the set of bandwidths its order was made with, and the
+    /// order (`ngpus` entries per pair).
+    made: Vec<u32>,
+    order: Vec<u32>,
+}
+
+/// More distinct sets than this and the search goes on without the cache.
+const MAX_SNAPS: usize = 1 << 14;
+
 /// `ncclTopoGetLocal(NET, GPU)`: the GPUs and their path type.
 type LocalGpus = std::rc::Rc<(Vec<usize>, PathType)>;
 
@@ -276,7 +308,28 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         };
         let gpu_gpu = counts(NodeType::Gpu, ngpus);
         let net_gpu = counts(NodeType::Net, nnets);
-        let gpu_pci = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
+        let gpu_pci: Vec<Option<(u32, u32)>> = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
+        let bws = B::new(&links.bw);
+        let sorts = {
+            let mut owner = vec![u32::MAX; links.bw.len()];
+            let mut ok = sys.count(NodeType::Nvs) == 0;
+            for (g, pl) in gpu_pci.iter().enumerate() {
+                if let Some((up, down)) = *pl {
+                    owner[up as usize] = g as u32;
+                    owner[down as usize] = g as u32;
+                    ok &= bws.restores(up) && bws.restores(down);
+                }
+            }
+            SortCache {
+                ok,
+                owner,
+                snaps: Default::default(),
+                snap_pci: Vec::new(),
+                snap_of: vec![u32::MAX; MAXCHANNELS + 1],
+                made: vec![u32::MAX; ngpus * nnets],
+                order: vec![0; ngpus * nnets * ngpus],
+            }
+        };
         let mut gpu_order: Vec<Box<[u32]>> = Vec::with_capacity(ngpus);
         for gpu in 0..ngpus {
             let mut qs: Vec<usize> = (1..ngpus).map(|i| (gpu + i) % ngpus).filter(|&q| gpu_gpu[gpu * ngpus + q].0 != 0).collect();
@@ -294,7 +347,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             })
             .collect();
         Search {
-            bws: B::new(&links.bw),
+            bws,
             links,
             plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade, back_ty: PathType::Dis }; slots * slots],
             plan_hops: Vec::new(),
@@ -319,6 +372,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             uniform,
             net_order: vec![None; ngpus * nnets],
             keys: vec![0; ngpus],
+            sorts,
             start_net: vec![None; MAXCHANNELS + 1],
             net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
             cands: Vec::new(),
@@ -359,6 +413,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
     #[cold]
     fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
         let hops = links::plan(self.sys, &self.links, from, to);
+        let endpoint = |g: u32| [from, to].iter().any(|r| r.ty == NodeType::Gpu && r.idx == g as usize);
+        if hops.iter().any(|h| self.sorts.owner[h.link as usize] != u32::MAX && !endpoint(self.sorts.owner[h.link as usize])) {
+            self.sorts.ok = false;
+        }
         let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
         let kind = if repeated || hops.iter().any(|h| h.rev != links::NONE) {
             PlanKind::General
@@ -418,7 +476,14 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         if !self.bws.reserve(plan, bw) {
             return None;
         }
-        g.n_hops = (g.n_hops as f32 + mult * n as f32) as i32;
+        // NCCL adds in floats; with a multiplier of one it is the integer sum.
+        g.n_hops = if mult == 1.0 {
+            g.n_hops + n as i32
+        } else if mult == -1.0 {
+            g.n_hops - n as i32
+        } else {
+            (g.n_hops as f32 + mult * n as f32) as i32
+        };
         Some(to)
     }
 
@@ -459,11 +524,26 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         // GPU->GPU bw desc, GPU->GPU hops, start index); the start index makes the order
         // total, so any subset keeps the order of a full sort. Only the PCI bandwidth
         // changes during the search: the rest is ranked once.
-        let out = &mut self.cands[at..at + n];
         match net {
             None => {
+                let out = &mut self.cands[at..at + n];
                 // Without a NET the three first keys are 0: the order is fixed.
                 for &q in self.gpu_order[gpu].iter() {
+                    if self.used[q as usize] & flag == 0 {
+                        out[count] = q;
+                        count += 1;
+                    }
+                }
+            }
+            Some(ni) if self.sorts.ok => {
+                let c = g.n_channels as usize;
+                let pair = gpu * self.nnets + ni;
+                if self.sorts.made[pair] != self.sorts.snap_of[c] {
+                    self.make_sort(gpu, ni, c);
+                }
+                let len = self.gpu_order[gpu].len();
+                let out = &mut self.cands[at..at + n];
+                for &q in &self.sorts.order[pair * n..pair * n + len] {
                     if self.used[q as usize] & flag == 0 {
                         out[count] = q;
                         count += 1;
@@ -510,6 +590,26 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             }
         }
         count
+    }
+
+    /// The sort of all GPUs `gpu` has a path to, seen from NET `ni`, by the PCI
+    /// bandwidths of channel `c`'s visit (see [`SortCache`]).
+    #[cold]
+    fn make_sort(&mut self, gpu: usize, ni: usize, c: usize) {
+        let n = self.ngpus();
+        self.order_for_net(gpu, ni);
+        let pair = gpu * self.nnets + ni;
+        let list = self.net_order[pair].as_deref().unwrap_or(&[]);
+        let snap = self.sorts.snap_of[c];
+        let pci = &self.sorts.snap_pci[snap as usize];
+        // (NET->GPU bw group, PCI bw desc, place in the fixed order).
+        let mut keys: Vec<(u16, std::cmp::Reverse<i32>, usize)> =
+            list.iter().enumerate().map(|(pos, &(group, q))| (group, std::cmp::Reverse(pci[q as usize]), pos)).collect();
+        keys.sort_unstable();
+        for (o, k) in self.sorts.order[pair * n..].iter_mut().zip(&keys) {
+            *o = list[k.2].1;
+        }
+        self.sorts.made[pair] = snap;
     }
 
     /// The GPUs `gpu` has a path to, in the order of NCCL's sort seen from NET `ni`
@@ -1061,6 +1161,31 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
     fn rec(&mut self, g: &mut Graph, save: &mut Graph, time: &mut i32) {
         let (btn, btf) = self.params(g.pattern);
         if self.sys.inter {
+            if self.sorts.ok {
+                // A new visit of channel c: the GPUs' PCI bandwidth now is what the
+                // sort will read all through it.
+                let c = g.n_channels as usize;
+                let pci: Vec<i32> = self
+                    .gpu_pci
+                    .iter()
+                    .map(|pl| match *pl {
+                        Some((up, down)) => self.bws.pci_bw(up, down),
+                        None => -1,
+                    })
+                    .collect();
+                let sorts = &mut self.sorts;
+                match sorts.snaps.get(&pci[..]) {
+                    Some(&id) => sorts.snap_of[c] = id,
+                    // Searches that go through so many are left uncached.
+                    None if sorts.snap_pci.len() >= MAX_SNAPS => sorts.ok = false,
+                    None => {
+                        let id = sorts.snap_pci.len() as u32;
+                        sorts.snap_pci.push(pci.clone().into());
+                        sorts.snaps.insert(pci.into(), id);
+                        sorts.snap_of[c] = id;
+                    }
+                }
+            }
             self.rec_net(g, save, btn, btf, time);
             return;
         }
