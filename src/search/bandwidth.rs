@@ -369,7 +369,8 @@ pub(crate) struct Milli {
 
 impl Milli {
     /// An amount in thousandths (`exact` drops when it has none).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn amount(&mut self, x: f32) -> i32 {
         let bits = x.to_bits();
         let slot = &mut self.conv[(bits.wrapping_mul(0x9E37_79B9) >> 27) as usize];
@@ -389,7 +390,8 @@ impl Milli {
     }
 
     /// Whether link `l` has less than the amount (`m` thousandths, `x` as a float).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn short(&self, l: u32, m: i32, x: f32) -> bool {
         let v = self.v[l as usize];
         // FLOAT is below every amount.
@@ -398,7 +400,8 @@ impl Milli {
 
     /// NCCL's step on one link: false when the link has less than the amount, else
     /// the amount is taken (given, when negative).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn take(&mut self, l: u32, m: i32, x: f32) -> bool {
         let v = self.v[l as usize];
         if v >= m {
@@ -408,7 +411,8 @@ impl Milli {
         v == FLOAT && self.take_float(l, x)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn take_float(&mut self, l: u32, x: f32) -> bool {
         let cur = self.f[l as usize];
         if cur < x {
@@ -446,7 +450,8 @@ impl Milli {
 
     /// The amounts of a plan without reverse links: `(thousandths, float)` for plain
     /// hops and for hops with the PCI surcharge.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn amounts<const SURCHARGED: bool>(&mut self, bw: f32) -> [(i32, f32); 2] {
         // The search reserves and releases the same bandwidth over and over: keep the
         // last amounts of each sign (the surcharged one made when first needed).
@@ -465,7 +470,8 @@ impl Milli {
 
     /// Reserve `bw > 0` on a plan whose links are distinct and without reverse links,
     /// hop by hop as NCCL does; when a hop lacks it, give the hops before back.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn reserve_distinct<const SURCHARGED: bool>(&mut self, p: Plan<'_>, bw: f32) -> bool {
         let n = p.links.len();
         let am = self.amounts::<SURCHARGED>(bw);
@@ -519,7 +525,8 @@ impl Milli {
     }
 
     /// Release (`bw < 0`) on a plan whose links are distinct and without reverse links.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn release_distinct<const SURCHARGED: bool>(&mut self, p: Plan<'_>, bw: f32) -> bool {
         let am = self.amounts::<SURCHARGED>(bw);
         let at = |e: u32| {
@@ -556,7 +563,8 @@ impl Milli {
 
     /// Whether float link `l` is known to come back unchanged from a reservation of
     /// `x` released at once.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn round_trips(&self, (l, _, x): (u32, i32, f32)) -> bool {
         self.round_trip[l as usize] == self.f[l as usize].to_bits() as u64 | (x.to_bits() as u64) << 32
     }
@@ -628,7 +636,8 @@ impl LinkBw for Milli {
         self.hints[start] = Hint { short: 0, floats };
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn reserve(&mut self, p: Plan<'_>, bw: f32) -> bool {
         match p.kind {
             PlanKind::Plain if bw > 0.0 => self.reserve_distinct::<false>(p, bw),

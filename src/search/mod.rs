@@ -1283,9 +1283,30 @@ pub fn compute_with(
     p: &Params,
     o: &SearchOptions,
     graph: &mut Graph,
-    mut progress: Option<Progress<'_>>,
+    progress: Option<Progress<'_>>,
 ) -> Result<(), Error> {
-    if amounts_in_thousandths(sys, graph) {
+    compute_graph(sys, p, o, graph, progress, Bookkeeping::Fastest)
+}
+
+/// Which bookkeeping of link bandwidths a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bookkeeping {
+    /// [`Milli`] where it is exact, else [`Rounded`].
+    Fastest,
+    /// [`Rounded`] only (the tests compare both).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Floats,
+}
+
+fn compute_graph(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    graph: &mut Graph,
+    mut progress: Option<Progress<'_>>,
+    how: Bookkeeping,
+) -> Result<(), Error> {
+    if how == Bookkeeping::Fastest && amounts_in_thousandths(sys, graph) {
         let start = graph.clone();
         let nets: Vec<f32> = sys.list(NodeType::Net).iter().map(|n| n.net().map_or(0.0, |x| x.bw)).collect();
         if search_graph::<Milli>(sys, p, o, graph, progress.as_mut().map(|f| &mut **f as &mut dyn FnMut(u64)))? {
@@ -1595,10 +1616,20 @@ pub fn compute_all_with(
     o: &SearchOptions,
     progress: &mut dyn FnMut(&'static str, u64),
 ) -> Result<Graphs, Error> {
+    compute_all_by(sys, p, o, progress, Bookkeeping::Fastest)
+}
+
+fn compute_all_by(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    progress: &mut dyn FnMut(&'static str, u64),
+    how: Bookkeeping,
+) -> Result<Graphs, Error> {
     let mut compute = |sys: &mut System, g: &mut Graph| -> Result<(), Error> {
         let name = g.name();
         progress(name, 0);
-        compute_with(sys, p, o, g, Some(&mut |steps| progress(name, steps)))
+        compute_graph(sys, p, o, g, Some(&mut |steps| progress(name, steps)), how)
     };
     let ngpus = sys.count(NodeType::Gpu);
     let mut ring = Graph::new(0, pattern::RING, ngpus);
@@ -1758,5 +1789,63 @@ mod progress_tests {
         assert!(calls.contains(&("tree", 0)));
         // Steps are reported every PROGRESS_EVERY, growing within a graph.
         assert!(calls.iter().any(|&(_, s)| s > 0 && s % PROGRESS_EVERY == 0), "{calls:?}");
+    }
+}
+
+#[cfg(test)]
+mod bookkeeping_tests {
+    use super::*;
+
+    /// Both bookkeepings on one analysed machine: the same graphs (as NCCL would dump
+    /// them) and the same bits in every link afterwards.
+    fn same_both_ways(name: &str, an: &crate::model::Analysis) {
+        let so = SearchOptions::from_analysis(an).unwrap();
+        let run_by = |how| {
+            let mut sys = an.system.clone();
+            let gs = compute_all_by(&mut sys, &an.params, &so, &mut |_, _| {}, how).unwrap();
+            let links: Vec<u32> =
+                NodeType::ALL.iter().flat_map(|&t| sys.list(t).iter().flat_map(|n| n.links.iter().map(|l| l.bw.to_bits()))).collect();
+            (xml::dump(&sys, &gs).unwrap(), links)
+        };
+        let (fast, floats) = (run_by(Bookkeeping::Fastest), run_by(Bookkeeping::Floats));
+        assert_eq!(fast.0, floats.0, "{name}: graphs differ");
+        assert!(fast.1 == floats.1, "{name}: link bandwidths differ after the search");
+    }
+
+    #[test]
+    fn thousandths_search_as_floats_do() {
+        for f in crate::fixtures::all() {
+            let (x, _) = f.load().unwrap();
+            for nodes in [1, 2] {
+                let opts = crate::model::Options { nodes, ..Default::default() };
+                let an = crate::model::analyze(&x, f.name, &opts).unwrap();
+                same_both_ways(&format!("{} x{nodes}", f.name), &an);
+            }
+        }
+    }
+
+    /// The shared machines too, where present (the NCCL checker compares the fast
+    /// bookkeeping with NCCL itself; this says the float one agrees).
+    #[test]
+    fn thousandths_search_as_floats_do_on_shared_machines() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl");
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            println!("skipped: {} is absent", dir.display());
+            return;
+        };
+        let mut files: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "xml")).collect();
+        files.sort();
+        let mut compared = 0;
+        for f in files {
+            let Ok((x, _)) = crate::xml::read_file(&f) else { continue };
+            let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+            // Two nodes: the NICs join the search, and with them the GPU sort by PCI
+            // bandwidth.
+            let opts = crate::model::Options { nodes: 2, ..Default::default() };
+            let Ok(an) = crate::model::analyze(&x, &name, &opts) else { continue };
+            same_both_ways(&name, &an);
+            compared += 1;
+        }
+        assert!(compared >= 30, "only {compared} shared machines compared");
     }
 }
