@@ -602,12 +602,21 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         let list = self.net_order[pair].as_deref().unwrap_or(&[]);
         let snap = self.sorts.snap_of[c];
         let pci = &self.sorts.snap_pci[snap as usize];
-        // (NET->GPU bw group, PCI bw desc, place in the fixed order).
-        let mut keys: Vec<(u16, std::cmp::Reverse<i32>, usize)> =
-            list.iter().enumerate().map(|(pos, &(group, q))| (group, std::cmp::Reverse(pci[q as usize]), pos)).collect();
-        keys.sort_unstable();
-        for (o, k) in self.sorts.order[pair * n..].iter_mut().zip(&keys) {
-            *o = list[k.2].1;
+        // (NET->GPU bw group, PCI bw desc, place in the fixed order); i32::MAX - x
+        // orders descending and fits in 32 bits. Insertion sort: the fixed order is
+        // usually the final one.
+        let keys = &mut self.keys[..list.len()];
+        for (pos, &(group, q)) in list.iter().enumerate() {
+            let key = (group as u64) << 48 | ((i32::MAX as i64 - pci[q as usize] as i64) as u64) << 16 | pos as u64;
+            let mut i = pos;
+            while i > 0 && keys[i - 1] > key {
+                keys[i] = keys[i - 1];
+                i -= 1;
+            }
+            keys[i] = key;
+        }
+        for (o, &k) in self.sorts.order[pair * n..].iter_mut().zip(keys.iter()) {
+            *o = list[(k & 0xffff) as usize].1;
         }
         self.sorts.made[pair] = snap;
     }
