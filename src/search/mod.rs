@@ -195,6 +195,8 @@ struct Search<'a, 'b, B: LinkBw> {
     p: &'a Params,
     o: &'a SearchOptions,
     used: Vec<u64>,
+    /// The GPUs' ranks, by index (the system's, which the search never changes).
+    ranks: Vec<i32>,
     /// `ncclTopoSelectNets` results, which depend only on the paths (never on the
     /// bandwidth left), keyed by `(typeInter + 1) * (ngpus + 1) + gpu + 1`.
     nets_cache: Vec<Option<std::rc::Rc<[usize]>>>,
@@ -365,6 +367,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             net_gpu,
             gpu_pci,
             used: vec![0; ngpus],
+            ranks: sys.list(NodeType::Gpu).iter().map(|x| x.gpu_rank()).collect(),
             nets_cache: vec![None; (PathType::Dis as usize + 2) * (ngpus + 1)],
             local_gpus: vec![None; nnets],
             gpu_order,
@@ -385,7 +388,12 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
     }
 
     fn ngpus(&self) -> usize {
-        self.sys.count(NodeType::Gpu)
+        self.ranks.len()
+    }
+
+    /// `System::gpu_by_rank` on the ranks kept here.
+    fn gpu_by_rank(&self, rank: i32) -> Option<usize> {
+        self.ranks.iter().position(|&r| r == rank)
     }
 
     #[inline]
@@ -655,7 +663,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         }
         let n = self.ngpus();
         let rank = g.intra[(g.n_channels as usize - 1) * n + (step + 1) as usize];
-        self.sys.gpu_by_rank(rank)
+        self.gpu_by_rank(rank)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -991,7 +999,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             return;
         }
         let Some(gi) = gpu else { return };
-        g.intra[g.n_channels as usize * n + step as usize] = self.sys.list(NodeType::Gpu)[gi].gpu_rank();
+        g.intra[g.n_channels as usize * n + step as usize] = self.ranks[gi];
         let me = NodeRef::new(NodeType::Gpu, gi);
         if step == back_to_net {
             if self.sys.inter {
@@ -1058,7 +1066,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 self.try_gpu(g, save, step + 1, back_to_net, back_to_first, forced, time, Some(me), q);
             }
         } else if step == back_to_first {
-            let Some(p) = self.sys.gpu_by_rank(g.intra[g.n_channels as usize * n]) else { return };
+            let Some(p) = self.gpu_by_rank(g.intra[g.n_channels as usize * n]) else { return };
             let first = NodeRef::new(NodeType::Gpu, p);
             if self.follow_path(g, Some(me), first, 1.0).is_some() {
                 self.rec_gpu(g, save, Some(p), step + 1, back_to_net, -1, forced, time);
