@@ -1311,8 +1311,12 @@ enum Bookkeeping {
     /// [`Milli`] where it is exact, else [`Rounded`].
     Fastest,
     /// [`Rounded`] only (the tests compare both).
-    #[cfg_attr(not(test), allow(dead_code))]
+    #[cfg(test)]
     Floats,
+    /// [`Milli`], its result thrown away as if it had not been exact, then
+    /// [`Rounded`]: the tests check that nothing of the first search remains.
+    #[cfg(test)]
+    Rerun,
 }
 
 fn compute_graph(
@@ -1323,10 +1327,14 @@ fn compute_graph(
     mut progress: Option<Progress<'_>>,
     how: Bookkeeping,
 ) -> Result<(), Error> {
-    if how == Bookkeeping::Fastest && amounts_in_thousandths(sys, graph) {
+    #[cfg(test)]
+    let rerun = how == Bookkeeping::Rerun;
+    #[cfg(not(test))]
+    let rerun = false;
+    if (how == Bookkeeping::Fastest || rerun) && amounts_in_thousandths(sys, graph) {
         let start = graph.clone();
         let nets: Vec<f32> = sys.list(NodeType::Net).iter().map(|n| n.net().map_or(0.0, |x| x.bw)).collect();
-        if search_graph::<Milli>(sys, p, o, graph, progress.as_mut().map(|f| &mut **f as &mut dyn FnMut(u64)))? {
+        if search_graph::<Milli>(sys, p, o, graph, progress.as_mut().map(|f| &mut **f as &mut dyn FnMut(u64)), rerun)? {
             return Ok(());
         }
         *graph = start;
@@ -1336,7 +1344,7 @@ fn compute_graph(
             }
         }
     }
-    search_graph::<Rounded>(sys, p, o, graph, progress).map(|_| ())
+    search_graph::<Rounded>(sys, p, o, graph, progress, false).map(|_| ())
 }
 
 /// Whether the amounts this graph's search reserves (each speed of its ladder, halved
@@ -1362,13 +1370,15 @@ fn amounts_in_thousandths(sys: &System, graph: &Graph) -> bool {
 }
 
 /// One graph's search with the given bookkeeping of link bandwidths; false when that
-/// bookkeeping could not follow NCCL exactly (nothing is written back then).
+/// bookkeeping could not follow NCCL exactly (nothing is written back then), or when
+/// told to act as if (`discard`, for the tests).
 fn search_graph<B: LinkBw>(
     sys: &mut System,
     p: &Params,
     o: &SearchOptions,
     graph: &mut Graph,
     progress: Option<Progress<'_>>,
+    discard: bool,
 ) -> Result<bool, Error> {
     let ccmin = cc_min(sys);
     let ngpus = sys.count(NodeType::Gpu);
@@ -1562,7 +1572,7 @@ fn search_graph<B: LinkBw>(
         }
         break;
     }
-    if !search.bws.exact() {
+    if !search.bws.exact() || discard {
         return Ok(false);
     }
     for (l, bw) in search.links.bw.iter_mut().enumerate() {
@@ -1816,6 +1826,10 @@ mod bookkeeping_tests {
     /// Both bookkeepings on one analysed machine: the same graphs (as NCCL would dump
     /// them) and the same bits in every link afterwards.
     fn same_both_ways(name: &str, an: &crate::model::Analysis) {
+        same_both_ways_by(name, an, Bookkeeping::Fastest)
+    }
+
+    fn same_both_ways_by(name: &str, an: &crate::model::Analysis, how: Bookkeeping) {
         let so = SearchOptions::from_analysis(an).unwrap();
         let run_by = |how| {
             let mut sys = an.system.clone();
@@ -1824,9 +1838,21 @@ mod bookkeeping_tests {
                 NodeType::ALL.iter().flat_map(|&t| sys.list(t).iter().flat_map(|n| n.links.iter().map(|l| l.bw.to_bits()))).collect();
             (xml::dump(&sys, &gs).unwrap(), links)
         };
-        let (fast, floats) = (run_by(Bookkeeping::Fastest), run_by(Bookkeeping::Floats));
+        let (fast, floats) = (run_by(how), run_by(Bookkeeping::Floats));
         assert_eq!(fast.0, floats.0, "{name}: graphs differ");
         assert!(fast.1 == floats.1, "{name}: link bandwidths differ after the search");
+    }
+
+    /// A search thrown away leaves nothing behind: searching again with floats gives
+    /// what floats alone give.
+    #[test]
+    fn a_discarded_search_leaves_nothing() {
+        for f in crate::fixtures::all() {
+            let (x, _) = f.load().unwrap();
+            let opts = crate::model::Options { nodes: 2, ..Default::default() };
+            let an = crate::model::analyze(&x, f.name, &opts).unwrap();
+            same_both_ways_by(f.name, &an, Bookkeeping::Rerun);
+        }
     }
 
     #[test]
