@@ -217,6 +217,9 @@ struct Search<'a, 'b, B: LinkBw> {
     /// Per channel, the index of the NET it starts from (`net_index` of
     /// `inter[c * 2]`), set with it.
     start_net: Vec<Option<usize>>,
+    /// Per NET, the NETs on the same ASIC port (itself included), whose bandwidth a
+    /// channel through it takes.
+    asic_peers: Vec<Box<[usize]>>,
     /// The NETs' ids, for `net_index`.
     net_ids: Vec<i64>,
     /// The GPU recursion's candidate lists: `ngpus` entries per (channel, step), so
@@ -377,6 +380,11 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             keys: vec![0; ngpus],
             sorts,
             start_net: vec![None; MAXCHANNELS + 1],
+            asic_peers: {
+                let nets = sys.list(NodeType::Net);
+                let key = |k: usize| nets[k].net().map(|x| (x.asic, x.port));
+                (0..nets.len()).map(|n| (0..nets.len()).filter(|&k| key(n).is_some() && key(k) == key(n)).collect()).collect()
+            },
             net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
             cands: Vec::new(),
             steps: 0,
@@ -1087,10 +1095,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 break;
             }
             let n = nets[(g.n_channels as usize + i) % count];
-            let (id, coll, nbw, lat, asic, port, local_gpu) = {
+            let (id, coll, nbw, lat, local_gpu) = {
                 let node = &self.sys.list(NodeType::Net)[n];
                 let x = node.net().expect("net");
-                (node.id, x.coll, x.bw, x.latency, x.asic, x.port, x.local_gpu)
+                (node.id, x.coll, x.bw, x.latency, x.local_gpu)
             };
             if g.coll_net && coll == 0 {
                 continue;
@@ -1108,7 +1116,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             g.inter[g.n_channels as usize * 2] = id;
             self.start_net[g.n_channels as usize] = self.net_index(id);
             g.latency_inter = lat;
-            self.adjust_asic_bw(asic, port, -(bw as f32));
+            self.adjust_asic_bw(n, -(bw as f32));
             let from = Some(NodeRef::new(NodeType::Net, n));
             if matches!(g.pattern, pattern::NVLS | pattern::COLLNET_DIRECT) {
                 if (g.n_channels as usize) < count && local_gpu != -1 {
@@ -1147,16 +1155,16 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, q);
                 }
             }
-            self.adjust_asic_bw(asic, port, bw as f32);
+            self.adjust_asic_bw(n, bw as f32);
         }
     }
 
-    fn adjust_asic_bw(&mut self, asic: u64, port: i32, delta: f32) {
-        for node in self.sys.nodes[NodeType::Net as usize].iter_mut() {
-            if let Some(x) = node.net_mut() {
-                if x.asic == asic && x.port == port {
-                    x.bw += delta;
-                }
+    /// Change the bandwidth of every NET on NET `n`'s ASIC port (`n` among them).
+    fn adjust_asic_bw(&mut self, n: usize, delta: f32) {
+        let nets = &mut self.sys.nodes[NodeType::Net as usize];
+        for &k in self.asic_peers[n].iter() {
+            if let Some(x) = nets[k].net_mut() {
+                x.bw += delta;
             }
         }
     }
