@@ -319,6 +319,16 @@ const LIMIT_MILLI: i32 = 1_024_000;
 /// In [`Milli::v`]: this link is kept as a float. Below every amount, so the common
 /// case costs one comparison.
 const FLOAT: i32 = i32::MIN;
+/// Links of large bandwidth (NCCL's 5000 GB/s loopbacks between a GPU and its PCI
+/// device, say), in thousandths: `[BIG_MIN, BIG_END)`, that is 4096 to 8192 GB/s.
+/// Floats there are multiples of 2^-11, so for an amount that is a multiple of 1/8
+/// (thousandths divisible by 125: 12, 17.5, 22.5, ...) `a - b` is exact, and
+/// `(a - b) * 1000` is within 0.25 (the multiplication) + 0.245 (`a`'s own
+/// rounding) of the integer: NCCL's rounding gives the integer back. Such a link
+/// stays in thousandths while every step on it is of that kind and stays in the
+/// range; the first other step turns it into a float link for good.
+const BIG_MIN: i32 = 4_096_000;
+const BIG_END: i32 = 8_192_000;
 
 /// `x` as a whole number of thousandths, when `x` is exactly the float nearest one
 /// (`|x| <= LIMIT`).
@@ -331,6 +341,16 @@ pub(crate) fn to_milli(x: f32) -> Option<i32> {
     ((m / 1000.0).to_bits() == x.to_bits()).then_some(m as i32)
 }
 
+/// `x` in thousandths when it lies in `[BIG_MIN, BIG_END)` and is exactly the float
+/// nearest a thousandth.
+fn to_milli_big(x: f32) -> Option<i32> {
+    if !(4096.0..8192.0).contains(&x) {
+        return None;
+    }
+    let m = round_half_away(x * 1000.0);
+    ((m / 1000.0).to_bits() == x.to_bits()).then_some(m as i32)
+}
+
 /// What a plan remembers. A failed reservation leaves links in thousandths as they
 /// were, and float links too when their round trip is known to: then checking the hop
 /// that failed last time is enough (it mostly fails again).
@@ -338,8 +358,10 @@ pub(crate) fn to_milli(x: f32) -> Option<i32> {
 struct Hint {
     /// The hop that last lacked bandwidth.
     short: u8,
-    /// The first two hops over float links (`u8::MAX`: none).
+    /// The first two hops over float links (`u8::MAX`: none), as of `epoch`.
     floats: [u8; 2],
+    /// [`Milli::float_epoch`] when `floats` was made.
+    epoch: u32,
 }
 
 /// NCCL's arithmetic as integers in thousandths (see the module's notes), with the
@@ -365,6 +387,9 @@ pub(crate) struct Milli {
     /// No link can go below zero: every value starts at 0 or more and no plan has a
     /// reverse link (the only unchecked charge). Then a release never stops early.
     never_negative: bool,
+    /// How many large links have turned into float links (plans' hints then look at
+    /// their links again).
+    float_epoch: u32,
 }
 
 impl Milli {
@@ -405,10 +430,35 @@ impl Milli {
     fn take(&mut self, l: u32, m: i32, x: f32) -> bool {
         let v = self.v[l as usize];
         if v >= m {
-            self.v[l as usize] = v - m;
+            self.step(l, v, m, x);
             return true;
         }
         v == FLOAT && self.take_float(l, x)
+    }
+
+    /// Take `m` (`x` as a float) from link `l`, which holds `v` thousandths.
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    fn step(&mut self, l: u32, v: i32, m: i32, x: f32) {
+        if v >= BIG_MIN {
+            self.big_step(l, v, m, x);
+        } else {
+            self.v[l as usize] = v - m;
+        }
+    }
+
+    /// [`Milli::step`] on a large link (see [`BIG_MIN`]).
+    #[inline]
+    fn big_step(&mut self, l: u32, v: i32, m: i32, x: f32) {
+        let new = v - m;
+        if m % 125 == 0 && (BIG_MIN..BIG_END).contains(&new) {
+            self.v[l as usize] = new;
+            return;
+        }
+        // Not provably exact: from now on a float link, with NCCL's rounding.
+        self.v[l as usize] = FLOAT;
+        self.float_epoch = self.float_epoch.wrapping_add(1);
+        self.f[l as usize] = self.memo.sub(v as f32 / 1000.0, x);
     }
 
     #[cfg_attr(debug_assertions, inline)]
@@ -427,6 +477,7 @@ impl Milli {
     fn force(&mut self, l: u32, m: i32, x: f32) {
         match self.v[l as usize] {
             FLOAT => self.f[l as usize] = self.memo.sub(self.f[l as usize], x),
+            v if v >= BIG_MIN => self.big_step(l, v, m, x),
             v => {
                 self.v[l as usize] = v - m;
                 // Keep it inside the range where thousandths and floats agree.
@@ -480,7 +531,13 @@ impl Milli {
             let (m, x) = am[(SURCHARGED && e & PCI_HOP != 0) as usize];
             (e & !PCI_HOP, m, x)
         };
-        let hint = self.hints[p.start];
+        let mut hint = self.hints[p.start];
+        if hint.epoch != self.float_epoch {
+            // Some large link became a float link since: look at the links again.
+            hint.floats = self.float_hops(p.links.iter().map(|&e| e & !PCI_HOP));
+            hint.epoch = self.float_epoch;
+            self.hints[p.start] = hint;
+        }
         let h = hint.short as usize;
         if h < n {
             // Such a plan's hops fail on the values before the call alone, and giving
@@ -514,7 +571,7 @@ impl Milli {
     fn give_back(&mut self, l: u32, m: i32, x: f32) {
         let v = self.v[l as usize];
         if v != FLOAT {
-            self.v[l as usize] = v + m;
+            self.step(l, v, -m, -x);
             return;
         }
         let back = self.memo.sub(self.f[l as usize], -x);
@@ -539,7 +596,7 @@ impl Milli {
                 let (l, m, x) = at(e);
                 let v = self.v[l as usize];
                 if v != FLOAT {
-                    self.v[l as usize] = v - m;
+                    self.step(l, v, m, x);
                 } else {
                     self.f[l as usize] = self.memo.sub(self.f[l as usize], x);
                 }
@@ -559,6 +616,17 @@ impl Milli {
             }
         }
         true
+    }
+
+    /// The first two of these hops over float links (`u8::MAX`: none).
+    fn float_hops(&self, links: impl ExactSizeIterator<Item = u32>) -> [u8; 2] {
+        if links.len() >= u8::MAX as usize {
+            // Far longer than any real path: as if every hop were a float link, so
+            // the short cut is never taken.
+            return [0, 0];
+        }
+        let mut found = links.enumerate().filter(|&(_, l)| self.v[l as usize] == FLOAT).map(|(i, _)| i as u8);
+        [found.next().unwrap_or(u8::MAX), found.next().unwrap_or(u8::MAX)]
     }
 
     /// Whether float link `l` is known to come back unchanged from a reservation of
@@ -600,7 +668,13 @@ impl LinkBw for Milli {
     fn new(bw: &[f32]) -> Milli {
         let v = bw
             .iter()
-            .map(|&x| if x.to_bits() == (-0.0f32).to_bits() { FLOAT } else { to_milli(x).unwrap_or(FLOAT) })
+            .map(|&x| {
+                if x.to_bits() == (-0.0f32).to_bits() {
+                    FLOAT
+                } else {
+                    to_milli(x).or_else(|| to_milli_big(x)).unwrap_or(FLOAT)
+                }
+            })
             .collect();
         Milli {
             v,
@@ -613,6 +687,7 @@ impl LinkBw for Milli {
             last: [(0, [(0, 0.0), (0, f32::NAN)]), ((-0.0f32).to_bits(), [(0, -0.0), (0, f32::NAN)])],
             exact: true,
             never_negative: bw.iter().all(|&x| x >= 0.0),
+            float_epoch: 0,
         }
     }
 
@@ -620,20 +695,14 @@ impl LinkBw for Milli {
         if hops.iter().any(|h| h.rev != NONE) {
             self.never_negative = false;
         }
-        let mut found = hops.iter().enumerate().filter(|(_, h)| self.v[h.link as usize] == FLOAT).map(|(i, _)| i as u8);
-        let floats = if hops.len() < u8::MAX as usize {
-            [found.next().unwrap_or(u8::MAX), found.next().unwrap_or(u8::MAX)]
-        } else {
-            // Far longer than any real path: as if every hop were a float link, so
-            // the short cut is never taken.
-            [0, 0]
-        };
+        let floats = self.float_hops(hops.iter().map(|h| h.link));
         // One entry even for a plan without hops (a node to itself).
         let end = start + hops.len().max(1);
+        let hint = Hint { short: 0, floats, epoch: self.float_epoch };
         if self.hints.len() < end {
-            self.hints.resize(end, Hint { short: 0, floats });
+            self.hints.resize(end, hint);
         }
-        self.hints[start] = Hint { short: 0, floats };
+        self.hints[start] = hint;
     }
 
     #[cfg_attr(debug_assertions, inline)]
@@ -667,7 +736,8 @@ impl LinkBw for Milli {
     }
 
     fn restores(&self, l: u32) -> bool {
-        self.v[l as usize] != FLOAT
+        // Large links may turn into float links.
+        self.v[l as usize] != FLOAT && self.v[l as usize] < BIG_MIN
     }
 
     fn exact(&self) -> bool {
@@ -739,6 +809,18 @@ mod tests {
             check_pair(a, b);
         }
 
+        /// The law behind large links: from 4096 to 8192, steps by multiples of 1/8
+        /// that stay in the range are exact too.
+        #[test]
+        fn large_thousandths_are_exact_by_eighths(a in BIG_MIN..BIG_END, k in -8192i32..=8192) {
+            let b = 125 * k;
+            let (fa, fb) = (a as f32 / 1000.0, b as f32 / 1000.0);
+            proptest::prop_assert_eq!(to_milli_big(fa), Some(a));
+            if (BIG_MIN..BIG_END).contains(&(a - b)) {
+                proptest::prop_assert_eq!(sub_rounded(fa, fb).to_bits(), ((a - b) as f32 / 1000.0).to_bits());
+            }
+        }
+
         #[test]
         fn odd_values_are_refused(x in proptest::num::f32::ANY) {
             if let Some(m) = to_milli(x) {
@@ -778,12 +860,14 @@ mod tests {
             init in proptest::collection::vec((0u32..60_000, 0u8..8), 6),
             ops in proptest::collection::vec((hop_spec(), 0usize..8, proptest::bool::ANY), 1..60),
         ) {
-            // Thousandths mostly; now and then an odd value or a NIC's 5000.
+            // Thousandths mostly; now and then an odd value, a loopback's 5000 or a
+            // large value just above 4096 (whose steps down leave the range).
             let init: Vec<f32> = init
                 .iter()
                 .map(|&(m, k)| match k {
                     0 => m as f32 / 7000.0,
                     1 => 5000.0,
+                    2 => (4_096_000 + m) as f32 / 1000.0,
                     _ => m as f32 / 1000.0,
                 })
                 .collect();
