@@ -17,9 +17,10 @@
 //! comparisons included (distinct thousandths below 8192 are distinct floats), and a
 //! reservation released at once gives every link its value back. [`Milli`] keeps the
 //! integers; values are limited to `LIMIT` so that the sums stay far inside the bound.
-//! When it meets a value it cannot represent (a path over a link of odd bandwidth, an
-//! amount like `bw / 7`), it says so through [`LinkBw::exact`] and the caller runs the
-//! search again with [`Rounded`].
+//! Larger links (NCCL's 5000 GB/s loopbacks) stay integers under a narrower law (see
+//! `BIG_MIN`). Links of any other value are kept as floats with NCCL's rounding. When
+//! it meets an amount it cannot represent (like `bw / 7`), it says so through
+//! [`LinkBw::exact`] and the caller runs the search again with [`Rounded`].
 
 use crate::search::links::{PlanHop, NONE};
 
@@ -365,8 +366,8 @@ struct Hint {
 }
 
 /// NCCL's arithmetic as integers in thousandths (see the module's notes), with the
-/// links whose value is no such number (the NICs' 5000 GB/s loopback links, odd
-/// capacities) kept as floats with NCCL's own rounding.
+/// links whose value is no such number (odd capacities, large links after a step
+/// that is not provably exact) kept as floats with NCCL's own rounding.
 pub(crate) struct Milli {
     /// Thousandths, or [`FLOAT`].
     v: Vec<i32>,
