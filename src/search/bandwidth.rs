@@ -449,14 +449,21 @@ impl Milli {
     }
 
     /// [`Milli::step`] on a large link (see [`BIG_MIN`]).
-    #[inline]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn big_step(&mut self, l: u32, v: i32, m: i32, x: f32) {
         let new = v - m;
         if m % 125 == 0 && (BIG_MIN..BIG_END).contains(&new) {
             self.v[l as usize] = new;
             return;
         }
-        // Not provably exact: from now on a float link, with NCCL's rounding.
+        self.demote(l, v, x);
+    }
+
+    /// Not provably exact: from now on link `l` (holding `v` thousandths) is a float
+    /// link, with NCCL's rounding, and takes `x`.
+    #[cold]
+    fn demote(&mut self, l: u32, v: i32, x: f32) {
         self.v[l as usize] = FLOAT;
         self.float_epoch = self.float_epoch.wrapping_add(1);
         self.f[l as usize] = self.memo.sub(v as f32 / 1000.0, x);
