@@ -83,6 +83,19 @@ pub(crate) fn round_half_away(x: f32) -> f32 {
     if t == 0.0 { 0.0f32.copysign(x) } else { t }
 }
 
+/// NCCL's `followPath` on a plan of `n` hops, given a bookkeeping's `follow(steps,
+/// bw)` (which charges `bw` on the first `steps` hops and returns how many it could):
+/// all hops, or, when one lacks `bw`, the hops before it given back.
+#[inline]
+fn hop_by_hop(n: usize, bw: f32, mut follow: impl FnMut(usize, f32) -> usize) -> bool {
+    let step = follow(n, bw);
+    if step < n {
+        follow(step, -bw);
+        return false;
+    }
+    true
+}
+
 /// NCCL's reservation arithmetic: `a - b` rounded to a thousandth.
 #[inline]
 pub(crate) fn sub_rounded(a: f32, b: f32) -> f32 {
@@ -232,12 +245,7 @@ impl LinkBw for Rounded {
         // A release (bw <= 0) or NaN keeps the step-by-step code; so do plans with
         // reverse links.
         if !(bw > 0.0) || p.kind == PlanKind::General {
-            let step = self.follow(p, n, bw);
-            if step < n {
-                self.follow(p, step, -bw);
-                return false;
-            }
-            return true;
+            return hop_by_hop(n, bw, |steps, bw| self.follow(p, steps, bw));
         }
         let lbw = &mut self.bw[..];
         if p.kind == PlanKind::Plain {
@@ -498,13 +506,7 @@ impl Milli {
 
     /// NCCL's reservation hop by hop, undone hop by hop when it fails.
     fn reserve_general(&mut self, p: Plan<'_>, bw: f32) -> bool {
-        let n = p.links.len();
-        let step = self.follow(p, n, bw);
-        if step < n {
-            self.follow(p, step, -bw);
-            return false;
-        }
-        true
+        hop_by_hop(p.links.len(), bw, |steps, bw| self.follow(p, steps, bw))
     }
 
     /// The amounts of a plan without reverse links: `(thousandths, float)` for plain

@@ -15,6 +15,8 @@ pub mod bandwidth;
 pub mod links;
 pub mod xml;
 
+use std::rc::Rc;
+
 use bandwidth::{LinkBw, Milli, Plan, PlanKind, Rounded};
 
 use crate::error::Error;
@@ -271,8 +273,8 @@ struct SortCache {
     owner: Vec<u32>,
     /// The distinct sets of the GPUs' PCI bandwidths seen when a channel's search was
     /// entered, numbered, and the number of each channel's current one.
-    snaps: std::collections::HashMap<Box<[i32]>, u32>,
-    snap_pci: Vec<Box<[i32]>>,
+    snaps: std::collections::HashMap<Rc<[i32]>, u32>,
+    snap_pci: Vec<Rc<[i32]>>,
     snap_of: Vec<u32>,
     /// Per (GPU, NET) pair: the set of bandwidths its order was made with, and the
     /// order (`ngpus` entries per pair).
@@ -542,14 +544,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         // changes during the search: the rest is ranked once.
         match net {
             None => {
-                let out = &mut self.cands[at..at + n];
                 // Without a NET the three first keys are 0: the order is fixed.
-                for &q in self.gpu_order[gpu].iter() {
-                    if self.used[q as usize] & flag == 0 {
-                        out[count] = q;
-                        count += 1;
-                    }
-                }
+                count = keep_free(&self.gpu_order[gpu], &self.used, flag, &mut self.cands[at..at + n]);
             }
             Some(ni) if self.sorts.ok => {
                 let c = g.n_channels as usize;
@@ -557,41 +553,21 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 if self.sorts.made[pair] != self.sorts.snap_of[c] {
                     self.make_sort(gpu, ni, c);
                 }
-                let len = self.gpu_order[gpu].len();
-                let out = &mut self.cands[at..at + n];
-                for &q in &self.sorts.order[pair * n..pair * n + len] {
-                    if self.used[q as usize] & flag == 0 {
-                        out[count] = q;
-                        count += 1;
-                    }
-                }
+                let order = &self.sorts.order[pair * n..pair * n + self.gpu_order[gpu].len()];
+                count = keep_free(order, &self.used, flag, &mut self.cands[at..at + n]);
             }
             Some(ni) => {
                 self.order_for_net(gpu, ni);
                 let list = self.net_order[gpu * self.nnets + ni].as_deref().unwrap_or(&[]);
-                let keys = &mut self.keys[..];
                 for (pos, &(group, q)) in list.iter().enumerate() {
-                    if self.used[q as usize] & flag != 0 {
-                        continue;
+                    if self.used[q as usize] & flag == 0 {
+                        let key = sort_key(group, gpu_pci_bw(&self.bws, self.gpu_pci[q as usize]), pos);
+                        insert_sorted(&mut self.keys, count, key);
+                        count += 1;
                     }
-                    // (NET->GPU bw group, PCI bw desc, place in the fixed order);
-                    // i32::MAX - x orders descending and fits in 32 bits.
-                    let pci = match self.gpu_pci[q as usize] {
-                        Some((up, down)) => self.bws.pci_bw(up, down),
-                        None => -1,
-                    };
-                    let key = (group as u64) << 48 | ((i32::MAX as i64 - pci as i64) as u64) << 16 | pos as u64;
-                    // Insertion sort: the fixed order is usually the final one.
-                    let mut i = count;
-                    while i > 0 && keys[i - 1] > key {
-                        keys[i] = keys[i - 1];
-                        i -= 1;
-                    }
-                    keys[i] = key;
-                    count += 1;
                 }
                 let out = &mut self.cands[at..at + n];
-                for (o, &k) in out.iter_mut().zip(&keys[..count]) {
+                for (o, &k) in out.iter_mut().zip(&self.keys[..count]) {
                     *o = list[(k & 0xffff) as usize].1;
                 }
             }
@@ -618,18 +594,9 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         let list = self.net_order[pair].as_deref().unwrap_or(&[]);
         let snap = self.sorts.snap_of[c];
         let pci = &self.sorts.snap_pci[snap as usize];
-        // (NET->GPU bw group, PCI bw desc, place in the fixed order); i32::MAX - x
-        // orders descending and fits in 32 bits. Insertion sort: the fixed order is
-        // usually the final one.
         let keys = &mut self.keys[..list.len()];
         for (pos, &(group, q)) in list.iter().enumerate() {
-            let key = (group as u64) << 48 | ((i32::MAX as i64 - pci[q as usize] as i64) as u64) << 16 | pos as u64;
-            let mut i = pos;
-            while i > 0 && keys[i - 1] > key {
-                keys[i] = keys[i - 1];
-                i -= 1;
-            }
-            keys[i] = key;
+            insert_sorted(keys, pos, sort_key(group, pci[q as usize], pos));
         }
         for (o, &k) in self.sorts.order[pair * n..].iter_mut().zip(keys.iter()) {
             *o = list[(k & 0xffff) as usize].1;
@@ -1190,14 +1157,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 // A new visit of channel c: the GPUs' PCI bandwidth now is what the
                 // sort will read all through it.
                 let c = g.n_channels as usize;
-                let pci: Vec<i32> = self
-                    .gpu_pci
-                    .iter()
-                    .map(|pl| match *pl {
-                        Some((up, down)) => self.bws.pci_bw(up, down),
-                        None => -1,
-                    })
-                    .collect();
+                let pci: Rc<[i32]> = self.gpu_pci.iter().map(|&pl| gpu_pci_bw(&self.bws, pl)).collect();
                 let sorts = &mut self.sorts;
                 match sorts.snaps.get(&pci[..]) {
                     Some(&id) => sorts.snap_of[c] = id,
@@ -1205,8 +1165,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     None if sorts.snap_pci.len() >= MAX_SNAPS => sorts.ok = false,
                     None => {
                         let id = sorts.snap_pci.len() as u32;
-                        sorts.snap_pci.push(pci.clone().into());
-                        sorts.snaps.insert(pci.into(), id);
+                        sorts.snap_pci.push(pci.clone());
+                        sorts.snaps.insert(pci, id);
                         sorts.snap_of[c] = id;
                     }
                 }
@@ -1231,6 +1191,49 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             }
         }
     }
+}
+
+/// NCCL's `ncclTopoGetGpuPciBw` for a GPU whose PCI links (up, down) are `pl`: -1
+/// without them.
+#[inline]
+fn gpu_pci_bw(bws: &impl LinkBw, pl: Option<(u32, u32)>) -> i32 {
+    match pl {
+        Some((up, down)) => bws.pci_bw(up, down),
+        None => -1,
+    }
+}
+
+/// The GPU sort's key with a NET: (NET->GPU bw group, PCI bw desc, place in the fixed
+/// order); `i32::MAX - x` orders descending and fits in 32 bits.
+#[inline]
+fn sort_key(group: u16, pci: i32, pos: usize) -> u64 {
+    (group as u64) << 48 | ((i32::MAX as i64 - pci as i64) as u64) << 16 | pos as u64
+}
+
+/// Put `key` into the sorted `keys[..len]` (insertion sort: the fixed order is usually
+/// the final one, so this is mostly one comparison).
+#[inline]
+fn insert_sorted(keys: &mut [u64], len: usize, key: u64) {
+    let mut i = len;
+    while i > 0 && keys[i - 1] > key {
+        keys[i] = keys[i - 1];
+        i -= 1;
+    }
+    keys[i] = key;
+}
+
+/// The GPUs of `order` that channel bit `flag` leaves free, in order, into `out`;
+/// returns how many.
+#[inline]
+fn keep_free(order: &[u32], used: &[u64], flag: u64, out: &mut [u32]) -> usize {
+    let mut count = 0;
+    for &q in order {
+        if used[q as usize] & flag == 0 {
+            out[count] = q;
+            count += 1;
+        }
+    }
+    count
 }
 
 /// The PCI link from a GPU's device up, and the link back down, as the GPU sort reads
