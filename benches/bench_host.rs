@@ -20,7 +20,9 @@ fn best(v: &[Duration]) -> f64 {
 }
 
 fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 fn main() {
@@ -67,7 +69,9 @@ fn main() {
         }
     }
     let memcpy = SIZE as f64 / 1e9 / best(&t_memcpy);
-    println!("# host backend vs memcpy: 64 MiB, float sum, out of place; {cores} cores; best of {ROUNDS} interleaved samples");
+    println!(
+        "# host backend vs memcpy: 64 MiB, float sum, out of place; {cores} cores; best of {ROUNDS} interleaved samples"
+    );
     println!("# load average before: {load_before}, after: {}", load_average());
     println!("memcpy, 1 thread                 {memcpy:7.2} GB/s");
     println!("memcpy, 2 threads at once        {:7.2} GB/s per thread", SIZE as f64 / 1e9 / best(&t_memcpy2));
@@ -79,6 +83,8 @@ fn main() {
             (2, 1) => "   target >= 0.50: MISSED",
             _ => "",
         };
-        println!("allreduce, {n} ranks, {ch} channel(s)  algbw {alg:6.2}  busbw {bus:6.2} GB/s = {ratio:.2} x memcpy{verdict}");
+        println!(
+            "allreduce, {n} ranks, {ch} channel(s)  algbw {alg:6.2}  busbw {bus:6.2} GB/s = {ratio:.2} x memcpy{verdict}"
+        );
     }
 }

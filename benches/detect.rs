@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use topo::discover::{self, DetectArgs, SourceArgs};
 
 fn tree() -> PathBuf {
@@ -18,17 +18,19 @@ fn tree() -> PathBuf {
 }
 
 fn lstopo_available() -> bool {
-    Command::new("lstopo-no-graphics").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    Command::new("lstopo-no-graphics")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("detect dgx-h100");
     g.sample_size(30);
-    let args = DetectArgs {
-        xml: true,
-        source: SourceArgs { root: Some(tree()), nvml_fake: None },
-        ..Default::default()
-    };
+    let args =
+        DetectArgs { xml: true, source: SourceArgs { root: Some(tree()), nvml_fake: None }, ..Default::default() };
     g.bench_function("topo detect --root (in process)", |b| {
         b.iter(|| {
             let mut out = Vec::with_capacity(32 * 1024);

@@ -2,7 +2,7 @@
 //! each with its own host hash and NIC GUIDs, three of them with a planted change),
 //! written to a temporary directory. Target: under 5 s for the whole run.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use topo::diff::FleetArgs;
 use topo::xml::{self, Xml};
 

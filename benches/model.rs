@@ -9,9 +9,9 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 
-use topo::model::{analyze, Options};
+use topo::model::{Options, analyze};
 
 fn shared_case(c: &mut Criterion) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl/aws-p5-efa32.xml");

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use topo::discover::fsgen::{tree_from_xml, FakeTree, PciSpec, TreeOptions};
+use topo::discover::fsgen::{FakeTree, PciSpec, TreeOptions, tree_from_xml};
 use topo::discover::nvml::NvLinkFacts;
 use topo::xml;
 
@@ -68,7 +68,15 @@ fn make(base: &Path, name: &str) -> Result<(), topo::error::Error> {
     t.write_to(&dir)
 }
 
-fn spec(class: &str, vendor: &str, device: &str, speed: Option<&str>, width: Option<u32>, numa: &str, cpus: &str) -> PciSpec {
+fn spec(
+    class: &str,
+    vendor: &str,
+    device: &str,
+    speed: Option<&str>,
+    width: Option<u32>,
+    numa: &str,
+    cpus: &str,
+) -> PciSpec {
     PciSpec {
         class: class.into(),
         vendor: vendor.into(),
@@ -115,15 +123,24 @@ fn virtual_if(t: &mut FakeTree, name: &str, ifindex: u32) {
 fn dgx(t: &mut FakeTree) {
     let c0 = "0000ffff";
     // BMC display (ASPEED): display class, but not an NVIDIA GPU.
-    let rp = t.add_pci("/sys/devices/pci0000:00", "0000:00:1c.0", &bridge("0x8086", "0x1bb8", "5.0 GT/s PCIe", 1, 0x03, "0", c0));
+    let rp = t.add_pci(
+        "/sys/devices/pci0000:00",
+        "0000:00:1c.0",
+        &bridge("0x8086", "0x1bb8", "5.0 GT/s PCIe", 1, 0x03, "0", c0),
+    );
     t.add_pci(&rp, "0000:03:00.0", &spec("0x030000", "0x1a03", "0x2000", Some("5.0 GT/s PCIe"), Some(1), "0", c0));
     // An NVMe drive on the first switch, through a fourth downstream port.
     let sw = path_of(t, "0000:15:00.0");
     let ds = t.add_pci(&sw, "0000:16:03.0", &bridge("0x1000", "0xc030", "16.0 GT/s PCIe", 4, 0x1e, "0", c0));
     t.add_pci(&ds, "0000:1e:00.0", &spec("0x010802", "0x144d", "0xa824", Some("16.0 GT/s PCIe"), Some(4), "0", c0));
     // Management NIC: a ConnectX-6 Dx in Ethernet mode whose port is down.
-    let rp = t.add_pci("/sys/devices/pci0000:50", "0000:50:01.0", &bridge("0x8086", "0x352a", "16.0 GT/s PCIe", 8, 0x51, "0", c0));
-    let nic = t.add_pci(&rp, "0000:51:00.0", &spec("0x020000", "0x15b3", "0x101d", Some("16.0 GT/s PCIe"), Some(8), "0", c0));
+    let rp = t.add_pci(
+        "/sys/devices/pci0000:50",
+        "0000:50:01.0",
+        &bridge("0x8086", "0x352a", "16.0 GT/s PCIe", 8, 0x51, "0", c0),
+    );
+    let nic =
+        t.add_pci(&rp, "0000:51:00.0", &spec("0x020000", "0x15b3", "0x101d", Some("16.0 GT/s PCIe"), Some(8), "0", c0));
     ib_device(t, &nic, "mlx5_8", "1: DOWN", "Ethernet", "10 Gb/sec (1X SDR)", "1070:fd03:00c1:5e20");
     let eth = format!("{nic}/net/eno8np0");
     t.text(&format!("{eth}/speed"), "-1");
@@ -132,12 +149,14 @@ fn dgx(t: &mut FakeTree) {
     t.link("/sys/class/net/eno8np0", &eth);
     virtual_if(t, "lo", 1);
     // ACS present on the Broadcom switch ports, with only Source Validation: harmless.
-    let bcm: Vec<String> = t.pci.values().filter(|d| d.vendor == 0x1000 && d.class == 0x060400).map(|d| d.busid.clone()).collect();
+    let bcm: Vec<String> =
+        t.pci.values().filter(|d| d.vendor == 0x1000 && d.class == 0x060400).map(|d| d.busid.clone()).collect();
     for b in bcm {
         t.set_acs(&b, 0x0001);
     }
     // IOMMU in passthrough for everything that matters.
-    let ends: Vec<String> = t.pci.values().filter(|d| d.class >> 16 == 0x03 || d.class >> 16 == 0x02).map(|d| d.busid.clone()).collect();
+    let ends: Vec<String> =
+        t.pci.values().filter(|d| d.class >> 16 == 0x03 || d.class >> 16 == 0x02).map(|d| d.busid.clone()).collect();
     for (i, b) in ends.iter().enumerate() {
         t.set_iommu_group(b, 20 + i as u32, "identity");
     }
@@ -155,7 +174,10 @@ fn ws(t: &mut FakeTree) {
     let rps: Vec<String> = t
         .pci
         .values()
-        .filter(|d| d.class == 0x060400 && gpus.iter().any(|g| t.pci.get(*g).is_some_and(|gd| gd.path.starts_with(&format!("{}/", d.path)))))
+        .filter(|d| {
+            d.class == 0x060400
+                && gpus.iter().any(|g| t.pci.get(*g).is_some_and(|gd| gd.path.starts_with(&format!("{}/", d.path))))
+        })
         .map(|d| d.busid.clone())
         .collect();
     for r in rps {

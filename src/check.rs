@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::Path;
 
-use crate::discover::sysfs::{basename, dirname, is_bdf, node_has_cpus, Sys};
+use crate::discover::sysfs::{Sys, basename, dirname, is_bdf, node_has_cpus};
 use crate::discover::{self, Detection, SourceArgs};
 use crate::error::Error;
 use crate::xml::strtol;
@@ -156,16 +156,18 @@ impl Endpoints {
         let mut seen = BTreeSet::new();
         for b in det.gpu_busids() {
             if seen.insert(b.clone())
-                && let Some(p) = sys.realpath(&format!("/sys/bus/pci/devices/{b}")) {
-                    gpus.push((b, p));
-                }
+                && let Some(p) = sys.realpath(&format!("/sys/bus/pci/devices/{b}"))
+            {
+                gpus.push((b, p));
+            }
         }
         let mut nics = Vec::new();
         for n in &det.nets {
             if let Some(p) = &n.device_path
-                && is_bdf(basename(p)) {
-                    nics.push((n.name.clone(), p.clone()));
-                }
+                && is_bdf(basename(p))
+            {
+                nics.push((n.name.clone(), p.clone()));
+            }
         }
         Endpoints { gpus, nics }
     }
@@ -211,7 +213,8 @@ fn check_links(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
                 continue;
             }
             let read = |p: &str, f: &str| sys.read(&format!("{p}/{f}"));
-            let (Some(cur_s), Some(cur_w)) = (read(&dev, "current_link_speed"), read(&dev, "current_link_width")) else {
+            let (Some(cur_s), Some(cur_w)) = (read(&dev, "current_link_speed"), read(&dev, "current_link_width"))
+            else {
                 continue;
             };
             let Some(max_s) = read(&dev, "max_link_speed") else { continue };
@@ -238,7 +241,8 @@ fn check_links(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
                     severity: Severity::Error,
                     devices: vec![busid.clone()],
                     message: format!("link is down (current width 0, speed '{cur_s}')"),
-                    why: "NCCL reads the capability, not the trained link, so it plans for bandwidth that is not there".into(),
+                    why: "NCCL reads the capability, not the trained link, so it plans for bandwidth that is not there"
+                        .into(),
                     fix: "reseat the card or riser, check the slot in the BIOS, look at `dmesg` for PCIe errors".into(),
                 });
                 continue;
@@ -257,40 +261,40 @@ fn check_links(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
                 });
             }
             if let (Some(c), Some(e)) = (gts(&cur_s), exp_s)
-                && c + 0.01 < e {
-                    let is_gpu = gpu_paths.contains(dev.as_str());
-                    let (severity, message, fix) = if is_gpu {
-                        (
+                && c + 0.01 < e
+            {
+                let is_gpu = gpu_paths.contains(dev.as_str());
+                let (severity, message, fix) = if is_gpu {
+                    (
                             Severity::Info,
                             format!("GPU link at {cur_s}, capable of {e} GT/s: may be power-saving downclock while idle"),
                             "check again while the GPU is busy (e.g. during `topo bench` or nvidia-smi -q -d PCIE under load); if it stays low, treat it as a downtrain".to_string(),
                         )
-                    } else {
-                        (
+                } else {
+                    (
                             Severity::Warning,
                             format!("link at {cur_s}, both ends support {e} GT/s"),
                             "check `lspci -vv` LnkSta; a link that stays slow under load needs reseating, a BIOS setting (PCIe speed forced to a lower Gen) or a firmware update".to_string(),
                         )
-                    };
-                    out.push(Finding {
-                        check: "pcie-link",
-                        severity,
-                        devices: vec![busid.clone()],
-                        message,
-                        why: "a slower generation lowers PCIe bandwidth below the link_speed NCCL uses for paths and tuning".into(),
-                        fix,
-                    });
-                }
+                };
+                out.push(Finding {
+                    check: "pcie-link",
+                    severity,
+                    devices: vec![busid.clone()],
+                    message,
+                    why:
+                        "a slower generation lowers PCIe bandwidth below the link_speed NCCL uses for paths and tuning"
+                            .into(),
+                    fix,
+                });
+            }
         }
     }
 }
 
 fn check_numa(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
-    let nodes_with_cpus = sys
-        .list("/sys/devices/system/node")
-        .iter()
-        .filter(|n| n.starts_with("node") && node_has_cpus(sys, n))
-        .count();
+    let nodes_with_cpus =
+        sys.list("/sys/devices/system/node").iter().filter(|n| n.starts_with("node") && node_has_cpus(sys, n)).count();
     let mut lost = Vec::new();
     for (name, path) in ends.all() {
         if sys.read(&format!("{path}/numa_node")).map(|s| strtol(&s)) == Some(-1) {
@@ -361,7 +365,15 @@ pub fn parse_acs(config: &[u8]) -> Acs {
 }
 
 fn acs_bits(c: u16) -> String {
-    let names = [(0x01, "SrcValid"), (0x02, "TransBlk"), (0x04, "ReqRedir"), (0x08, "CmpltRedir"), (0x10, "UpstreamFwd"), (0x20, "EgressCtrl"), (0x40, "DirectTrans")];
+    let names = [
+        (0x01, "SrcValid"),
+        (0x02, "TransBlk"),
+        (0x04, "ReqRedir"),
+        (0x08, "CmpltRedir"),
+        (0x10, "UpstreamFwd"),
+        (0x20, "EgressCtrl"),
+        (0x40, "DirectTrans"),
+    ];
     names.iter().filter(|(b, _)| c & b != 0).map(|(_, n)| *n).collect::<Vec<_>>().join("+")
 }
 
@@ -468,9 +480,11 @@ fn check_iommu(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
                 check: "iommu",
                 severity: Severity::Warning,
                 devices: units,
-                message: "an IOMMU is present and the kernel command line has no iommu=pt (group types not readable)".into(),
+                message: "an IOMMU is present and the kernel command line has no iommu=pt (group types not readable)"
+                    .into(),
                 why,
-                fix: "check /sys/kernel/iommu_groups/*/type; boot with iommu=pt if the GPUs' groups are DMA/DMA-FQ".into(),
+                fix: "check /sys/kernel/iommu_groups/*/type; boot with iommu=pt if the GPUs' groups are DMA/DMA-FQ"
+                    .into(),
             });
         }
     }
@@ -562,10 +576,13 @@ fn check_p2p(det: &Detection, out: &mut Vec<Finding>) {
     let mut bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (i, row) in m.iter().enumerate() {
         for (j, code) in row.iter().enumerate() {
-            if i < j && code != "OK" && code != "X"
-                && let (Some(a), Some(b)) = (n.gpus.get(i), n.gpus.get(j)) {
-                    bad.entry(code.clone()).or_default().push(format!("{}<->{}", a.busid, b.busid));
-                }
+            if i < j
+                && code != "OK"
+                && code != "X"
+                && let (Some(a), Some(b)) = (n.gpus.get(i), n.gpus.get(j))
+            {
+                bad.entry(code.clone()).or_default().push(format!("{}<->{}", a.busid, b.busid));
+            }
         }
     }
     for (code, pairs) in bad {
@@ -608,7 +625,10 @@ mod tests {
     fn chains() {
         assert_eq!(
             chain("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0"),
-            vec!["/sys/devices/pci0000:00/0000:00:01.0".to_string(), "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0".to_string()]
+            vec![
+                "/sys/devices/pci0000:00/0000:00:01.0".to_string(),
+                "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0".to_string()
+            ]
         );
     }
 }

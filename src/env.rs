@@ -70,9 +70,10 @@ impl Env {
     pub fn level(&self, disable: Option<&str>, name: &str) -> Option<PathType> {
         if let Some(d) = disable
             && let Some(v) = self.get(d)
-                && crate::xml::strtol(v) == 1 {
-                    return Some(PathType::Loc);
-                }
+            && crate::xml::strtol(v) == 1
+        {
+            return Some(PathType::Loc);
+        }
         let v = self.get(name)?;
         for t in PathType::ALL.iter().take(PathType::Sys as usize + 1) {
             if v == t.name() {

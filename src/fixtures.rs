@@ -127,9 +127,21 @@ pub fn synthetic_nvl72(nics: usize) -> Result<Xml, Error> {
         for s in 0..switches_per_socket {
             let switch = socket * switches_per_socket + s;
             let domain = format!("{switch:04x}");
-            let sw = add_pci(&mut doc, cpu, &format!("{domain}:01:00.0"), "0x060400", ["0x1000", "0xc030", "0x1000", "0x100b"]);
+            let sw = add_pci(
+                &mut doc,
+                cpu,
+                &format!("{domain}:01:00.0"),
+                "0x060400",
+                ["0x1000", "0xc030", "0x1000", "0x100b"],
+            );
             for g in 0..gpus_per_switch {
-                let p = add_pci(&mut doc, sw, &format!("{domain}:{:02x}:00.0", 3 + g), "0x030200", ["0x10de", "0x2901", "0x10de", "0x1999"]);
+                let p = add_pci(
+                    &mut doc,
+                    sw,
+                    &format!("{domain}:{:02x}:00.0", 3 + g),
+                    "0x030200",
+                    ["0x10de", "0x2901", "0x10de", "0x1999"],
+                );
                 let dev = doc.add(Some(p), "gpu");
                 let n = gpu.to_string();
                 set_attrs(&mut doc, dev, &[("dev", &n), ("sm", "100"), ("rank", &n), ("gdr", "1")]);
@@ -253,7 +265,8 @@ mod tests {
                 assert_eq!(tclass, "0x068000", "{label}: invisible target must be an NVSwitch");
                 continue;
             }
-            let class = classes.get(target).unwrap_or_else(|| panic!("{label}: nvlink target {target} is not a pci device"));
+            let class =
+                classes.get(target).unwrap_or_else(|| panic!("{label}: nvlink target {target} is not a pci device"));
             assert_eq!(class, tclass, "{label}: tclass of nvlink to {target}");
         }
         // GPU dev/rank and net dev are 0..n-1, each once, in document order.
@@ -316,7 +329,9 @@ mod tests {
             let (doc, _) = get(name).unwrap().load().unwrap();
             named(&doc, "gpu")
                 .into_iter()
-                .map(|g| doc.children_named(g, "nvlink").map(|l| doc.attr(l, "count").unwrap().parse::<u32>().unwrap()).sum())
+                .map(|g| {
+                    doc.children_named(g, "nvlink").map(|l| doc.attr(l, "count").unwrap().parse::<u32>().unwrap()).sum()
+                })
                 .collect()
         };
         assert_eq!(per_gpu("dgx-h100"), vec![18; 8]);
@@ -346,12 +361,17 @@ mod tests {
     #[test]
     fn dgx_h100_gpus_split_their_links_5_5_4_4_over_four_visible_switches() {
         let (doc, _) = get("dgx-h100").unwrap().load().unwrap();
-        let switches: Vec<&str> =
-            named(&doc, "pci").into_iter().filter(|&p| doc.attr(p, "class") == Some("0x068000")).map(|p| doc.attr(p, "busid").unwrap()).collect();
+        let switches: Vec<&str> = named(&doc, "pci")
+            .into_iter()
+            .filter(|&p| doc.attr(p, "class") == Some("0x068000"))
+            .map(|p| doc.attr(p, "busid").unwrap())
+            .collect();
         assert_eq!(switches.len(), 4);
         for g in named(&doc, "gpu") {
-            let mut counts: Vec<(&str, &str)> =
-                doc.children_named(g, "nvlink").map(|l| (doc.attr(l, "target").unwrap(), doc.attr(l, "count").unwrap())).collect();
+            let mut counts: Vec<(&str, &str)> = doc
+                .children_named(g, "nvlink")
+                .map(|l| (doc.attr(l, "target").unwrap(), doc.attr(l, "count").unwrap()))
+                .collect();
             counts.sort();
             let targets: Vec<&str> = counts.iter().map(|c| c.0).collect();
             assert_eq!(targets, switches);
@@ -409,7 +429,12 @@ mod tests {
                 if same_set.is_empty() {
                     continue;
                 }
-                assert!(same_set.contains(&&keys), "{}: <{}> attribute order {keys:?}, dumps have {same_set:?}", f.name, doc.name(id));
+                assert!(
+                    same_set.contains(&&keys),
+                    "{}: <{}> attribute order {keys:?}, dumps have {same_set:?}",
+                    f.name,
+                    doc.name(id)
+                );
                 compared += 1;
             }
         }

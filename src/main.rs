@@ -7,9 +7,10 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             if let topo::error::Error::Io { source, .. } = &e
-                && source.kind() == std::io::ErrorKind::BrokenPipe {
-                    return ExitCode::SUCCESS;
-                }
+                && source.kind() == std::io::ErrorKind::BrokenPipe
+            {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("topo: error: {e}");
             ExitCode::from(2)
         }

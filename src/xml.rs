@@ -13,8 +13,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
+use quick_xml::events::{BytesStart, Event};
 
 use crate::error::Error;
 
@@ -248,8 +248,7 @@ impl Xml {
 pub fn parse(text: &str, file: Option<&Path>) -> Result<(Xml, Vec<Diagnostic>), Error> {
     let fname = file.map(|p| p.display().to_string());
     let mut diags = Vec::new();
-    let line_starts: Vec<usize> =
-        std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let line_of = |offset: usize| -> u32 {
         match line_starts.binary_search(&offset) {
             Ok(i) => i as u32 + 1,
@@ -298,7 +297,17 @@ pub fn parse(text: &str, file: Option<&Path>) -> Result<(Xml, Vec<Diagnostic>), 
         let start = pos + text[pos..].len() - text[pos..].trim_start().len();
         match ev {
             Event::Start(e) => {
-                let id = open_element(&mut xml, &e, &stack, start, &mut saw_root, &syntax, &mut diags, &fname, line_of(start))?;
+                let id = open_element(
+                    &mut xml,
+                    &e,
+                    &stack,
+                    start,
+                    &mut saw_root,
+                    &syntax,
+                    &mut diags,
+                    &fname,
+                    line_of(start),
+                )?;
                 stack.push(id);
             }
             Event::Empty(e) => {
@@ -328,7 +337,9 @@ pub fn parse(text: &str, file: Option<&Path>) -> Result<(Xml, Vec<Diagnostic>), 
                 "XML declaration: NCCL's parser reads '<?xml' as an element and fails; topo writes files without it"
                     .into(),
             ),
-            Event::PI(_) => warn(&mut diags, line_of(start), "processing instruction ignored (NCCL fails on it)".into()),
+            Event::PI(_) => {
+                warn(&mut diags, line_of(start), "processing instruction ignored (NCCL fails on it)".into())
+            }
             Event::DocType(_) => warn(&mut diags, line_of(start), "DOCTYPE ignored (NCCL fails on it)".into()),
             Event::GeneralRef(_) => {}
             Event::Eof => break,
@@ -448,7 +459,10 @@ pub struct Source {
 pub fn read_file(path: &Path) -> Result<(Xml, Vec<Diagnostic>), Error> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
-        return Err(Error::Input { file: path.display().to_string(), message: "is a directory, not a topology file".into() });
+        return Err(Error::Input {
+            file: path.display().to_string(),
+            message: "is a directory, not a topology file".into(),
+        });
     }
     if meta.len() > MAX_FILE_BYTES {
         return Err(Error::Input {
@@ -510,7 +524,11 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
     if xml.name(root) != "system" {
         return Err(Error::Input {
             file: label,
-            message: format!("line {}: the top element is <{}>, expected <system version=\"1\">", xml.line(root), xml.name(root)),
+            message: format!(
+                "line {}: the top element is <{}>, expected <system version=\"1\">",
+                xml.line(root),
+                xml.name(root)
+            ),
         });
     }
     match xml.attr(root, "version") {
@@ -525,8 +543,11 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
         None => {
             return Err(Error::Input {
                 file: label,
-                message: format!("line {}: <system> has no version attribute; NCCL needs version=\"1\"", xml.line(root)),
-            })
+                message: format!(
+                    "line {}: <system> has no version attribute; NCCL needs version=\"1\"",
+                    xml.line(root)
+                ),
+            });
         }
     }
     let all = xml.preorder();
@@ -556,31 +577,54 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
         }
         for (k, v) in &n.attrs {
             if v.len() > NCCL_MAX_STR {
-                warn(line, format!("<{}> attribute '{k}' is {} characters: NCCL cuts it to {NCCL_MAX_STR}", n.name, v.len()));
+                warn(
+                    line,
+                    format!("<{}> attribute '{k}' is {} characters: NCCL cuts it to {NCCL_MAX_STR}", n.name, v.len()),
+                );
             }
         }
         if n.children.len() > NCCL_MAX_SUBS {
             warn(line, format!("<{}> has {} children: NCCL fails above {NCCL_MAX_SUBS}", n.name, n.children.len()));
         }
         if let Some(p) = n.parent
-            && !nccl_reads(xml.name(p), &n.name) {
-                warn(line, format!("<{}> inside <{}> is not read by NCCL (kept in the file, ignored by the model)", n.name, xml.name(p)));
-            }
+            && !nccl_reads(xml.name(p), &n.name)
+        {
+            warn(
+                line,
+                format!(
+                    "<{}> inside <{}> is not read by NCCL (kept in the file, ignored by the model)",
+                    n.name,
+                    xml.name(p)
+                ),
+            );
+        }
         match n.name.as_str() {
             "pci" => {
                 match xml.attr(id, "busid") {
                     Some(b) => {
                         let key = b.to_ascii_lowercase();
                         if let Some(first) = busids.get(&key) {
-                            warn(line, format!("bus id {b} already used on line {first}: NCCL merges or confuses the two devices"));
+                            warn(
+                                line,
+                                format!(
+                                    "bus id {b} already used on line {first}: NCCL merges or confuses the two devices"
+                                ),
+                            );
                         } else {
                             busids.insert(key, line);
                         }
                         if b.chars().any(|c| c.is_ascii_uppercase()) {
-                            warn(line, format!("bus id {b} has upper-case letters: NCCL compares bus ids as lower-case strings"));
+                            warn(
+                                line,
+                                format!(
+                                    "bus id {b} has upper-case letters: NCCL compares bus ids as lower-case strings"
+                                ),
+                            );
                         }
                     }
-                    None => warn(line, "<pci> without busid: NCCL fails ('Attribute busid of node pci not found')".into()),
+                    None => {
+                        warn(line, "<pci> without busid: NCCL fails ('Attribute busid of node pci not found')".into())
+                    }
                 }
                 if !n.children.is_empty() || xml.attr(id, "link_speed").is_some() {
                     match xml.attr(id, "link_speed") {
@@ -619,12 +663,19 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
             }
             "net" => {
                 if xml.attr(id, "dev").is_none() {
-                    warn(line, format!("<net name=\"{}\"> without dev: NCCL does not add it to the system", xml.attr(id, "name").unwrap_or("?")));
+                    warn(
+                        line,
+                        format!(
+                            "<net name=\"{}\"> without dev: NCCL does not add it to the system",
+                            xml.attr(id, "name").unwrap_or("?")
+                        ),
+                    );
                 }
                 if let Some(s) = xml.attr(id, "speed")
-                    && parse_c_int(s).is_none_or(|v| v <= 0) {
-                        warn(line, format!("net speed \"{s}\": NCCL takes 10000 Mb/s (10 Gb/s) instead"));
-                    }
+                    && parse_c_int(s).is_none_or(|v| v <= 0)
+                {
+                    warn(line, format!("net speed \"{s}\": NCCL takes 10000 Mb/s (10 Gb/s) instead"));
+                }
             }
             _ => {}
         }
@@ -659,7 +710,12 @@ pub fn strtol(s: &str) -> i64 {
         neg = b[i] == b'-';
         i += 1;
     }
-    let (radix, start) = if i + 1 < b.len() && b[i] == b'0' && (b[i + 1] == b'x' || b[i + 1] == b'X') && i + 2 < b.len() && b[i + 2].is_ascii_hexdigit() {
+    let (radix, start) = if i + 1 < b.len()
+        && b[i] == b'0'
+        && (b[i + 1] == b'x' || b[i + 1] == b'X')
+        && i + 2 < b.len()
+        && b[i + 2].is_ascii_hexdigit()
+    {
         (16, i + 2)
     } else if i < b.len() && b[i] == b'0' {
         (8, i)
@@ -758,7 +814,8 @@ mod tests {
 
     #[test]
     fn syntax_error_names_line_and_column() {
-        let err = parse("<system version=\"1\">\n  <cpu>\n  </pci>\n</system>\n", Some(Path::new("t.xml"))).unwrap_err();
+        let err =
+            parse("<system version=\"1\">\n  <cpu>\n  </pci>\n</system>\n", Some(Path::new("t.xml"))).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains("t.xml:3:"), "{msg}");
     }

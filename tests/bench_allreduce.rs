@@ -69,8 +69,26 @@ fn graph_file_rings_and_staged_edges() {
     .unwrap();
     let gs = g.to_str().unwrap();
     let (r, text) = run(&[
-        "--backend", "host", "--graph-file", gs, "-b", "999", "-e", "99999", "-f", "10", "-n", "1", "-d", "all", "-o", "avg",
-        "--transport", "host-staged", "--slot-bytes", "1K",
+        "--backend",
+        "host",
+        "--graph-file",
+        gs,
+        "-b",
+        "999",
+        "-e",
+        "99999",
+        "-f",
+        "10",
+        "-n",
+        "1",
+        "-d",
+        "all",
+        "-o",
+        "avg",
+        "--transport",
+        "host-staged",
+        "--slot-bytes",
+        "1K",
     ]);
     assert_eq!(r.unwrap(), 0, "{text}");
     assert!(text.contains("# topo: channel 0: ring 0 -> 2 -> 1 -> 3"), "{text}");

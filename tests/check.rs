@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use topo::check::{self, CheckArgs, Finding, Severity};
-use topo::discover::fsgen::{tree_from_xml, TreeOptions};
-use topo::discover::{detect, Options, SourceArgs};
+use topo::discover::fsgen::{TreeOptions, tree_from_xml};
+use topo::discover::{Options, SourceArgs, detect};
 use topo::xml;
 
 mod common;
@@ -101,7 +101,8 @@ fn iommu_without_group_types_falls_back_to_the_command_line() {
     t.write_to(d.path()).unwrap();
     let f = findings(d.path());
     assert!(has(&f, "iommu", Severity::Warning, "no iommu=pt"), "{f:#?}");
-    let mut t2 = tree_from_xml(&x, &TreeOptions { cmdline: "ro intel_iommu=on iommu=pt".into(), ..Default::default() }).unwrap();
+    let mut t2 =
+        tree_from_xml(&x, &TreeOptions { cmdline: "ro intel_iommu=on iommu=pt".into(), ..Default::default() }).unwrap();
     t2.dir("/sys/class/iommu/dmar0");
     let d2 = scratch();
     t2.write_to(d2.path()).unwrap();

@@ -121,7 +121,10 @@ fn malformed_xml_names_line_and_column() {
     let (_dir, path) = write_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n  </pci>\n</system>\n");
     fails_with(&["show", "--topo", path_arg(&path)], &["t.xml:3:", "malformed XML"]);
     let (_d2, path) = write_topo("<system version=\"1\">\n  <cpu numaid=\"0\">\n");
-    fails_with(&["analyze", "--json", "--topo", path_arg(&path)], &["malformed XML", "end of file inside <cpu> opened on line 2"]);
+    fails_with(
+        &["analyze", "--json", "--topo", path_arg(&path)],
+        &["malformed XML", "end of file inside <cpu> opened on line 2"],
+    );
 }
 
 #[test]
@@ -139,7 +142,8 @@ fn dangling_nvlink_target_in_every_command() {
     let link = "        <nvlink target=\"0000:09:00.0\" count=\"4\" tclass=\"0x030000\"/>\n";
     let (_dir, path) = write_topo(&two_gpus("16", "80", link, ""));
     let p = path_arg(&path);
-    let needles = ["t.xml: line 5: NVLink target 0000:09:00.0 is not a GPU in this file", "drop these 4 links", "<nvlink>"];
+    let needles =
+        ["t.xml: line 5: NVLink target 0000:09:00.0 is not a GPU in this file", "drop these 4 links", "<nvlink>"];
     for args in [
         vec!["show", "--topo", p],
         vec!["show", "--xml", "--topo", p],
@@ -176,7 +180,10 @@ fn absurd_numbers_name_the_attribute_and_line() {
             vec!["line 5", "count=\"-2\""],
         ),
         (two_gpus("16", "90", "        <c2c bw=\"-3\" count=\"10\"/>\n", ""), vec!["line 5", "<c2c> bw=\"-3\""]),
-        (two_gpus("16", "90", "        <c2c bw=\"40000\" count=\"5000\"/>\n", ""), vec!["line 5", "<c2c> count=\"5000\""]),
+        (
+            two_gpus("16", "90", "        <c2c bw=\"40000\" count=\"5000\"/>\n", ""),
+            vec!["line 5", "<c2c> count=\"5000\""],
+        ),
         (two_gpus("16", "80", "", &nic("-100000")), vec!["line 12", "speed=\"-100000\""]),
         (two_gpus("16", "80", "", &nic("40000000")), vec!["line 12", "speed=\"40000000\""]),
     ];
@@ -310,8 +317,22 @@ fn paths_dot_is_graphviz() {
 fn analyze_json_is_schema_1() {
     let v = json(&topo().args(["analyze", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
     for key in [
-        "schema", "nccl_version", "input", "nodes", "env", "flags", "gpus", "nets", "system", "levels", "trimmed",
-        "paths", "p2p", "gdr", "graphs", "warnings",
+        "schema",
+        "nccl_version",
+        "input",
+        "nodes",
+        "env",
+        "flags",
+        "gpus",
+        "nets",
+        "system",
+        "levels",
+        "trimmed",
+        "paths",
+        "p2p",
+        "gdr",
+        "graphs",
+        "warnings",
     ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
@@ -341,7 +362,12 @@ fn fixtures_lists_every_machine() {
 fn several_nodes_route_through_the_network() {
     let one = json(&topo().args(["analyze", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
     let two = json(
-        &topo().args(["analyze", "--json", "--nodes", "2", "--fixture", "dgx-h100"]).assert().success().get_output().stdout,
+        &topo()
+            .args(["analyze", "--json", "--nodes", "2", "--fixture", "dgx-h100"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
     );
     assert_eq!(two["nodes"], 2);
     assert_eq!(two["system"]["inter"], true);
@@ -367,12 +393,17 @@ fn nccl_variables_change_the_verdicts() {
     // Four GPUs on CPU root ports: PHB paths, above the default PXB level.
     let default = transports(topo().args(["paths", "--json", "--fixture", "workstation-4gpu"]));
     assert!(default.iter().all(|t| t.2 == "SHM"), "{default:?}");
-    let sys = transports(topo().env("NCCL_P2P_LEVEL", "SYS").args(["paths", "--json", "--fixture", "workstation-4gpu"]));
+    let sys =
+        transports(topo().env("NCCL_P2P_LEVEL", "SYS").args(["paths", "--json", "--fixture", "workstation-4gpu"]));
     assert!(sys.iter().all(|t| t.2 == "P2P"), "{sys:?}");
     // The driver saying no peer access wins over the level.
-    let geforce = transports(
-        topo().env("NCCL_P2P_LEVEL", "SYS").args(["paths", "--json", "--no-p2p-support", "--fixture", "workstation-4gpu"]),
-    );
+    let geforce = transports(topo().env("NCCL_P2P_LEVEL", "SYS").args([
+        "paths",
+        "--json",
+        "--no-p2p-support",
+        "--fixture",
+        "workstation-4gpu",
+    ]));
     assert!(geforce.iter().all(|t| t.2 == "SHM"), "{geforce:?}");
     // NVLink is P2P unless P2P is disabled.
     let nvl = transports(topo().args(["paths", "--json", "--fixture", "dgx-h100"]));
@@ -381,7 +412,13 @@ fn nccl_variables_change_the_verdicts() {
     assert!(off.iter().all(|t| t.2 != "P2P"), "{off:?}");
     // The variables in force are reported.
     let v = json(
-        &topo().env("NCCL_P2P_LEVEL", "SYS").args(["analyze", "--json", "--fixture", "gh200"]).assert().success().get_output().stdout,
+        &topo()
+            .env("NCCL_P2P_LEVEL", "SYS")
+            .args(["analyze", "--json", "--fixture", "gh200"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
     );
     assert_eq!(v["env"]["NCCL_P2P_LEVEL"], "SYS");
     assert_eq!(v["levels"]["p2p"], "SYS");
@@ -397,7 +434,10 @@ fn model_flags_are_reported() {
             .get_output()
             .stdout,
     );
-    assert_eq!(v["flags"], serde_json::json!({"p2p_support": true, "nic_fusion": false, "collnet": true, "nvls": false}));
+    assert_eq!(
+        v["flags"],
+        serde_json::json!({"p2p_support": true, "nic_fusion": false, "collnet": true, "nvls": false})
+    );
     assert!(v["nets"].as_array().unwrap().iter().all(|n| n.get("virtual").is_none()), "no fused NICs");
 }
 
@@ -410,7 +450,17 @@ fn version_and_help() {
     }
     assert!(!help.contains("generate"), "the generate command is hidden: {help}");
     let paths = stdout_of(&["paths", "--help"]);
-    for flag in ["--topo", "--fixture", "--nodes", "--no-p2p-support", "--no-nic-fusion", "--collnet", "--no-nvls", "--explain", "--dot"] {
+    for flag in [
+        "--topo",
+        "--fixture",
+        "--nodes",
+        "--no-p2p-support",
+        "--no-nic-fusion",
+        "--collnet",
+        "--no-nvls",
+        "--explain",
+        "--dot",
+    ] {
         assert!(paths.contains(flag), "{paths}");
     }
 }

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use topo::discover::fsgen::{tree_from_xml, FakeTree, TreeOptions};
+use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
 use topo::discover::net::NetKind;
 use topo::discover::sysfs::Sys;
-use topo::discover::{self, detect, nvml, DetectArgs, Detection, Options, SourceArgs};
+use topo::discover::{self, DetectArgs, Detection, Options, SourceArgs, detect, nvml};
 use topo::xml::{self, Xml};
 
 mod common;
@@ -173,11 +173,8 @@ fn without_nvml_pci_facts_are_still_written() {
     let x = &det.xml;
     let nvml_notes = det.notices.iter().filter(|n| n.message.contains("no NVML")).count();
     assert_eq!(nvml_notes, 1, "{:?}", det.notices);
-    let gpu_pci = x
-        .preorder()
-        .into_iter()
-        .filter(|&n| x.name(n) == "pci" && x.attr(n, "class") == Some("0x030200"))
-        .count();
+    let gpu_pci =
+        x.preorder().into_iter().filter(|&n| x.name(n) == "pci" && x.attr(n, "class") == Some("0x030200")).count();
     assert_eq!(gpu_pci, 8);
     assert!(x.find_tag("gpu").is_none());
     assert_eq!(det.gpus_without_nvml.len(), 8);
@@ -190,7 +187,10 @@ fn all_keeps_every_pci_device() {
     let x = &det.xml;
     let busids: Vec<&str> =
         x.preorder().into_iter().filter(|&n| x.name(n) == "pci").filter_map(|n| x.attr(n, "busid")).collect();
-    assert_eq!(busids, ["0000:00:00.0", "0000:00:01.0", "0000:00:02.0", "0000:00:03.0", "0000:00:04.0", "0000:00:05.0"]);
+    assert_eq!(
+        busids,
+        ["0000:00:00.0", "0000:00:01.0", "0000:00:02.0", "0000:00:03.0", "0000:00:04.0", "0000:00:05.0"]
+    );
     let dgx = detect_at(&fixtures().join("dgx-h100"), &Options { all: true, ..Default::default() });
     let x = &dgx.xml;
     for b in ["0000:03:00.0", "0000:1e:00.0", "0000:51:00.0"] {
@@ -261,7 +261,11 @@ fn cloud_skeletons_seed_detection() {
     for name in names {
         let skeleton = shared.join("skeleton").join(&name);
         // On this machine: works, and trims what is not here.
-        let live = topo::discover::detect(&Sys::live(), &nvml::NoNvml("test".into()), &Options { topo_file: Some(skeleton.clone()), ..Default::default() });
+        let live = topo::discover::detect(
+            &Sys::live(),
+            &nvml::NoNvml("test".into()),
+            &Options { topo_file: Some(skeleton.clone()), ..Default::default() },
+        );
         let live = live.unwrap_or_else(|e| panic!("{name} on the live machine: {e}"));
         xml::lint_topology(&live.xml, None).unwrap();
 
@@ -270,7 +274,10 @@ fn cloud_skeletons_seed_detection() {
         let vm = vm_view(&filled, name.starts_with("aws"));
         let d = write_tree(&tree_from_xml(&vm, &TreeOptions::default()).unwrap());
         // Cloud VMs pass NIC VFs at any device number: NCCL_IB_MERGE_VFS=0 keeps them there.
-        let det = detect_at(d.path(), &Options { topo_file: Some(skeleton.clone()), ib_merge_vfs: Some(false), ..Default::default() });
+        let det = detect_at(
+            d.path(),
+            &Options { topo_file: Some(skeleton.clone()), ib_merge_vfs: Some(false), ..Default::default() },
+        );
         let x = &det.xml;
         for g in filled.preorder().into_iter().filter(|&n| filled.name(n) == "gpu") {
             let pci = filled.parent(g).unwrap();
@@ -297,10 +304,14 @@ fn cloud_skeletons_seed_detection() {
         // With NCCL's default NCCL_IB_MERGE_VFS=1, a VF NIC at a device number other
         // than 0 is moved to device 0: detection says so.
         let moved = filled.preorder().into_iter().any(|n| {
-            filled.name(n) == "nic" && filled.parent(n).and_then(|p| filled.attr(p, "busid")).is_some_and(|b| !b.ends_with(":00.0"))
+            filled.name(n) == "nic"
+                && filled.parent(n).and_then(|p| filled.attr(p, "busid")).is_some_and(|b| !b.ends_with(":00.0"))
         });
         if moved && !name.starts_with("aws") {
-            let det = detect_at(d.path(), &Options { topo_file: Some(skeleton.clone()), ib_merge_vfs: Some(true), ..Default::default() });
+            let det = detect_at(
+                d.path(),
+                &Options { topo_file: Some(skeleton.clone()), ib_merge_vfs: Some(true), ..Default::default() },
+            );
             assert!(det.notices.iter().any(|n| n.message.contains("NCCL_IB_MERGE_VFS=0 avoids it")), "{name}");
         }
     }

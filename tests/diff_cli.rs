@@ -49,7 +49,11 @@ fn a_file_against_itself_exits_0() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "a.xml", &fixture("dgx-h100"));
     topo().arg("diff").arg(&p).arg(&p).assert().code(0).stdout(predicate::str::contains("same topology"));
-    topo().args(["diff", "fixture:gh200", "fixture:gh200", "--json"]).assert().code(0).stdout(predicate::str::contains("\"equal\": true"));
+    topo()
+        .args(["diff", "fixture:gh200", "fixture:gh200", "--json"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("\"equal\": true"));
 }
 
 #[test]
@@ -74,7 +78,9 @@ fn planted_nic_removed() {
         b.remove(p);
     })
     .code(1)
-    .stdout(predicate::str::contains("errors:\n  NIC 0000:1b:00.0 (mlx5_0): removed (was under PCIe switch 0000:18:00.0, CPU 0)"));
+    .stdout(predicate::str::contains(
+        "errors:\n  NIC 0000:1b:00.0 (mlx5_0): removed (was under PCIe switch 0000:18:00.0, CPU 0)",
+    ));
 }
 
 #[test]
@@ -117,7 +123,9 @@ fn planted_cpu_model_changed() {
         b.set_attr(c, "modelid", "85");
     })
     .code(1)
-    .stdout(predicate::str::contains("CPU 0: CPU model changed (inter-CPU bandwidth may change): modelid \"143\" -> \"85\""));
+    .stdout(predicate::str::contains(
+        "CPU 0: CPU model changed (inter-CPU bandwidth may change): modelid \"143\" -> \"85\"",
+    ));
 }
 
 #[test]
@@ -141,7 +149,14 @@ fn json_and_ignore() {
     assert_eq!(renamed["busid"], "0000:1b:00.0");
     assert_eq!(renamed["before"], "mlx5_0");
     assert_eq!(renamed["after"], "ib0");
-    topo().arg("diff").arg(&pa).arg(&pb).args(["--ignore", "host_hash,name"]).assert().code(0).stdout(predicate::str::contains("3 differences hidden"));
+    topo()
+        .arg("diff")
+        .arg(&pa)
+        .arg(&pb)
+        .args(["--ignore", "host_hash,name"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("3 differences hidden"));
 }
 
 fn shared_nccl() -> Option<PathBuf> {
@@ -212,8 +227,12 @@ fn fleet_names_the_planted_outlier() {
         .stdout(predicate::str::contains("9 dumps, 2 groups"))
         .stdout(predicate::str::contains("reference: 8 dumps"))
         .stdout(predicate::str::is_match(r"outlier 1 of 1: 1 dump \(signature [0-9a-f]{16}\): \S*node06\.xml").unwrap())
-        .stdout(predicate::str::contains("GPU 0000:c2:00.0 (dev 6): PCIe link downgraded: \"32.0 GT/s PCIe\" -> \"16.0 GT/s PCIe\""))
-        .stdout(predicate::str::contains("predicted ring bandwidth 336.0 GB/s against 384.0 GB/s for the reference (-12%)"));
+        .stdout(predicate::str::contains(
+            "GPU 0000:c2:00.0 (dev 6): PCIe link downgraded: \"32.0 GT/s PCIe\" -> \"16.0 GT/s PCIe\"",
+        ))
+        .stdout(predicate::str::contains(
+            "predicted ring bandwidth 336.0 GB/s against 384.0 GB/s for the reference (-12%)",
+        ));
     let out = topo().arg("fleet").arg(dir.path()).arg("--json").assert().code(1).get_output().stdout.clone();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["reference"]["files"].as_array().unwrap().len(), 8);

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-const HINT: &str = "the command line changed: regenerate with `cargo run -- generate --out .` and commit completions/ and man/";
+const HINT: &str =
+    "the command line changed: regenerate with `cargo run -- generate --out .` and commit completions/ and man/";
 
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -19,12 +20,7 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn committed_completions_and_man_pages_are_current() {
     let tmp = tempfile::tempdir().unwrap();
-    assert_cmd::cargo::cargo_bin_cmd!("topo")
-        .args(["generate", "--out"])
-        .arg(tmp.path())
-        .assert()
-        .success()
-        .stdout("");
+    assert_cmd::cargo::cargo_bin_cmd!("topo").args(["generate", "--out"]).arg(tmp.path()).assert().success().stdout("");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for sub in ["completions", "man"] {
         let fresh = files(&tmp.path().join(sub));

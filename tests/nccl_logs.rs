@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use topo::env::Env;
 use topo::model::{self, Options};
-use topo::search::{self, channels, SearchOptions};
+use topo::search::{self, SearchOptions, channels};
 
 fn shared() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use topo::check;
-use topo::discover::fsgen::{tree_from_xml, FakeTree, TreeOptions};
-use topo::discover::{detect, Options, SourceArgs};
+use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
+use topo::discover::{Options, SourceArgs, detect};
 use topo::xml::{self, Xml};
 
 mod common;
@@ -47,16 +47,27 @@ fn random_topology(seed: u64) -> Xml {
                 let b = format!("0000:{:02x}:00.0", *bus);
                 if r.below(3) == 0 {
                     let ports = 1 + r.below(2) as u32;
-                    let mut n = format!("<pci busid=\"{b}\" class=\"0x020700\" vendor=\"0x15b3\" device=\"0x1021\" subsystem_vendor=\"0x15b3\" subsystem_device=\"0x0041\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><nic>");
+                    let mut n = format!(
+                        "<pci busid=\"{b}\" class=\"0x020700\" vendor=\"0x15b3\" device=\"0x1021\" subsystem_vendor=\"0x15b3\" subsystem_device=\"0x0041\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><nic>"
+                    );
                     for p in 0..ports {
-                        n += &format!("<net name=\"mlx5_{}\" dev=\"{}\" latency=\"0\" speed=\"200000\" port=\"{}\" guid=\"0x{:x}\" maxconn=\"131072\" gdr=\"1\" net=\"1\"/>", *net, *net, p + 1, 0x1000 + *bus);
+                        n += &format!(
+                            "<net name=\"mlx5_{}\" dev=\"{}\" latency=\"0\" speed=\"200000\" port=\"{}\" guid=\"0x{:x}\" maxconn=\"131072\" gdr=\"1\" net=\"1\"/>",
+                            *net,
+                            *net,
+                            p + 1,
+                            0x1000 + *bus
+                        );
                         *net += 1;
                     }
                     n + "</nic></pci>"
                 } else {
                     let sm = if r.below(2) == 0 { 80 } else { 90 };
                     gpus.push(b.clone());
-                    let g = format!("<pci busid=\"{b}\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2330\" subsystem_vendor=\"0x10de\" subsystem_device=\"0x16c1\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"{}\" sm=\"{sm}\" rank=\"{}\" gdr=\"1\" mlopart=\"-1\">LINKS{}</gpu></pci>", *gpu, *gpu, *gpu);
+                    let g = format!(
+                        "<pci busid=\"{b}\" class=\"0x030200\" vendor=\"0x10de\" device=\"0x2330\" subsystem_vendor=\"0x10de\" subsystem_device=\"0x16c1\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"{}\" sm=\"{sm}\" rank=\"{}\" gdr=\"1\" mlopart=\"-1\">LINKS{}</gpu></pci>",
+                        *gpu, *gpu, *gpu
+                    );
                     *gpu += 1;
                     g
                 }
@@ -70,12 +81,16 @@ fn random_topology(seed: u64) -> Xml {
                         bus += 3;
                         let sub = bus;
                         let l = leaf(&mut r, &mut bus, &mut gpu, &mut net, &mut gpus);
-                        inner += &format!("<pci busid=\"0000:{sub:02x}:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"0xc030\" subsystem_vendor=\"0x1000\" subsystem_device=\"0x100b\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">{l}</pci>");
+                        inner += &format!(
+                            "<pci busid=\"0000:{sub:02x}:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"0xc030\" subsystem_vendor=\"0x1000\" subsystem_device=\"0x100b\" link_speed=\"32.0 GT/s PCIe\" link_width=\"16\">{l}</pci>"
+                        );
                     } else {
                         inner += &leaf(&mut r, &mut bus, &mut gpu, &mut net, &mut gpus);
                     }
                 }
-                kids += &format!("<pci busid=\"0000:{top:02x}:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"0xc030\" subsystem_vendor=\"0x1000\" subsystem_device=\"0x100b\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">{inner}</pci>");
+                kids += &format!(
+                    "<pci busid=\"0000:{top:02x}:00.0\" class=\"0x060400\" vendor=\"0x1000\" device=\"0xc030\" subsystem_vendor=\"0x1000\" subsystem_device=\"0x100b\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">{inner}</pci>"
+                );
             }
         }
         body.push(format!("<cpu host_hash=\"0x1\" numaid=\"{c}\" affinity=\"{:x}\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">{kids}</cpu>", 0xfu32 << (4 * c)));

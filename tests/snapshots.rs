@@ -99,7 +99,9 @@ fn renderer_outputs_match_the_stored_snapshots() {
         }
         match std::fs::read_to_string(&path) {
             Err(_) => failures.push(format!("{name}: no stored snapshot at {}", path.display())),
-            Ok(want) if want != got => failures.push(format!("{name} (topo {}): {}", args.join(" "), first_difference(&want, &got))),
+            Ok(want) if want != got => {
+                failures.push(format!("{name} (topo {}): {}", args.join(" "), first_difference(&want, &got)))
+            }
             Ok(_) => {}
         }
     }

@@ -54,8 +54,12 @@ fn shared_nccl_files_round_trip_byte_for_byte() {
                 assert!(original.contains("\">\n        </pci>\n"), "{name}: the hand edit moved");
                 assert_eq!(original.replace("\">\n        </pci>\n", "\"/>\n"), written, "{name}");
             }
-            "h800x8.xml" => assert_eq!(format!("{written}\n"), original, "{name}: only the trailing blank line differs"),
-            "oci-h100.xml" => assert_eq!(format!("\n{written}"), original, "{name}: only the leading blank line differs"),
+            "h800x8.xml" => {
+                assert_eq!(format!("{written}\n"), original, "{name}: only the trailing blank line differs")
+            }
+            "oci-h100.xml" => {
+                assert_eq!(format!("\n{written}"), original, "{name}: only the leading blank line differs")
+            }
             _ => {
                 assert_eq!(written, original, "{name}: not byte for byte");
                 exact += 1;
@@ -141,7 +145,11 @@ fn element() -> impl Strategy<Value = Tree> {
 }
 
 fn document() -> impl Strategy<Value = Tree> {
-    (attrs(), prop::collection::vec(element(), 0..5)).prop_map(|(a, kids)| Tree { name: "system".into(), attrs: a, kids })
+    (attrs(), prop::collection::vec(element(), 0..5)).prop_map(|(a, kids)| Tree {
+        name: "system".into(),
+        attrs: a,
+        kids,
+    })
 }
 
 fn build(t: &Tree, doc: &mut Xml, parent: Option<usize>) {

@@ -27,7 +27,9 @@ use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 
 use super::dtype::{DataType, RedOp};
 use super::plan::{Plan, Transport};
-use super::proxy::{CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy};
+use super::proxy::{
+    CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy,
+};
 use super::schedule::RingSchedule;
 use super::{Backend, DeviceInfo};
 use crate::error::Error;
@@ -239,21 +241,35 @@ pub fn compile_only(archs: &[String], out: &mut dyn Write) -> Result<i32, Error>
         }
     }
     let expected = kernel_names();
-    let w = |out: &mut dyn Write, s: String| out.write_all(s.as_bytes()).map_err(|e| Error::Io { file: "<output>".into(), source: e });
+    let w = |out: &mut dyn Write, s: String| {
+        out.write_all(s.as_bytes()).map_err(|e| Error::Io { file: "<output>".into(), source: e })
+    };
     for arch in &targets {
         let c = compile(arch)?;
         let stats = parse_ptxas_log(&c.log);
-        w(out, format!(
-            "# topo bench allreduce --compile-only: kernels/allreduce.cu with NVRTC {}.{} for {}{note}\n",
-            c.nvrtc_version.0, c.nvrtc_version.1, c.arch
-        ))?;
-        w(out, format!("# {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n", "kernel", "registers", "stack (B)", "spill st (B)", "spill ld (B)"))?;
+        w(
+            out,
+            format!(
+                "# topo bench allreduce --compile-only: kernels/allreduce.cu with NVRTC {}.{} for {}{note}\n",
+                c.nvrtc_version.0, c.nvrtc_version.1, c.arch
+            ),
+        )?;
+        w(
+            out,
+            format!(
+                "# {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n",
+                "kernel", "registers", "stack (B)", "spill st (B)", "spill ld (B)"
+            ),
+        )?;
         for k in &expected {
             match stats.iter().find(|s| &s.name == k) {
-                Some(s) => w(out, format!(
-                    "  {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n",
-                    s.name, s.registers, s.stack_bytes, s.spill_stores, s.spill_loads
-                ))?,
+                Some(s) => w(
+                    out,
+                    format!(
+                        "  {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n",
+                        s.name, s.registers, s.stack_bytes, s.spill_stores, s.spill_loads
+                    ),
+                )?,
                 None => {
                     return Err(Error::Input {
                         file: "kernels/allreduce.cu".into(),
@@ -263,14 +279,17 @@ pub fn compile_only(archs: &[String], out: &mut dyn Write) -> Result<i32, Error>
             }
         }
         let spilling = stats.iter().filter(|s| s.spill_stores > 0 || s.spill_loads > 0).count();
-        w(out, format!(
-            "# {}: {} kernels compiled, {} with spills, max {} registers, cubin {} bytes\n",
-            c.arch,
-            expected.len(),
-            spilling,
-            stats.iter().map(|s| s.registers).max().unwrap_or(0),
-            c.cubin.len()
-        ))?;
+        w(
+            out,
+            format!(
+                "# {}: {} kernels compiled, {} with spills, max {} registers, cubin {} bytes\n",
+                c.arch,
+                expected.len(),
+                spilling,
+                stats.iter().map(|s| s.registers).max().unwrap_or(0),
+                c.cubin.len()
+            ),
+        )?;
     }
     Ok(0)
 }
@@ -297,8 +316,10 @@ fn device_arch(d: sys::CUdevice) -> Result<String, Error> {
     // SAFETY: `d` comes from cuDeviceGet.
     let (maj, min) = unsafe {
         (
-            cu::device::get_attribute(d, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(drv("cuDeviceGetAttribute"))?,
-            cu::device::get_attribute(d, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(drv("cuDeviceGetAttribute"))?,
+            cu::device::get_attribute(d, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+                .map_err(drv("cuDeviceGetAttribute"))?,
+            cu::device::get_attribute(d, A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+                .map_err(drv("cuDeviceGetAttribute"))?,
         )
     };
     Ok(format!("sm_{maj}{min}"))
@@ -555,13 +576,19 @@ impl CudaBackend {
                         chan_args[r][c].recv = ConnArgs { data, ctrl: ctrl as u64 };
                         chan_args[prev][c].send = ConnArgs { data: st_data as u64, ctrl: st_ctrl as u64 };
                         b.set_current(dr)?;
-                        let stream = cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("cuStreamCreate"))?;
+                        let stream =
+                            cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("cuStreamCreate"))?;
                         b.proxy_streams.push((b.devices[dr].ctx, stream));
-                        let mover = HtoD { ctx: b.devices[dr].ctx, stream, src: st_data as *const u8, dst: data, slot_bytes };
+                        let mover =
+                            HtoD { ctx: b.devices[dr].ctx, stream, src: st_data as *const u8, dst: data, slot_bytes };
                         // SAFETY: the control blocks are pinned allocations freed only
                         // after the proxy thread is joined (Drop).
                         conns.push(Box::new(unsafe {
-                            StagedCopy::new(CtrlPtr(st_ctrl as *const FifoCtrl), CtrlPtr(ctrl as *const FifoCtrl), mover)
+                            StagedCopy::new(
+                                CtrlPtr(st_ctrl as *const FifoCtrl),
+                                CtrlPtr(ctrl as *const FifoCtrl),
+                                mover,
+                            )
                         }));
                     }
                 }
@@ -603,9 +630,13 @@ impl CudaBackend {
         unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, bytes) };
         let mut dptr: sys::CUdeviceptr = 0;
         // SAFETY: `ptr` was allocated with DEVICEMAP.
-        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dptr, ptr, 0) }.result().map_err(drv("cuMemHostGetDevicePointer"))?;
+        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dptr, ptr, 0) }
+            .result()
+            .map_err(drv("cuMemHostGetDevicePointer"))?;
         if dptr != ptr as u64 {
-            return Err(Error::Unavailable("mapped host memory has a different device address (no unified addressing)".into()));
+            return Err(Error::Unavailable(
+                "mapped host memory has a different device address (no unified addressing)".into(),
+            ));
         }
         Ok(ptr)
     }
@@ -707,7 +738,9 @@ fn open_device(ordinal: i32) -> Result<Device, Error> {
     unsafe { cu::ctx::set_current(ctx) }.map_err(drv("cuCtxSetCurrent"))?;
     let attr = |a| unsafe { cu::device::get_attribute(dev, a) }.map_err(drv("cuDeviceGetAttribute"));
     if attr(A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING)? == 0 {
-        return Err(Error::Unavailable(format!("GPU {ordinal} lacks unified addressing, which the CUDA backend needs")));
+        return Err(Error::Unavailable(format!(
+            "GPU {ordinal} lacks unified addressing, which the CUDA backend needs"
+        )));
     }
     let bus = format!(
         "{:04x}:{:02x}:{:02x}",
@@ -828,7 +861,14 @@ impl Backend for CudaBackend {
         self.notes.clone()
     }
 
-    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error> {
+    fn run(
+        &mut self,
+        dtype: DataType,
+        op: RedOp,
+        count: usize,
+        in_place: bool,
+        iters: usize,
+    ) -> Result<Duration, Error> {
         self.check_bytes(0, count * dtype.size())?;
         let sched = RingSchedule::new(count, dtype.size(), self.nranks, self.nchannels, self.slot_bytes);
         let name = kernel_name(op, dtype);
@@ -901,7 +941,13 @@ ptxas info    : Used 40 registers, 380 bytes cmem[0]\n";
         assert_eq!(s.len(), 2);
         assert_eq!(
             s[0],
-            KernelStats { name: "allreduce_sum_float".into(), registers: 72, stack_bytes: 8, spill_stores: 4, spill_loads: 12 }
+            KernelStats {
+                name: "allreduce_sum_float".into(),
+                registers: 72,
+                stack_bytes: 8,
+                spill_stores: 4,
+                spill_loads: 12
+            }
         );
         assert_eq!(s[1].registers, 40);
     }

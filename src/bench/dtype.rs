@@ -444,7 +444,6 @@ pub(crate) fn finish<T: Elem, const OP: u8>(x: T, k: &Scalars) -> T {
     if OP == OP_AVG && !T::FLOAT { x.postdiv(k) } else { x }
 }
 
-
 // ---------------------------------------------------------------------------------
 // Validation data
 
@@ -520,16 +519,46 @@ pub(crate) fn count_wrong<T: Elem>(got: &[T], expected: &[T], tol: u64) -> u64 {
 macro_rules! with_elem {
     ($dtype:expr, $t:ident => $body:expr) => {
         match $dtype {
-            $crate::bench::dtype::DataType::Int8 => { type $t = i8; $body }
-            $crate::bench::dtype::DataType::Uint8 => { type $t = u8; $body }
-            $crate::bench::dtype::DataType::Int32 => { type $t = i32; $body }
-            $crate::bench::dtype::DataType::Uint32 => { type $t = u32; $body }
-            $crate::bench::dtype::DataType::Int64 => { type $t = i64; $body }
-            $crate::bench::dtype::DataType::Uint64 => { type $t = u64; $body }
-            $crate::bench::dtype::DataType::Half => { type $t = $crate::bench::dtype::F16; $body }
-            $crate::bench::dtype::DataType::Float => { type $t = f32; $body }
-            $crate::bench::dtype::DataType::Double => { type $t = f64; $body }
-            $crate::bench::dtype::DataType::Bfloat16 => { type $t = $crate::bench::dtype::Bf16; $body }
+            $crate::bench::dtype::DataType::Int8 => {
+                type $t = i8;
+                $body
+            }
+            $crate::bench::dtype::DataType::Uint8 => {
+                type $t = u8;
+                $body
+            }
+            $crate::bench::dtype::DataType::Int32 => {
+                type $t = i32;
+                $body
+            }
+            $crate::bench::dtype::DataType::Uint32 => {
+                type $t = u32;
+                $body
+            }
+            $crate::bench::dtype::DataType::Int64 => {
+                type $t = i64;
+                $body
+            }
+            $crate::bench::dtype::DataType::Uint64 => {
+                type $t = u64;
+                $body
+            }
+            $crate::bench::dtype::DataType::Half => {
+                type $t = $crate::bench::dtype::F16;
+                $body
+            }
+            $crate::bench::dtype::DataType::Float => {
+                type $t = f32;
+                $body
+            }
+            $crate::bench::dtype::DataType::Double => {
+                type $t = f64;
+                $body
+            }
+            $crate::bench::dtype::DataType::Bfloat16 => {
+                type $t = $crate::bench::dtype::Bf16;
+                $body
+            }
         }
     };
 }
@@ -539,11 +568,26 @@ pub(crate) use with_elem;
 macro_rules! with_op {
     ($redop:expr, $op:ident => $body:expr) => {
         match $redop {
-            $crate::bench::dtype::RedOp::Sum => { const $op: u8 = $crate::bench::dtype::OP_SUM; $body }
-            $crate::bench::dtype::RedOp::Prod => { const $op: u8 = $crate::bench::dtype::OP_PROD; $body }
-            $crate::bench::dtype::RedOp::Min => { const $op: u8 = $crate::bench::dtype::OP_MIN; $body }
-            $crate::bench::dtype::RedOp::Max => { const $op: u8 = $crate::bench::dtype::OP_MAX; $body }
-            $crate::bench::dtype::RedOp::Avg => { const $op: u8 = $crate::bench::dtype::OP_AVG; $body }
+            $crate::bench::dtype::RedOp::Sum => {
+                const $op: u8 = $crate::bench::dtype::OP_SUM;
+                $body
+            }
+            $crate::bench::dtype::RedOp::Prod => {
+                const $op: u8 = $crate::bench::dtype::OP_PROD;
+                $body
+            }
+            $crate::bench::dtype::RedOp::Min => {
+                const $op: u8 = $crate::bench::dtype::OP_MIN;
+                $body
+            }
+            $crate::bench::dtype::RedOp::Max => {
+                const $op: u8 = $crate::bench::dtype::OP_MAX;
+                $body
+            }
+            $crate::bench::dtype::RedOp::Avg => {
+                const $op: u8 = $crate::bench::dtype::OP_AVG;
+                $body
+            }
         }
     };
 }

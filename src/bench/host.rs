@@ -102,11 +102,20 @@ unsafe impl Send for HostCopy {}
 impl SlotMover for HostCopy {
     fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
         if bytes > self.slot_bytes {
-            return Err(Error::Unavailable(format!("proxy: slot of {bytes} bytes is larger than the FIFO's {}", self.slot_bytes)));
+            return Err(Error::Unavailable(format!(
+                "proxy: slot of {bytes} bytes is larger than the FIFO's {}",
+                self.slot_bytes
+            )));
         }
         // SAFETY: both slots are inside their FIFOs and the counters give the proxy
         // exclusive use of them until it publishes the new tail and head.
-        unsafe { std::ptr::copy_nonoverlapping(self.src.add(slot * self.slot_bytes), self.dst.add(slot * self.slot_bytes), bytes) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.src.add(slot * self.slot_bytes),
+                self.dst.add(slot * self.slot_bytes),
+                bytes,
+            )
+        };
         Ok(())
     }
 
@@ -311,7 +320,8 @@ impl HostBackend {
             done: Condvar::new(),
             abort: abort.clone(),
             error: Mutex::new(None),
-            oversubscribed: nch * n + usize::from(staging_any) > std::thread::available_parallelism().map_or(1, |c| c.get()),
+            oversubscribed: nch * n + usize::from(staging_any)
+                > std::thread::available_parallelism().map_or(1, |c| c.get()),
         });
 
         let mut conns: Vec<Box<dyn ProxyConn>> = Vec::new();
@@ -401,12 +411,9 @@ impl HostBackend {
         if let Some(e) = self.proxy.as_ref().and_then(|p| p.take_error()) {
             return e;
         }
-        self.shared
-            .error
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-            .unwrap_or_else(|| Error::Unavailable("host backend: an earlier run failed; the ring is no longer usable".into()))
+        self.shared.error.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or_else(|| {
+            Error::Unavailable("host backend: an earlier run failed; the ring is no longer usable".into())
+        })
     }
 
     fn buffers(&self, rank: usize, in_place: bool) -> (*const u8, *mut u8) {
@@ -486,7 +493,14 @@ impl Backend for HostBackend {
         Ok(())
     }
 
-    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error> {
+    fn run(
+        &mut self,
+        dtype: DataType,
+        op: RedOp,
+        count: usize,
+        in_place: bool,
+        iters: usize,
+    ) -> Result<Duration, Error> {
         let n = self.shared.nranks;
         check_len(count * dtype.size(), self.bufs.first().map_or(0, |b| b.0.len()))?;
         let (inputs, outputs): (Vec<_>, Vec<_>) = (0..n).map(|r| self.buffers(r, in_place)).unzip();
@@ -586,20 +600,31 @@ fn collective(sh: &Shared, rank: usize, c: usize, job: &Job, st: &mut Steps) -> 
             let (off, len) = sched.chunk_range(lp, c, sched.chunk_at(pos, s));
             // SAFETY: `off <= count`, inside the caller's buffers.
             let mut p = unsafe {
-                StepPtrs { out: output.add(off * es), send: std::ptr::null_mut(), recv: std::ptr::null(), input: input.add(off * es) }
+                StepPtrs {
+                    out: output.add(off * es),
+                    send: std::ptr::null_mut(),
+                    recv: std::ptr::null(),
+                    input: input.add(off * es),
+                }
             };
             if step.recv {
                 let want = st.recv;
-                wait(sh, &recv_fifo.tail_waiter, || recv_fifo.ctrl.tail.load(Ordering::SeqCst) > want, || {
-                    format!("rank {rank} channel {c} waited for slot {want} from its previous rank")
-                })?;
+                wait(
+                    sh,
+                    &recv_fifo.tail_waiter,
+                    || recv_fifo.ctrl.tail.load(Ordering::SeqCst) > want,
+                    || format!("rank {rank} channel {c} waited for slot {want} from its previous rank"),
+                )?;
                 p.recv = recv_fifo.slot(want);
             }
             if step.send {
                 let want = st.send;
-                wait(sh, &send_fifo.head_waiter, || send_fifo.ctrl.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64 > want, || {
-                    format!("rank {rank} channel {c} waited for a free slot {want} at its next rank")
-                })?;
+                wait(
+                    sh,
+                    &send_fifo.head_waiter,
+                    || send_fifo.ctrl.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64 > want,
+                    || format!("rank {rank} channel {c} waited for a free slot {want} at its next rank"),
+                )?;
                 p.send = send_fifo.slot(want);
             }
             // SAFETY: the pointers cover `len` elements each: user chunks inside the
@@ -740,7 +765,9 @@ mod tests {
             let mut b = HostBackend::new(&plan, 256).unwrap();
             assert!(b.staged_edges() > 0);
             b.prepare(5000 * 8).unwrap();
-            for (dtype, op) in [(DataType::Float, RedOp::Sum), (DataType::Half, RedOp::Avg), (DataType::Int64, RedOp::Prod)] {
+            for (dtype, op) in
+                [(DataType::Float, RedOp::Sum), (DataType::Half, RedOp::Avg), (DataType::Int64, RedOp::Prod)]
+            {
                 for in_place in [false, true] {
                     assert_eq!(check_once(&mut b, dtype, op, 4999, in_place, 3).unwrap(), 0, "n={n} {dtype} {op}");
                 }

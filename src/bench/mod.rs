@@ -74,7 +74,8 @@ fn parse_op(s: &str) -> Result<OpSel, String> {
 /// optionally followed by B or iB.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+')).unwrap_or(t.len());
+    let split =
+        t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a size (e.g. 8, 1K, 32M, 1.5G)"))?;
     let mult = match unit.trim().to_ascii_uppercase().as_str() {
@@ -188,7 +189,10 @@ impl AllreduceArgs {
     fn check(&self) -> Result<(), Error> {
         let usage = |m: &str| Err(Error::Usage(m.into()));
         if self.minbytes > self.maxbytes {
-            return Err(Error::Usage(format!("invalid sizes: minbytes {} > maxbytes {}", self.minbytes, self.maxbytes)));
+            return Err(Error::Usage(format!(
+                "invalid sizes: minbytes {} > maxbytes {}",
+                self.minbytes, self.maxbytes
+            )));
         }
         if self.stepfactor <= 1 && self.stepbytes == 0 && self.minbytes < self.maxbytes {
             return usage("step of 0 bytes: give -i/--stepbytes > 0 or -f/--stepfactor > 1");
@@ -214,7 +218,8 @@ impl AllreduceArgs {
         let mut s = self.minbytes;
         while s <= self.maxbytes {
             out.push(s);
-            let next = if self.stepfactor > 1 { s.saturating_mul(self.stepfactor) } else { s.saturating_add(self.stepbytes) };
+            let next =
+                if self.stepfactor > 1 { s.saturating_mul(self.stepfactor) } else { s.saturating_add(self.stepbytes) };
             if next == s {
                 break;
             }
@@ -253,7 +258,14 @@ pub trait Backend {
     /// Read the start of `rank`'s output buffer.
     fn get_output(&mut self, rank: usize, out: &mut [u8]) -> Result<(), Error>;
     /// Run `iters` allreduces back to back; the elapsed wall time.
-    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error>;
+    fn run(
+        &mut self,
+        dtype: DataType,
+        op: RedOp,
+        count: usize,
+        in_place: bool,
+        iters: usize,
+    ) -> Result<Duration, Error>;
     /// What the backend changed or wants said (e.g. an edge it had to host-stage).
     fn notes(&self) -> Vec<String> {
         Vec::new()
@@ -279,9 +291,11 @@ impl RunContext {
     /// The real environment of this process.
     pub fn from_process() -> Result<RunContext, Error> {
         let min_bw = match std::env::var("NCCL_TESTS_MIN_BW") {
-            Ok(v) => Some(v.trim().parse::<f64>().map_err(|_| {
-                Error::Usage(format!("NCCL_TESTS_MIN_BW='{v}' is not a number (GB/s)"))
-            })?),
+            Ok(v) => Some(
+                v.trim()
+                    .parse::<f64>()
+                    .map_err(|_| Error::Usage(format!("NCCL_TESTS_MIN_BW='{v}' is not a number (GB/s)")))?,
+            ),
             Err(_) => None,
         };
         Ok(RunContext {
@@ -450,7 +464,8 @@ pub fn run_with_backend(
         (_, true) => vec![false],
         _ => vec![false, true],
     };
-    let combos: Vec<(DataType, RedOp)> = args.types().into_iter().flat_map(|t| args.ops().into_iter().map(move |o| (t, o))).collect();
+    let combos: Vec<(DataType, RedOp)> =
+        args.types().into_iter().flat_map(|t| args.ops().into_iter().map(move |o| (t, o))).collect();
     let bar = progress_bar(ctx.progress, (combos.len() * sizes.len() * placements.len()) as u64);
     let mut rows = Vec::new();
     let mut rep = 0u64;
@@ -482,7 +497,11 @@ pub fn run_with_backend(
             };
             for &in_place in &placements {
                 if let Some(b) = &bar {
-                    b.set_message(format!("{} {dtype} {op} {}", report_size(bytes), if in_place { "in-place" } else { "out-of-place" }));
+                    b.set_message(format!(
+                        "{} {dtype} {op} {}",
+                        report_size(bytes),
+                        if in_place { "in-place" } else { "out-of-place" }
+                    ));
                 }
                 if args.check > 0 {
                     init_inputs(backend, dtype, op, count, in_place, 0x99)?;
@@ -590,7 +609,14 @@ fn as_bytes_mut<T: dtype::Elem>(v: &mut [T]) -> &mut [u8] {
 }
 
 /// Put every rank's validation input in place.
-fn init_inputs(backend: &mut dyn Backend, dtype: DataType, op: RedOp, count: usize, in_place: bool, seed: u64) -> Result<(), Error> {
+fn init_inputs(
+    backend: &mut dyn Backend,
+    dtype: DataType,
+    op: RedOp,
+    count: usize,
+    in_place: bool,
+    seed: u64,
+) -> Result<(), Error> {
     let n = backend.nranks();
     dtype::with_elem!(dtype, T => {
         for r in 0..n {
@@ -607,7 +633,14 @@ const POISON: u8 = 0xa5;
 
 /// One validation run, as nccl-tests does it: fresh inputs, one allreduce, every
 /// rank's output compared with the expected result. Returns the wrong elements.
-pub fn validate(backend: &mut dyn Backend, dtype: DataType, op: RedOp, count: usize, in_place: bool, seed: u64) -> Result<u64, Error> {
+pub fn validate(
+    backend: &mut dyn Backend,
+    dtype: DataType,
+    op: RedOp,
+    count: usize,
+    in_place: bool,
+    seed: u64,
+) -> Result<u64, Error> {
     let n = backend.nranks();
     init_inputs(backend, dtype, op, count, in_place, seed)?;
     if !in_place {
@@ -658,7 +691,14 @@ mod tests {
         fn get_output(&mut self, rank: usize, out: &mut [u8]) -> Result<(), Error> {
             self.0.get_output(rank, out)
         }
-        fn run(&mut self, dtype: DataType, op: RedOp, count: usize, in_place: bool, iters: usize) -> Result<Duration, Error> {
+        fn run(
+            &mut self,
+            dtype: DataType,
+            op: RedOp,
+            count: usize,
+            in_place: bool,
+            iters: usize,
+        ) -> Result<Duration, Error> {
             self.0.run(dtype, op, count, in_place, iters)?;
             let per = 5_000 + (count * dtype.size()) as u64 / 4 + if in_place { 250 } else { 0 };
             Ok(Duration::from_nanos(per * iters as u64))
@@ -747,7 +787,10 @@ mod tests {
             ..Default::default()
         };
         let mut plan = Plan::simple_ring(3, 2);
-        plan.prediction = Some(Prediction { busbw_gbs: std::sync::Arc::new(|b| b as f64 / 1e4), bottleneck: "GPU0->GPU1 NVL".into() });
+        plan.prediction = Some(Prediction {
+            busbw_gbs: std::sync::Arc::new(|b| b as f64 / 1e4),
+            bottleneck: "GPU0->GPU1 NVL".into(),
+        });
         let mut b = FixedTime(host::HostBackend::new(&plan, 1024).unwrap());
         let mut out = Vec::new();
         assert_eq!(run_with_backend(&args, &plan, &mut b, &fixed_ctx(), &mut out).unwrap(), 0);
@@ -756,7 +799,8 @@ mod tests {
         assert!(text.contains("bfloat16"), "{text}");
         // 4096 B: predicted 0.41 GB/s, measured 4096/(5000+1024 ns)*4/3 = 0.906 GB/s.
         let fields = |l: &str| l.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let line = text.lines().map(fields).find(|f| f.len() > 3 && f[0] == "#" && f[1] == "4096" && f[2] == "int8").unwrap();
+        let line =
+            text.lines().map(fields).find(|f| f.len() > 3 && f[0] == "#" && f[1] == "4096" && f[2] == "int8").unwrap();
         assert_eq!(&line[6..], ["0.41", "221.34", "212.52", "GPU0->GPU1", "NVL"]);
         let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert_eq!(doc["version"], 3);
@@ -789,7 +833,15 @@ mod tests {
         run_with_backend(&args, &plan, &mut b, &fixed_ctx(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let row = text.lines().find(|l| !l.starts_with('#') && !l.is_empty()).unwrap();
-        assert_eq!(row, format!("{}{}{}", "         100            25     float     sum      -1", " ".repeat(32), "     5.28    0.02    0.02    N/A"));
+        assert_eq!(
+            row,
+            format!(
+                "{}{}{}",
+                "         100            25     float     sum      -1",
+                " ".repeat(32),
+                "     5.28    0.02    0.02    N/A"
+            )
+        );
     }
 
     #[test]

@@ -165,7 +165,10 @@ impl Plan {
         };
         let root = doc.root().ok_or_else(|| err(0, "empty document".into()))?;
         if doc.name(root) != "graphs" {
-            return Err(err(doc.line(root), format!("root element is <{}>, expected <graphs> (an NCCL graph file)", doc.name(root))));
+            return Err(err(
+                doc.line(root),
+                format!("root element is <{}>, expected <graphs> (an NCCL graph file)", doc.name(root)),
+            ));
         }
         if let Some(v) = doc.attr(root, "version")
             && xml::parse_c_int(v) != Some(1)
@@ -197,12 +200,23 @@ impl Plan {
                                 .ok_or_else(|| err(line, format!("<gpu rank=\"{r}\">: not a rank number")))?
                         } else if let Some(d) = doc.attr(el, "dev") {
                             // NCCL reads dev as hex (strtol base 16): systemId << 56 | device.
-                            let id = i64::from_str_radix(d.trim().trim_start_matches("0x").trim_start_matches("0X"), 16)
-                                .map_err(|_| err(line, format!("<gpu dev=\"{d}\">: not a hexadecimal device id")))?;
+                            let id =
+                                i64::from_str_radix(d.trim().trim_start_matches("0x").trim_start_matches("0X"), 16)
+                                    .map_err(|_| {
+                                        err(line, format!("<gpu dev=\"{d}\">: not a hexadecimal device id"))
+                                    })?;
                             if id >> 56 != 0 {
-                                return Err(err(line, format!("<gpu dev=\"{d}\"> is on system {} (another node): the benchmark runs one node", id >> 56)));
+                                return Err(err(
+                                    line,
+                                    format!(
+                                        "<gpu dev=\"{d}\"> is on system {} (another node): the benchmark runs one node",
+                                        id >> 56
+                                    ),
+                                ));
                             }
-                            notes.push(format!("{file}:{line}: <gpu dev=\"{d}\"> has no rank attribute; rank = device {id}"));
+                            notes.push(format!(
+                                "{file}:{line}: <gpu dev=\"{d}\"> has no rank attribute; rank = device {id}"
+                            ));
                             id
                         } else {
                             return Err(err(line, "<gpu> without rank or dev attribute".into()));
@@ -210,7 +224,10 @@ impl Plan {
                         order.push(rank as usize);
                     }
                     "net" => {
-                        return Err(err(line, "<net> in a ring channel: inter-node rings cannot run in this single-node benchmark".into()));
+                        return Err(err(
+                            line,
+                            "<net> in a ring channel: inter-node rings cannot run in this single-node benchmark".into(),
+                        ));
                     }
                     other => return Err(err(line, format!("unexpected <{other}> in <channel>"))),
                 }
@@ -226,7 +243,11 @@ impl Plan {
         if let Some(nc) = doc.attr(graph, "nchannels")
             && xml::parse_c_int(nc) != Some(channels.len() as i64)
         {
-            notes.push(format!("{file}:{}: nchannels=\"{nc}\" but {} <channel> elements; using the elements", doc.line(graph), channels.len()));
+            notes.push(format!(
+                "{file}:{}: nchannels=\"{nc}\" but {} <channel> elements; using the elements",
+                doc.line(graph),
+                channels.len()
+            ));
         }
         let n = nranks.unwrap_or(channels[0].1.len());
         for (line, order) in &channels {
@@ -318,8 +339,16 @@ mod tests {
         };
         err(TWO_RINGS, Some(8), &["g.xml:3", "expected 8"]);
         err("<system version=\"1\"/>", None, &["<graphs>"]);
-        err(r#"<graphs version="1"><graph id="0" pattern="3"><channel><gpu rank="0"/></channel></graph></graphs>"#, None, &["pattern"]);
-        let ring = |body: &str| format!("<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\">\n<channel>\n{body}</channel></graph></graphs>");
+        err(
+            r#"<graphs version="1"><graph id="0" pattern="3"><channel><gpu rank="0"/></channel></graph></graphs>"#,
+            None,
+            &["pattern"],
+        );
+        let ring = |body: &str| {
+            format!(
+                "<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\">\n<channel>\n{body}</channel></graph></graphs>"
+            )
+        };
         err(&ring("<gpu rank=\"0\"/>\n<gpu rank=\"0\"/>\n"), None, &["g.xml:3", "twice"]);
         err(&ring("<net dev=\"0\"/>\n<gpu rank=\"0\"/>\n"), None, &["g.xml:4", "inter-node"]);
         err(&ring("<gpu rank=\"0\"/>\n<gpu rank=\"5\"/>\n"), None, &["g.xml:3", "out of range"]);

@@ -15,8 +15,8 @@
 //! transport for instance, fits in as another [`ProxyConn`].
 
 use std::sync::Arc;
-use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::{Duration, Instant};
 

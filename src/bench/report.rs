@@ -157,7 +157,19 @@ pub fn write_header(out: &mut dyn Write, h: &HeaderInfo) -> Result<(), Error> {
     ));
     s.push_str(&format!(
         "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6} \n",
-        "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"
+        "size",
+        "count",
+        "type",
+        "redop",
+        "root",
+        "time",
+        "algbw",
+        "busbw",
+        "#wrong",
+        "time",
+        "algbw",
+        "busbw",
+        "#wrong"
     ));
     s.push_str(&format!(
         "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6} \n",
@@ -238,7 +250,12 @@ pub fn write_footer(out: &mut dyn Write, s: &Summary) -> Result<(), Error> {
 }
 
 /// topo's section: the plan, and the measurement beside the model's prediction.
-pub fn write_topo_section(out: &mut dyn Write, rows: &[Row], plan_lines: &[String], have_prediction: bool) -> Result<(), Error> {
+pub fn write_topo_section(
+    out: &mut dyn Write,
+    rows: &[Row],
+    plan_lines: &[String],
+    have_prediction: bool,
+) -> Result<(), Error> {
     let mut s = String::from("# topo: ---- beyond nccl-tests ----\n");
     for l in plan_lines {
         s.push_str(&format!("# topo: {l}\n"));
@@ -392,7 +409,12 @@ fn tf(b: bool) -> &'static str {
 
 impl JsonResult {
     pub fn from_row(r: &Row, iters: usize) -> JsonResult {
-        let perf = |p: &Perf| JsonPerf { time: p.time_us, alg_bw: p.algbw, bus_bw: p.busbw, nwrong: p.wrong.map(|w| w as f64) };
+        let perf = |p: &Perf| JsonPerf {
+            time: p.time_us,
+            alg_bw: p.algbw,
+            bus_bw: p.busbw,
+            nwrong: p.wrong.map(|w| w as f64),
+        };
         let eff = |p: &Option<Perf>| match (p, r.predicted_busbw) {
             (Some(p), Some(pred)) if pred > 0.0 => Some(p.busbw / pred),
             _ => None,

@@ -99,13 +99,7 @@ impl RingSchedule {
     /// What step `s` does.
     pub fn step(&self, s: usize) -> Step {
         let n = self.nranks;
-        Step {
-            recv: s >= 1,
-            send: s + 3 <= 2 * n,
-            reduce: s < n,
-            finish: s == n - 1,
-            output: s + 1 >= n,
-        }
+        Step { recv: s >= 1, send: s + 3 <= 2 * n, reduce: s < n, finish: s == n - 1, output: s + 1 >= n }
     }
 
     /// Slots each ring edge of a channel carries per collective.
@@ -137,7 +131,8 @@ mod tests {
                         let chunk = s.chunk_at(p, st);
                         let (off, len) = s.chunk_range(lp, c, chunk);
                         let mut val: Vec<u64> = if step.recv {
-                            let (ck, v) = wire[(p + nranks - 1) % nranks].take().expect("a slot from the previous rank");
+                            let (ck, v) =
+                                wire[(p + nranks - 1) % nranks].take().expect("a slot from the previous rank");
                             assert_eq!(ck, chunk, "sender and receiver agree on the chunk");
                             assert_eq!(v.len(), len);
                             v

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use crate::diff::inventory::{DevKind, Device, Inventory};
 use crate::diff::matching::Matching;
 use crate::diff::{Change, Level, What};
-use crate::model::system::class_type;
 use crate::model::NodeType;
+use crate::model::system::class_type;
 use crate::xml;
 
 /// Attributes that are compared another way, or are the device's identity.
@@ -89,7 +89,11 @@ fn paired(a: &Inventory, b: &Inventory, m: &Matching, i: usize, j: usize, out: &
             let cpu_moved = da.cpu.and_then(|c| m.a_to_b[c]) != db.cpu;
             let mut msg = format!("moved: now under {now} (was under {was})");
             if cpu_moved && da.kind != DevKind::Net {
-                msg.push_str(&format!("; now on {} (was {})", cpu_b.as_deref().unwrap_or("no CPU"), cpu_a.as_deref().unwrap_or("no CPU")));
+                msg.push_str(&format!(
+                    "; now on {} (was {})",
+                    cpu_b.as_deref().unwrap_or("no CPU"),
+                    cpu_a.as_deref().unwrap_or("no CPU")
+                ));
             }
             let mut c = base(da, Level::Warning, What::Moved, Some("parent"), msg);
             c.before = Some(was);
@@ -130,7 +134,8 @@ fn paired(a: &Inventory, b: &Inventory, m: &Matching, i: usize, j: usize, out: &
         c2c(da, db, out);
     }
     if da.kind == DevKind::Pci && da.pcilinks != db.pcilinks {
-        let mut c = base(da, Level::Info, What::Attribute, Some("pcilink"), "PCI links to other switches differ".into());
+        let mut c =
+            base(da, Level::Info, What::Attribute, Some("pcilink"), "PCI links to other switches differ".into());
         c.before = Some(da.pcilinks.join(","));
         c.after = Some(db.pcilinks.join(","));
         out.push(c);
@@ -223,7 +228,9 @@ fn judge(kind: DevKind, key: &str, x: Option<&str>, y: Option<&str>) -> (Level, 
         "vendor" | "device" if matches!(kind, DevKind::Gpu | DevKind::Nic) && x.is_some() && y.is_some() => {
             (Level::Warning, format!("another device model: PCI {key} id {change}"))
         }
-        "class" if kind != DevKind::Pci && x.is_some() && y.is_some() => (Level::Warning, format!("PCI class {change}")),
+        "class" if kind != DevKind::Pci && x.is_some() && y.is_some() => {
+            (Level::Warning, format!("PCI class {change}"))
+        }
         "arch" | "vendor" | "familyid" | "modelid" if kind == DevKind::Cpu => {
             (Level::Warning, format!("CPU model changed (inter-CPU bandwidth may change): {key} {change}"))
         }
@@ -238,7 +245,14 @@ fn judge(kind: DevKind, key: &str, x: Option<&str>, y: Option<&str>) -> (Level, 
 }
 
 /// How a GPU's NVLink target reads in A's terms: (class, identity).
-fn nvlink_target(inv: &Inventory, other: &Inventory, map: &[Option<usize>], target: &str, tclass: &str, in_a: bool) -> (String, Option<String>) {
+fn nvlink_target(
+    inv: &Inventory,
+    other: &Inventory,
+    map: &[Option<usize>],
+    target: &str,
+    tclass: &str,
+    in_a: bool,
+) -> (String, Option<String>) {
     let class = match class_type(tclass) {
         NodeType::Gpu => "GPU",
         NodeType::Nvs => "NVSwitch",
@@ -304,7 +318,11 @@ fn nvlinks(a: &Inventory, b: &Inventory, m: &Matching, i: usize, j: usize, out: 
     } else {
         (Level::Info, "NVLink targets renumbered")
     };
-    let msg = if details.is_empty() { format!("{head}: {x} -> {y}") } else { format!("{head}: {x} -> {y} ({})", details.join("; ")) };
+    let msg = if details.is_empty() {
+        format!("{head}: {x} -> {y}")
+    } else {
+        format!("{head}: {x} -> {y} ({})", details.join("; "))
+    };
     let mut c = base(da, level, What::Attribute, Some("nvlink"), msg);
     c.before = Some(x.to_string());
     c.after = Some(y.to_string());
@@ -325,7 +343,13 @@ fn c2c(da: &Device, db: &Device, out: &mut Vec<Change>) {
     };
     let (x, y) = (total(&da.c2c), total(&db.c2c));
     let level = if y < x { Level::Warning } else { Level::Info };
-    let head = if y < x { "less NVLink-C2C bandwidth" } else if y > x { "more NVLink-C2C bandwidth" } else { "NVLink-C2C written differently" };
+    let head = if y < x {
+        "less NVLink-C2C bandwidth"
+    } else if y > x {
+        "more NVLink-C2C bandwidth"
+    } else {
+        "NVLink-C2C written differently"
+    };
     let mut c = base(da, level, What::Attribute, Some("c2c"), format!("{head}: {} -> {}", fmt(&da.c2c), fmt(&db.c2c)));
     c.before = Some(x.to_string());
     c.after = Some(y.to_string());

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::diff::{self, compare, render_changes, summary, GraphsFn, Ignore, ImpactArgs, RingEstimate, Side};
+use crate::diff::{self, GraphsFn, Ignore, ImpactArgs, RingEstimate, Side, compare, render_changes, summary};
 use crate::env::Env;
 use crate::error::Error;
 use crate::render::gbs;
@@ -50,7 +50,14 @@ pub struct FleetArgs {
 impl FleetArgs {
     /// The defaults of the command line, for these inputs.
     pub fn new(inputs: Vec<PathBuf>) -> FleetArgs {
-        FleetArgs { inputs, json: false, ignore: Vec::new(), reference: None, skip_bad: false, model: ImpactArgs::default() }
+        FleetArgs {
+            inputs,
+            json: false,
+            ignore: Vec::new(),
+            reference: None,
+            skip_bad: false,
+            model: ImpactArgs::default(),
+        }
     }
 }
 
@@ -102,7 +109,10 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
                 .filter(|f| f.extension().is_some_and(|x| x.eq_ignore_ascii_case("xml")) && !f.is_dir())
                 .collect();
             if files.is_empty() {
-                return Err(Error::Input { file: p.display().to_string(), message: "no *.xml topology dump in this directory".into() });
+                return Err(Error::Input {
+                    file: p.display().to_string(),
+                    message: "no *.xml topology dump in this directory".into(),
+                });
             }
             files.sort();
             out.extend(files);
@@ -130,12 +140,16 @@ fn hash_all(files: &[PathBuf], ignore: &Ignore) -> Vec<Result<u64, Error>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = files
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|f| read_checked(f).map(|x| signature(&x, ignore))).collect::<Vec<_>>()))
+            .map(|part| {
+                s.spawn(move || part.iter().map(|f| read_checked(f).map(|x| signature(&x, ignore))).collect::<Vec<_>>())
+            })
             .collect();
         handles
             .into_iter()
             .flat_map(|h| {
-                h.join().unwrap_or_else(|_| vec![Err(Error::Unavailable("a worker thread panicked while reading dumps".into()))])
+                h.join().unwrap_or_else(|_| {
+                    vec![Err(Error::Unavailable("a worker thread panicked while reading dumps".into()))]
+                })
             })
             .collect()
     })
@@ -192,12 +206,13 @@ pub fn fleet(args: &FleetArgs, graphs: GraphsFn) -> Result<FleetReport, Error> {
         }
     }
     if let Some(e) = first_err
-        && !args.skip_bad {
-            if skipped.len() > 1 {
-                eprintln!("topo: {} dumps could not be read; --skip-bad reports them and goes on", skipped.len());
-            }
-            return Err(e);
+        && !args.skip_bad
+    {
+        if skipped.len() > 1 {
+            eprintln!("topo: {} dumps could not be read; --skip-bad reports them and goes on", skipped.len());
         }
+        return Err(e);
+    }
     // Largest first; on a tie, the group whose first file sorts first.
     let mut groups: Vec<Group> = groups.into_iter().map(|(signature, files)| Group { signature, files }).collect();
     groups.sort_by(|a, b| b.files.len().cmp(&a.files.len()).then_with(|| a.files[0].cmp(&b.files[0])));
@@ -231,7 +246,13 @@ pub fn fleet(args: &FleetArgs, graphs: GraphsFn) -> Result<FleetReport, Error> {
                 let (changes, hidden) = compare(&ref_side, &side, &ignore);
                 outliers.push(Outlier { ring: side.ring(), group: g, changes, hidden, error: None });
             }
-            Err(e) => outliers.push(Outlier { ring: None, group: g, changes: Vec::new(), hidden: 0, error: Some(e.to_string()) }),
+            Err(e) => outliers.push(Outlier {
+                ring: None,
+                group: g,
+                changes: Vec::new(),
+                hidden: 0,
+                error: Some(e.to_string()),
+            }),
         }
     }
     Ok(FleetReport {
@@ -290,7 +311,11 @@ pub fn text(r: &FleetReport) -> String {
             ignored.join(", ")
         ));
     } else {
-        s.push_str(&format!("{}, {ngroups} groups (ignoring {})\n", dumps(r.dumps - r.skipped.len()), ignored.join(", ")));
+        s.push_str(&format!(
+            "{}, {ngroups} groups (ignoring {})\n",
+            dumps(r.dumps - r.skipped.len()),
+            ignored.join(", ")
+        ));
     }
     let how = if r.reference_in_fleet { "" } else { " (given with --reference, not one of the fleet)" };
     s.push_str(&format!(
@@ -315,7 +340,9 @@ pub fn text(r: &FleetReport) -> String {
         }
         s.push_str(&format!("  {}\n", ring_text(&o.ring, &r.reference_ring)));
         if o.changes.is_empty() {
-            s.push_str("  no difference topo compares (only in elements NCCL does not read, or in ignored attributes)\n");
+            s.push_str(
+                "  no difference topo compares (only in elements NCCL does not read, or in ignored attributes)\n",
+            );
         } else {
             s.push_str(&format!("  {}\n", summary(&o.changes)));
             s.push_str(&render_changes(&o.changes, "  "));

@@ -264,15 +264,17 @@ pub fn impact(a: &Analysis, na: &Naming, ga: &Value, b: &Analysis, nb: &Naming, 
     let shared = |x: &Key| va.gpus.contains(x) && vb.gpus.contains(x);
     for ((x, y), &pa) in &va.gpu_gpu {
         if let Some(&pb) = vb.gpu_gpu.get(&(x.clone(), y.clone()))
-            && !same(pa, pb) {
-                g.add("GPU-GPU path", path_level(pa, pb), path_str(pa), path_str(pb), x.clone(), Some(y.clone()));
-            }
+            && !same(pa, pb)
+        {
+            g.add("GPU-GPU path", path_level(pa, pb), path_str(pa), path_str(pb), x.clone(), Some(y.clone()));
+        }
     }
     for ((x, y), &pa) in &va.gpu_net {
         if let Some(&pb) = vb.gpu_net.get(&(x.clone(), y.clone()))
-            && !same(pa, pb) {
-                g.add("GPU->NET path", path_level(pa, pb), path_str(pa), path_str(pb), x.clone(), Some(y.clone()));
-            }
+            && !same(pa, pb)
+        {
+            g.add("GPU->NET path", path_level(pa, pb), path_str(pa), path_str(pb), x.clone(), Some(y.clone()));
+        }
     }
     for (x, &pa) in &va.best_net {
         if let Some(&pb) = vb.best_net.get(x) {
@@ -290,10 +292,11 @@ pub fn impact(a: &Analysis, na: &Naming, ga: &Value, b: &Analysis, nb: &Naming, 
     }
     for (x, &ca) in &va.local_nets {
         if let Some(&cb) = vb.local_nets.get(x)
-            && ca != cb {
-                let level = if cb < ca { Level::Warning } else { Level::Info };
-                g.add("network devices at the best path", level, ca.to_string(), cb.to_string(), x.clone(), None);
-            }
+            && ca != cb
+        {
+            let level = if cb < ca { Level::Warning } else { Level::Info };
+            g.add("network devices at the best path", level, ca.to_string(), cb.to_string(), x.clone(), None);
+        }
     }
     let p2p_str = |t: P2pVerdict| {
         let mut s = t.0.name().to_string();
@@ -320,14 +323,22 @@ pub fn impact(a: &Analysis, na: &Naming, ga: &Value, b: &Analysis, nb: &Naming, 
     let gdr_str = |m: (GdrMode, GdrMode)| format!("GDR recv {} send {}", m.0.name(), m.1.name());
     for ((x, y), &ma) in &va.gdr {
         if let Some(&mb) = vb.gdr.get(&(x.clone(), y.clone()))
-            && ma != mb {
-                let part = |x: GdrMode, y: GdrMode| if x == y { Level::Info } else { gdr_level(x, y) };
-                let level = part(ma.0, mb.0).min(part(ma.1, mb.1));
-                g.add("GPUDirect RDMA", level, gdr_str(ma), gdr_str(mb), x.clone(), Some(y.clone()));
-            }
+            && ma != mb
+        {
+            let part = |x: GdrMode, y: GdrMode| if x == y { Level::Info } else { gdr_level(x, y) };
+            let level = part(ma.0, mb.0).min(part(ma.1, mb.1));
+            g.add("GPUDirect RDMA", level, gdr_str(ma), gdr_str(mb), x.clone(), Some(y.clone()));
+        }
     }
     for x in vb.trimmed.difference(&va.trimmed).filter(|x| shared(x)) {
-        g.add("trimmed GPU", Level::Error, "in rank 0's domain".into(), "trimmed (reached only through the network)".into(), x.clone(), None);
+        g.add(
+            "trimmed GPU",
+            Level::Error,
+            "in rank 0's domain".into(),
+            "trimmed (reached only through the network)".into(),
+            x.clone(),
+            None,
+        );
     }
     let mut out = Vec::new();
     g.finish(&mut out, &["GPU-GPU path", "transport"]);
@@ -393,21 +404,40 @@ fn graphs(ga: &Value, gb: &Value, out: &mut Vec<Change>) {
         match (x.is_null(), y.is_null()) {
             (true, true) => continue,
             (false, true) => {
-                out.push(nccl_change(Level::Warning, &subject, "found".into(), "none".into(), "no graph found any more".into()));
+                out.push(nccl_change(
+                    Level::Warning,
+                    &subject,
+                    "found".into(),
+                    "none".into(),
+                    "no graph found any more".into(),
+                ));
                 continue;
             }
             (true, false) => {
-                out.push(nccl_change(Level::Info, &subject, "none".into(), "found".into(), "a graph is found now".into()));
+                out.push(nccl_change(
+                    Level::Info,
+                    &subject,
+                    "none".into(),
+                    "found".into(),
+                    "a graph is found now".into(),
+                ));
                 continue;
             }
             _ => {}
         }
         for f in ["nchannels", "bw_intra", "bw_inter"] {
             if let (Some(p), Some(q)) = (num(x, f), num(y, f))
-                && p != q {
-                    let level = if q < p { Level::Warning } else { Level::Info };
-                    out.push(nccl_change(level, &format!("{subject} {f}"), p.to_string(), q.to_string(), format!("{p} -> {q}")));
-                }
+                && p != q
+            {
+                let level = if q < p { Level::Warning } else { Level::Info };
+                out.push(nccl_change(
+                    level,
+                    &format!("{subject} {f}"),
+                    p.to_string(),
+                    q.to_string(),
+                    format!("{p} -> {q}"),
+                ));
+            }
         }
         for f in ["type_intra", "type_inter"] {
             let (p, q) = (x.get(f).and_then(Value::as_str), y.get(f).and_then(Value::as_str));
@@ -466,14 +496,15 @@ pub fn ring_estimate(an: &Analysis, graphs: &Value) -> RingEstimate {
         Some(net_send.iter().map(|(n, &s)| s.min(net_recv.get(n).copied().unwrap_or(0.0))).sum())
     };
     if let Some(r) = graphs.get("ring").filter(|r| !r.is_null())
-        && let (Some(bw), Some(n)) = (num(r, "bw_inter"), num(r, "nchannels")) {
-            return RingEstimate {
-                bw: (bw * n) as f32,
-                source: "search",
-                basis: format!("ring graph: {n} channels x {bw} GB/s (bw_inter)"),
-                net_total,
-            };
-        }
+        && let (Some(bw), Some(n)) = (num(r, "bw_inter"), num(r, "nchannels"))
+    {
+        return RingEstimate {
+            bw: (bw * n) as f32,
+            source: "search",
+            basis: format!("ring graph: {n} channels x {bw} GB/s (bw_inter)"),
+            net_total,
+        };
+    }
     if !send.is_empty() {
         let min = send.iter().map(|(r, &s)| s.min(recv.get(r).copied().unwrap_or(0.0))).fold(f32::INFINITY, f32::min);
         return RingEstimate {
@@ -497,7 +528,7 @@ pub fn ring_estimate(an: &Analysis, graphs: &Value) -> RingEstimate {
 mod tests {
     use super::*;
     use crate::diff::testutil::{elements, find, fixture, remove_device, side};
-    use crate::diff::{compare, Ignore};
+    use crate::diff::{Ignore, compare};
     use serde_json::json;
 
     #[test]

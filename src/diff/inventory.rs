@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use crate::model::system::class_type;
 use crate::model::NodeType;
+use crate::model::system::class_type;
 use crate::xml::{self, NodeId, Xml};
 
 /// What a device is.
@@ -99,7 +99,9 @@ impl Inventory {
     }
     /// The ports of a NIC.
     pub fn ports(&self, nic: usize) -> Vec<usize> {
-        (0..self.devices.len()).filter(|&i| self.devices[i].kind == DevKind::Net && self.devices[i].parent == Some(nic)).collect()
+        (0..self.devices.len())
+            .filter(|&i| self.devices[i].kind == DevKind::Net && self.devices[i].parent == Some(nic))
+            .collect()
     }
     /// The GPU with this bus id and NVML index.
     pub fn gpu(&self, busid: &str, dev: i32) -> Option<usize> {
@@ -109,7 +111,8 @@ impl Inventory {
     }
     /// The first port with this name (NCCL also takes the first one).
     pub fn net_by_name(&self, name: &str) -> Option<usize> {
-        (0..self.devices.len()).find(|&i| self.devices[i].kind == DevKind::Net && self.devices[i].attr("name") == Some(name))
+        (0..self.devices.len())
+            .find(|&i| self.devices[i].kind == DevKind::Net && self.devices[i].attr("name") == Some(name))
     }
     /// The device whose own bus id this is (a switch, GPU or NIC), not a port.
     pub fn by_own_busid(&self, busid: &str) -> Option<usize> {
@@ -210,7 +213,9 @@ fn walk_pci(x: &Xml, inv: &mut Inventory, p: NodeId, parent: usize, cpu: usize, 
                         count: x.attr(l, "count").map_or(0, xml::strtol),
                         tclass: x.attr(l, "tclass").unwrap_or("").to_string(),
                     }),
-                    "c2c" => c2c.push((x.attr(l, "bw").map_or(0, xml::strtol), x.attr(l, "count").map_or(0, xml::strtol))),
+                    "c2c" => {
+                        c2c.push((x.attr(l, "bw").map_or(0, xml::strtol), x.attr(l, "count").map_or(0, xml::strtol)))
+                    }
                     _ => {}
                 }
             }
@@ -240,7 +245,11 @@ fn walk_pci(x: &Xml, inv: &mut Inventory, p: NodeId, parent: usize, cpu: usize, 
         add_nic(x, inv, n, Some(p), parent, cpu, depth);
     } else {
         let role = pci_role(x.attr(p, "class"));
-        let pcilinks = x.children_named(p, "pcilink").filter_map(|l| x.attr(l, "target")).map(|t| t.to_ascii_lowercase()).collect();
+        let pcilinks = x
+            .children_named(p, "pcilink")
+            .filter_map(|l| x.attr(l, "target"))
+            .map(|t| t.to_ascii_lowercase())
+            .collect();
         below = push(
             inv,
             Device {

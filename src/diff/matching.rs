@@ -15,7 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::diff::inventory::{pci_role, DevKind, Inventory};
+use crate::diff::inventory::{DevKind, Inventory, pci_role};
 
 /// Which device of one dump is which device of the other.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,9 +130,10 @@ fn keys(inv: &Inventory, side: Side, kind: DevKind, m: &Matching) -> (&'static [
                 // Only devices of the same role pair (a PCIe switch is not an NVSwitch
                 // that took its bus number).
                 let role = pci_role(d.attr("class"));
-                let above = anchors.get(&i).filter(|s| !s.is_empty()).map(|s| {
-                    format!("above:{role}:{}", s.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))
-                });
+                let above = anchors
+                    .get(&i)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| format!("above:{role}:{}", s.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")));
                 vec![bus.map(|b| format!("{b}/{role}")), above]
             }
         };
@@ -310,7 +311,9 @@ mod tests {
     fn colliding_renumbered_bus_ids_prefer_the_role() {
         // The GPUs move one bus up, so each GPU's old bus id is its neighbour's new one.
         let text = |buses: [&str; 3]| {
-            let mut s = String::from("<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"1\">\n");
+            let mut s = String::from(
+                "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"25\" modelid=\"1\">\n",
+            );
             for (i, bus) in buses.iter().enumerate() {
                 s.push_str(&format!(
                     "    <pci busid=\"0000:{bus}:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <gpu dev=\"{i}\" sm=\"80\" rank=\"{i}\" gdr=\"1\"/>\n    </pci>\n"

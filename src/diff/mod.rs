@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::env::Env;
 use crate::error::Error;
@@ -33,7 +33,7 @@ use crate::model::{self, Analysis};
 use crate::xml::{self, Diagnostic, Xml};
 
 pub use fleet::{FleetArgs, run as run_fleet, run_with_graphs as run_fleet_with_graphs};
-pub use impact::{no_graphs, GraphsFn, RingEstimate};
+pub use impact::{GraphsFn, RingEstimate, no_graphs};
 pub use inventory::DevKind;
 
 /// How much a difference matters.
@@ -168,10 +168,11 @@ pub struct Dump {
 pub fn load(path: &Path) -> Result<Dump, Error> {
     let s = path.to_string_lossy();
     if let Some(name) = s.strip_prefix("fixture:")
-        && !path.exists() {
-            let (xml, diags) = crate::fixtures::get(name)?.load()?;
-            return Ok(Dump { label: s.into_owned(), xml, diags });
-        }
+        && !path.exists()
+    {
+        let (xml, diags) = crate::fixtures::get(name)?.load()?;
+        return Ok(Dump { label: s.into_owned(), xml, diags });
+    }
     let (xml, diags) = xml::read_file(path)?;
     Ok(Dump { label: path.display().to_string(), xml, diags })
 }
@@ -321,7 +322,11 @@ pub fn render_changes(changes: &[Change], indent: &str) -> String {
 
 fn text_report(a: &Side, b: &Side, changes: &[Change], hidden: usize) -> String {
     let mut s = String::new();
-    let hidden_note = if hidden > 0 { format!(" ({} hidden by --ignore)", plural(hidden, "difference", "differences")) } else { String::new() };
+    let hidden_note = if hidden > 0 {
+        format!(" ({} hidden by --ignore)", plural(hidden, "difference", "differences"))
+    } else {
+        String::new()
+    };
     if changes.is_empty() {
         s.push_str(&format!("{} and {}: same topology{hidden_note}\n", a.label, b.label));
         return s;
@@ -438,9 +443,10 @@ pub(crate) mod testutil {
         for id in x.preorder() {
             for key in ["busid", "target"] {
                 if let Some(v) = x.attr(id, key).map(str::to_string)
-                    && v != "fffffff:ffff:ff" {
-                        x.set_attr(id, key, f(&v));
-                    }
+                    && v != "fffffff:ffff:ff"
+                {
+                    x.set_attr(id, key, f(&v));
+                }
             }
         }
     }
@@ -541,7 +547,11 @@ mod tests {
         renumber(&mut b, |s| crate::xml::i64_to_busid(crate::xml::busid_to_i64(s) + 0x1_00000));
         let cs = diff(a.clone(), b.clone(), &[]);
         assert!(!cs.is_empty());
-        assert!(cs.iter().all(|c| c.level == Level::Info && c.attr.as_deref() == Some("busid")), "{}", render_changes(&cs, ""));
+        assert!(
+            cs.iter().all(|c| c.level == Level::Info && c.attr.as_deref() == Some("busid")),
+            "{}",
+            render_changes(&cs, "")
+        );
         assert!(diff(a, b, &["busid"]).is_empty());
     }
 

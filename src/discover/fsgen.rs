@@ -19,10 +19,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::discover::nvml::{to_fake_json, C2cLink, GpuFacts, NvLinkFacts, NvmlSnapshot};
+use crate::discover::nvml::{C2cLink, GpuFacts, NvLinkFacts, NvmlSnapshot, to_fake_json};
 use crate::discover::walk::{HIDDEN_REMOTE, NVSWITCH_CLASS};
 use crate::error::Error;
-use crate::xml::{strtol, strtoull_hex, NodeId, Xml};
+use crate::xml::{NodeId, Xml, strtol, strtoull_hex};
 
 /// One entry of a fake tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -378,7 +378,8 @@ impl BusAlloc {
     /// A free bus of `dom`, preferably strictly between `lo` and `hi`, closest to
     /// `near`; any free bus of the domain otherwise.
     fn take(&mut self, dom: u16, lo: i32, hi: i32, near: i32) -> u8 {
-        let mut cands: Vec<i32> = ((lo + 1).max(0)..hi.min(256)).filter(|b| !self.used.contains(&(dom, *b as u8))).collect();
+        let mut cands: Vec<i32> =
+            ((lo + 1).max(0)..hi.min(256)).filter(|b| !self.used.contains(&(dom, *b as u8))).collect();
         if cands.is_empty() {
             cands = (0..256).filter(|b| !self.used.contains(&(dom, *b as u8))).collect();
         }
@@ -524,7 +525,8 @@ impl Gen<'_> {
         let mut info = String::new();
         for p in 0..self.ncpus {
             let pkg = node_of.get(&p).copied().unwrap_or(0);
-            let pkg_set: BTreeSet<u32> = (0..self.ncpus).filter(|q| node_of.get(q).copied().unwrap_or(0) == pkg).collect();
+            let pkg_set: BTreeSet<u32> =
+                (0..self.ncpus).filter(|q| node_of.get(q).copied().unwrap_or(0) == pkg).collect();
             let dir = format!("/sys/devices/system/cpu/cpu{p}/topology");
             t.text(&format!("{dir}/physical_package_id"), &pkg.to_string());
             t.text(&format!("{dir}/core_id"), &p.to_string());
@@ -692,27 +694,37 @@ impl Gen<'_> {
             let count = a(l, "count").map(|c| strtol(&c)).unwrap_or(1).max(0);
             let remote = if target == HIDDEN_REMOTE { String::new() } else { target };
             for _ in 0..count {
-                links.push(NvLinkFacts { link: links.len() as u32, p2p: true, active: true, remote: Some(remote.clone()) });
+                links.push(NvLinkFacts {
+                    link: links.len() as u32,
+                    p2p: true,
+                    active: true,
+                    remote: Some(remote.clone()),
+                });
             }
             // A target that is not a PCI device of the topology and not an NVSwitch
             // needs a device so that its class can be read.
             let tclass = a(l, "tclass").unwrap_or_default();
             let t = a(l, "target").unwrap_or_default();
-            let in_topo = x.preorder().into_iter().any(|n| x.name(n) == "pci" && x.attr(n, "busid") == Some(t.as_str()));
-            if !in_topo && tclass != NVSWITCH_CLASS && t != HIDDEN_REMOTE && !tclass.is_empty()
-                && let Some((dom, bus, _, _)) = split_busid(&t) {
-                    let spec = PciSpec {
-                        class: tclass.clone(),
-                        vendor: "0x1014".into(),
-                        device: "0x04ea".into(),
-                        numa: "-1".into(),
-                        local_cpus: cpumap(&(0..self.ncpus).collect(), self.ncpus),
-                        ..Default::default()
-                    };
-                    if !self.tree.pci.contains_key(&t) {
-                        self.tree.add_pci(&format!("/sys/devices/pci{dom:04x}:{bus:02x}"), &t, &spec);
-                    }
+            let in_topo =
+                x.preorder().into_iter().any(|n| x.name(n) == "pci" && x.attr(n, "busid") == Some(t.as_str()));
+            if !in_topo
+                && tclass != NVSWITCH_CLASS
+                && t != HIDDEN_REMOTE
+                && !tclass.is_empty()
+                && let Some((dom, bus, _, _)) = split_busid(&t)
+            {
+                let spec = PciSpec {
+                    class: tclass.clone(),
+                    vendor: "0x1014".into(),
+                    device: "0x04ea".into(),
+                    numa: "-1".into(),
+                    local_cpus: cpumap(&(0..self.ncpus).collect(), self.ncpus),
+                    ..Default::default()
+                };
+                if !self.tree.pci.contains_key(&t) {
+                    self.tree.add_pci(&format!("/sys/devices/pci{dom:04x}:{bus:02x}"), &t, &spec);
                 }
+            }
         }
         let c2c = x.child_named(g, "c2c").map(|c| {
             let n = a(c, "count").map(|v| strtol(&v)).unwrap_or(0).max(0) as usize;
@@ -777,7 +789,9 @@ impl Gen<'_> {
                                         local_cpus: local.into(),
                                         ..Default::default()
                                     },
-                                    None => PciSpec { numa: numa.into(), local_cpus: local.into(), ..Default::default() },
+                                    None => {
+                                        PciSpec { numa: numa.into(), local_cpus: local.into(), ..Default::default() }
+                                    }
                                 };
                                 self.tree.add_pci(&parent, &f, &spec)
                             }
@@ -817,7 +831,8 @@ impl Gen<'_> {
                 self.tree.text(&format!("{pdir}/phys_state"), "5: LinkUp");
                 self.tree.text(&format!("{pdir}/link_layer"), ll);
                 let gb = speed as f64 / 1000.0;
-                let rate = if gb.fract() == 0.0 { format!("{} Gb/sec (4X)", gb as i64) } else { format!("{gb} Gb/sec (4X)") };
+                let rate =
+                    if gb.fract() == 0.0 { format!("{} Gb/sec (4X)", gb as i64) } else { format!("{gb} Gb/sec (4X)") };
                 self.tree.text(&format!("{pdir}/rate"), &rate);
                 self.tree.text(&format!("{dir}/sys_image_guid"), &sysguid);
                 self.tree.text(&format!("{dir}/node_guid"), &sysguid);
@@ -845,7 +860,10 @@ mod tests {
 
     #[test]
     fn relative_links() {
-        assert_eq!(relative("/sys/bus/pci/devices", "/sys/devices/pci0000:00/0000:00:01.0"), "../../../devices/pci0000:00/0000:00:01.0");
+        assert_eq!(
+            relative("/sys/bus/pci/devices", "/sys/devices/pci0000:00/0000:00:01.0"),
+            "../../../devices/pci0000:00/0000:00:01.0"
+        );
         assert_eq!(relative("/sys/devices/pci0000:00/0000:00:01.0", "/sys/bus/pci"), "../../../bus/pci");
     }
 

@@ -183,13 +183,18 @@ pub fn nccl_hash(bytes: &[u8]) -> u64 {
 /// (`NCCL_HOSTID` replaces both on the live machine).
 pub fn host_id(sys: &Sys) -> String {
     if sys.is_live()
-        && let Ok(id) = std::env::var("NCCL_HOSTID") {
-            return id.chars().take(1023).collect();
-        }
+        && let Ok(id) = std::env::var("NCCL_HOSTID")
+    {
+        return id.chars().take(1023).collect();
+    }
     let host = match sys.read("/proc/sys/kernel/hostname") {
         Some(h) => h.trim_end().to_string(),
         None => {
-            sys.notice(Level::Warning, Some("/proc/sys/kernel/hostname"), "missing; host name 'unknown' used for host_hash");
+            sys.notice(
+                Level::Warning,
+                Some("/proc/sys/kernel/hostname"),
+                "missing; host name 'unknown' used for host_hash",
+            );
             "unknown".to_string()
         }
     };
@@ -268,14 +273,15 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
             endpoints.push(busid);
         }
     }
-    let gpus_without_nvml: Vec<String> = sysfs_gpus
-        .iter()
-        .filter(|b| nvml.as_ref().is_none_or(|n| n.gpu(b).is_none()))
-        .cloned()
-        .collect();
+    let gpus_without_nvml: Vec<String> =
+        sysfs_gpus.iter().filter(|b| nvml.as_ref().is_none_or(|n| n.gpu(b).is_none())).cloned().collect();
     if nvml.is_some() {
         for b in &gpus_without_nvml {
-            sys.notice(Level::Warning, None, format!("NVIDIA GPU {b} is in sysfs but NVML does not report it; PCI facts only"));
+            sys.notice(
+                Level::Warning,
+                None,
+                format!("NVIDIA GPU {b} is in sysfs but NVML does not report it; PCI facts only"),
+            );
         }
     }
 
@@ -285,7 +291,8 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
 
     // One pass per GPU, as each NCCL rank makes its own XML; then fusion in rank order.
     let gpus: Vec<&nvml::GpuFacts> = nvml.as_ref().map(|n| n.gpus.iter().collect()).unwrap_or_default();
-    let passes: Vec<Option<&nvml::GpuFacts>> = if gpus.is_empty() { vec![None] } else { gpus.into_iter().map(Some).collect() };
+    let passes: Vec<Option<&nvml::GpuFacts>> =
+        if gpus.is_empty() { vec![None] } else { gpus.into_iter().map(Some).collect() };
     let mut fused: Option<Xml> = None;
     let mut rank_sizes = Vec::new();
     for (rank, g) in passes.into_iter().enumerate() {
@@ -302,7 +309,10 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
             sys.notice(
                 Level::Warning,
                 None,
-                format!("rank {rank}'s topology has {size} elements: NCCL fails above {} ('too many XML nodes')", xml::NCCL_MAX_NODES),
+                format!(
+                    "rank {rank}'s topology has {size} elements: NCCL fails above {} ('too many XML nodes')",
+                    xml::NCCL_MAX_NODES
+                ),
             );
         }
         rank_sizes.push(size);
@@ -339,7 +349,10 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
         sys.notice(
             Level::Warning,
             None,
-            format!("the topology has {total} elements: NCCL holds at most {} per rank and would fail to load it", xml::NCCL_MAX_NODES),
+            format!(
+                "the topology has {total} elements: NCCL holds at most {} per rank and would fail to load it",
+                xml::NCCL_MAX_NODES
+            ),
         );
     }
     let empty_speed: Vec<String> = out

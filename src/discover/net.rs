@@ -23,7 +23,7 @@
 //! it and the kernel is 5.12 or newer).
 
 use crate::discover::nvml::NvmlSnapshot;
-use crate::discover::sysfs::{basename, Level, Sys};
+use crate::discover::sysfs::{Level, Sys, basename};
 use crate::xml::{busid_to_i64, strtol};
 
 /// Which NCCL plugin lists the device.
@@ -183,7 +183,11 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<N
             let speed = match sys.read(&rate_file).as_deref().and_then(parse_rate) {
                 Some(s) => s,
                 None => {
-                    sys.notice(Level::Warning, Some(&rate_file), "no readable rate; speed 0 written (NCCL reads 10 Gb/s)");
+                    sys.notice(
+                        Level::Warning,
+                        Some(&rate_file),
+                        "no readable rate; speed 0 written (NCCL reads 10 Gb/s)",
+                    );
                     0
                 }
             };
@@ -197,7 +201,11 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<N
             };
             let device_path = sys.realpath(&format!("{base}/device"));
             if device_path.is_none() {
-                sys.notice(Level::Warning, Some(&format!("{base}/device")), "cannot resolve the device; placed under a CPU");
+                sys.notice(
+                    Level::Warning,
+                    Some(&format!("{base}/device")),
+                    "cannot resolve the device; placed under a CPU",
+                );
             }
             let maxconn = match nvml.and_then(|n| n.ib_max_qp.get(&name)) {
                 Some(&q) => q,
@@ -209,7 +217,8 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<N
             let key = device_path.as_deref().map(|p| busid_to_i64(basename(p))).unwrap_or(i64::MAX);
             // AWS EFA devices are driven by the aws-ofi-nccl plugin, which reports the
             // device's own PCI path; NCCL's IB plugin rewrite applies to the others.
-            let efa = device_path.as_deref().and_then(|p| sys.read(&format!("{p}/vendor"))).as_deref() == Some(EFA_VENDOR);
+            let efa =
+                device_path.as_deref().and_then(|p| sys.read(&format!("{p}/vendor"))).as_deref() == Some(EFA_VENDOR);
             if efa {
                 sys.notice(
                     Level::Info,
@@ -230,7 +239,11 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<N
                     maxconn,
                     gdr,
                     link_layer: Some(ll),
-                    pci_path: if efa { device_path.clone() } else { device_path.as_deref().map(|p| merged_path(p, merge_vfs)) },
+                    pci_path: if efa {
+                        device_path.clone()
+                    } else {
+                        device_path.as_deref().map(|p| merged_path(p, merge_vfs))
+                    },
                     device_path,
                 },
             ));
@@ -239,8 +252,14 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<N
     out.sort_by_key(|(k, _)| *k);
     let mut nets: Vec<NetFacts> = out.into_iter().map(|(_, n)| n).collect();
     for d in 0..nets.len() {
-        let real = match nets[d].pci_path.as_ref().filter(|_| nets[d].pci_path != nets[d].device_path || !is_efa(sys, &nets[d])) {
-            Some(p) => nets[..d].iter().filter(|o| o.pci_path.as_deref().is_some_and(|q| same_card(p, q, merge_vfs))).count(),
+        let real = match nets[d]
+            .pci_path
+            .as_ref()
+            .filter(|_| nets[d].pci_path != nets[d].device_path || !is_efa(sys, &nets[d]))
+        {
+            Some(p) => {
+                nets[..d].iter().filter(|o| o.pci_path.as_deref().is_some_and(|q| same_card(p, q, merge_vfs))).count()
+            }
             None => 0,
         };
         nets[d].dev = d;
@@ -260,7 +279,10 @@ fn infiniband(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<N
         sys.notice(
             Level::Info,
             None,
-            format!("IB device {} port {} not used by NCCL (state '{}', link layer '{}')", i.name, i.port, i.state, i.link_layer),
+            format!(
+                "IB device {} port {} not used by NCCL (state '{}', link layer '{}')",
+                i.name, i.port, i.state, i.link_layer
+            ),
         );
     }
     (nets, idle)

@@ -289,13 +289,10 @@ impl NvmlSource for FakeNvml {
 pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
     let file = path.display().to_string();
     let bad = |message: String| Error::Input { file: file.clone(), message };
-    let f: FakeFile = serde_json::from_str(text)
-        .map_err(|e| bad(format!("line {} column {}: {e}", e.line(), e.column())))?;
-    let mut snap = NvmlSnapshot {
-        source: format!("fake:{file}"),
-        driver_version: f.driver_version,
-        ..Default::default()
-    };
+    let f: FakeFile =
+        serde_json::from_str(text).map_err(|e| bad(format!("line {} column {}: {e}", e.line(), e.column())))?;
+    let mut snap =
+        NvmlSnapshot { source: format!("fake:{file}"), driver_version: f.driver_version, ..Default::default() };
     let hex16 = |what: &str, s: &str, gpu: u32| -> Result<u32, Error> {
         let t = s.trim();
         let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
@@ -317,15 +314,19 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
         if let Some(p) = &g.pci {
             dev_id = Some(hex16("vendor", &p.vendor, g.index)? | (hex16("device", &p.device, g.index)? << 16));
             if let (Some(sv), Some(sd)) = (&p.subsystem_vendor, &p.subsystem_device) {
-                sub_id = Some(hex16("subsystem_vendor", sv, g.index)? | (hex16("subsystem_device", sd, g.index)? << 16));
+                sub_id =
+                    Some(hex16("subsystem_vendor", sv, g.index)? | (hex16("subsystem_device", sd, g.index)? << 16));
             }
         }
         let mut nvlinks = Vec::new();
         for l in &g.nvlinks {
             if let Some(r) = &l.remote
-                && !r.is_empty() && normalize_busid(r).is_none() && r != "fffffff:ffff:ff" {
-                    return Err(bad(format!("gpu index {}: nvlink remote \"{r}\" is not a PCI bus id", g.index)));
-                }
+                && !r.is_empty()
+                && normalize_busid(r).is_none()
+                && r != "fffffff:ffff:ff"
+            {
+                return Err(bad(format!("gpu index {}: nvlink remote \"{r}\" is not a PCI bus id", g.index)));
+            }
             for _ in 0..l.count {
                 nvlinks.push(NvLinkFacts {
                     link: nvlinks.len() as u32,
@@ -368,7 +369,10 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
                     return Err(bad(format!("p2p.{what} must be a {n}x{n} matrix (one row and column per GPU)")));
                 }
                 if let Some(c) = m.iter().flatten().find(|c| !P2P_CODES.contains(&c.as_str())) {
-                    return Err(bad(format!("p2p.{what}: unknown status \"{c}\" (use one of {})", P2P_CODES.join(", "))));
+                    return Err(bad(format!(
+                        "p2p.{what}: unknown status \"{c}\" (use one of {})",
+                        P2P_CODES.join(", ")
+                    )));
                 }
             }
         }
@@ -382,7 +386,7 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
 
 /// Write a snapshot back as a fake-NVML file (used to build fake machines).
 pub fn to_fake_json(snap: &NvmlSnapshot, comment: &str) -> String {
-    use serde_json::{json, Map, Value};
+    use serde_json::{Map, Value, json};
     let mut gpus = Vec::new();
     for g in &snap.gpus {
         let mut o = Map::new();
@@ -405,7 +409,9 @@ pub fn to_fake_json(snap: &NvmlSnapshot, comment: &str) -> String {
             o.insert("sm".into(), json!(sm));
         }
         let mut pcie = Map::new();
-        for (k, v) in [("gen", g.pcie_gen), ("width", g.pcie_width), ("max_gen", g.pcie_max_gen), ("max_width", g.pcie_max_width)] {
+        for (k, v) in
+            [("gen", g.pcie_gen), ("width", g.pcie_width), ("max_gen", g.pcie_max_gen), ("max_width", g.pcie_max_width)]
+        {
             if let Some(v) = v {
                 pcie.insert(k.into(), json!(v));
             }

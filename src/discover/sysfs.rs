@@ -79,8 +79,9 @@ impl Sys {
         if !canon.join("sys").is_dir() {
             return Err(Error::Input {
                 file: dir.display().to_string(),
-                message: "no sys/ folder here: --root DIR must hold DIR/sys (and DIR/proc), the layout of hwloc's fsroot"
-                    .into(),
+                message:
+                    "no sys/ folder here: --root DIR must hold DIR/sys (and DIR/proc), the layout of hwloc's fsroot"
+                        .into(),
             });
         }
         Ok(Sys::with_root(dir.to_path_buf(), canon, false))
@@ -367,8 +368,11 @@ mod tests {
         std::fs::create_dir_all(d.join("sys/devices/pci0000:00/0000:00:01.0")).unwrap();
         std::fs::create_dir_all(d.join("sys/bus/pci/devices")).unwrap();
         std::fs::write(d.join("sys/devices/pci0000:00/0000:00:01.0/class"), "0x030200\n").unwrap();
-        std::os::unix::fs::symlink("../../../devices/pci0000:00/0000:00:01.0", d.join("sys/bus/pci/devices/0000:00:01.0"))
-            .unwrap();
+        std::os::unix::fs::symlink(
+            "../../../devices/pci0000:00/0000:00:01.0",
+            d.join("sys/bus/pci/devices/0000:00:01.0"),
+        )
+        .unwrap();
         std::os::unix::fs::symlink("/etc", d.join("sys/escape")).unwrap();
         std::os::unix::fs::symlink("../../../../../../../../etc", d.join("sys/up")).unwrap();
         std::os::unix::fs::symlink("loop2", d.join("sys/loop1")).unwrap();

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 
 use crate::discover::net::NetFacts;
 use crate::discover::nvml::{GpuFacts, NvmlSnapshot};
-use crate::discover::sysfs::{basename, dirname, is_bdf, Level, Sys};
-use crate::xml::{strtol, NodeId, Xml};
+use crate::discover::sysfs::{Level, Sys, basename, dirname, is_bdf};
+use crate::xml::{NodeId, Xml, strtol};
 
 /// The PCI class NCCL gives NVLink targets it cannot see (NVSwitch).
 pub const NVSWITCH_CLASS: &str = "0x068000";
@@ -111,7 +111,8 @@ pub struct Ctx<'a> {
 
 /// The first live (not removed) element with this name and attribute value.
 pub fn find_live(xml: &Xml, name: &str, key: &str, value: &str) -> Option<NodeId> {
-    (0..xml.nodes.len()).find(|&i| !xml.nodes[i].removed && xml.nodes[i].name == name && xml.attr(i, key) == Some(value))
+    (0..xml.nodes.len())
+        .find(|&i| !xml.nodes[i].removed && xml.nodes[i].name == name && xml.attr(i, key) == Some(value))
 }
 
 /// Insert `node` under `parent` before the first sibling with a larger bus id.
@@ -421,23 +422,26 @@ impl Ctx<'_> {
                 }
             }
         }
-        if xml.child_named(gpu, "c2c").is_none() && sm >= 90
-            && let Some(links) = &g.c2c {
-                let mut bw = 0;
-                let mut count = 0;
-                for l in links {
-                    if l.active
-                        && let Some(b) = l.bw {
-                            bw = b;
-                            count += 1;
-                        }
-                }
-                if count > 0 {
-                    let c = xml.add(Some(gpu), "c2c");
-                    xml.set_attr(c, "bw", bw.to_string());
-                    xml.set_attr(c, "count", count.to_string());
+        if xml.child_named(gpu, "c2c").is_none()
+            && sm >= 90
+            && let Some(links) = &g.c2c
+        {
+            let mut bw = 0;
+            let mut count = 0;
+            for l in links {
+                if l.active
+                    && let Some(b) = l.bw
+                {
+                    bw = b;
+                    count += 1;
                 }
             }
+            if count > 0 {
+                let c = xml.add(Some(gpu), "c2c");
+                xml.set_attr(c, "bw", bw.to_string());
+                xml.set_attr(c, "count", count.to_string());
+            }
+        }
         let links: Vec<NodeId> = xml.children_named(gpu, "nvlink").collect();
         for l in links {
             if xml.attr(l, "tclass").is_some() {
@@ -641,7 +645,8 @@ mod tests {
 
     #[test]
     fn cpuinfo_arm_and_power() {
-        let arm = "processor\t: 0\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\nCPU architecture: 8\n";
+        let arm =
+            "processor\t: 0\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\nCPU architecture: 8\n";
         let c = CpuInfo::parse(arm, Some("x86_64"));
         assert_eq!(c.arch.as_deref(), Some("arm64"));
         assert_eq!(c.vendor, None);
@@ -667,7 +672,8 @@ mod tests {
         let m = x.add(None, "pci");
         x.set_attr(m, "busid", "0000:40:00.0");
         insert_sorted(&mut x, cpu, m);
-        let order: Vec<String> = x.children(cpu).iter().map(|&c| x.attr(c, "busid").unwrap_or("nic").to_string()).collect();
+        let order: Vec<String> =
+            x.children(cpu).iter().map(|&c| x.attr(c, "busid").unwrap_or("nic").to_string()).collect();
         assert_eq!(order, ["0000:10:00.0", "nic", "0000:20:00.0", "0000:30:00.0", "0000:40:00.0"]);
     }
 

@@ -151,7 +151,8 @@ struct Labels {
 }
 
 impl Labels {
-    const LINKS: [LinkType; 6] = [LinkType::Loc, LinkType::Nvl, LinkType::C2c, LinkType::Pci, LinkType::Sys, LinkType::Net];
+    const LINKS: [LinkType; 6] =
+        [LinkType::Loc, LinkType::Nvl, LinkType::C2c, LinkType::Pci, LinkType::Sys, LinkType::Net];
 
     fn new(sys: &System) -> Labels {
         Labels {

@@ -20,7 +20,7 @@ pub mod prepare;
 pub mod system;
 pub mod validate;
 
-pub use analysis::{analyze, Analysis, Options};
+pub use analysis::{Analysis, Options, analyze};
 pub use system::{NodeRef, System};
 
 /// Node kinds, NCCL's numbering.

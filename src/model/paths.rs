@@ -4,8 +4,8 @@
 
 use crate::env::Env;
 use crate::error::Error;
-use crate::model::system::{id_system, Hop, Kind, NodeRef, Path, System};
-use crate::model::{bw, cpu, GdrMode, LinkType, NodeType, PathType};
+use crate::model::system::{Hop, Kind, NodeRef, Path, System, id_system};
+use crate::model::{GdrMode, LinkType, NodeType, PathType, bw, cpu};
 
 /// NCCL parameters the path stage reads, with the facts NCCL would get from NVML.
 #[derive(Debug, Clone)]
@@ -112,7 +112,10 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
                 if Some(node) != base_dev
                     && node.ty == NodeType::Dev
                     && (link.ty != LinkType::Loc || rem.ty != NodeType::Gpu)
-                    && (p.nvb_disable || link.ty != LinkType::Nvl || rem.ty != NodeType::Dev || path_hops.len() > max_len)
+                    && (p.nvb_disable
+                        || link.ty != LinkType::Nvl
+                        || rem.ty != NodeType::Dev
+                        || path_hops.len() > max_len)
                 {
                     continue;
                 }
@@ -123,7 +126,10 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
                 if link.ty == LinkType::Pci && (node.ty == NodeType::Cpu || rem.ty == NodeType::Cpu) {
                     new_ty = PathType::Phb;
                 }
-                if node.ty == NodeType::Dev && path_ty == PathType::Nvl && new_ty == PathType::Nvl && path_hops.len() == max_len
+                if node.ty == NodeType::Dev
+                    && path_ty == PathType::Nvl
+                    && new_ty == PathType::Nvl
+                    && path_hops.len() == max_len
                 {
                     new_ty = PathType::Nvb;
                 }
@@ -285,10 +291,7 @@ pub fn local_gpu_of_net(sys: &System, p: &Params, net: usize) -> Option<usize> {
 }
 
 fn dev_to_rank(sys: &System, system_id: i64, dev: i32) -> Option<i32> {
-    sys.list(NodeType::Gpu)
-        .iter()
-        .find(|g| id_system(g.id) == system_id && g.gpu_dev() == dev)
-        .map(|g| g.gpu_rank())
+    sys.list(NodeType::Gpu).iter().find(|g| id_system(g.id) == system_id && g.gpu_dev() == dev).map(|g| g.gpu_rank())
 }
 
 /// Outcome of NCCL's P2P check between two ranks.

@@ -201,8 +201,11 @@ fn rank_gpus(x: &Xml, file: &str, diags: &mut Vec<Diagnostic>) -> Result<Vec<(Ra
             None => {
                 return Err(Error::Input {
                     file: file.into(),
-                    message: format!("line {}: <gpu dev=\"{dev}\"> has no sm attribute (compute capability)", x.line(g)),
-                })
+                    message: format!(
+                        "line {}: <gpu dev=\"{dev}\"> has no sm attribute (compute capability)",
+                        x.line(g)
+                    ),
+                });
             }
         };
         found.push((dev as i32, found.len(), busid, sm, g));
@@ -323,7 +326,9 @@ fn make_vnics(x: &Xml, nets: &[NetDevice], opts: &NetOptions, file: &str) -> Res
                 })
                 .collect();
             let devs: Vec<usize> = (0..n)
-                .filter(|&d| wanted.iter().any(|(name, port)| *name == nets[d].name && port.is_none_or(|p| p == nets[d].port)))
+                .filter(|&d| {
+                    wanted.iter().any(|(name, port)| *name == nets[d].name && port.is_none_or(|p| p == nets[d].port))
+                })
                 .collect();
             if devs.len() != wanted.len() {
                 return Err(Error::Usage(format!(
@@ -431,7 +436,9 @@ pub fn common_path(x: &Xml, nodes: &[NodeId]) -> (PathType, Option<NodeId>) {
             for s in &stacks[1..] {
                 if let Some(i) = s.len().checked_sub(depth + 1) {
                     match x.attr(s[i], "busid") {
-                        Some(b) if b.len() == b0.len() && b[..b.len().saturating_sub(1)] == b0[..b.len().saturating_sub(1)] => {}
+                        Some(b)
+                            if b.len() == b0.len()
+                                && b[..b.len().saturating_sub(1)] == b0[..b.len().saturating_sub(1)] => {}
                         _ => {
                             multiport = false;
                             break;
@@ -540,7 +547,7 @@ fn vnic_parent(x: &mut Xml, members: &[&str], file: &str) -> Result<NodeId, Erro
                     "fusing {} joins NICs of different NUMA domains, which NCCL refuses (lower NCCL_NET_MERGE_LEVEL)",
                     members.join("+")
                 ),
-            })
+            });
         }
         _ => {}
     }
@@ -561,12 +568,11 @@ fn vnic_parent(x: &mut Xml, members: &[&str], file: &str) -> Result<NodeId, Erro
 
 /// A new `pci` under `parent`, a copy of the first port's PCI device with an unused bus id.
 fn make_pci_parent(x: &mut Xml, parent: NodeId, first: NodeId, file: &str) -> Result<NodeId, Error> {
-    let pci = x.parent(first).and_then(|nic| x.parent(nic)).filter(|&p| x.name(p) == "pci").ok_or_else(|| {
-        Error::Input {
+    let pci =
+        x.parent(first).and_then(|nic| x.parent(nic)).filter(|&p| x.name(p) == "pci").ok_or_else(|| Error::Input {
             file: file.into(),
             message: format!("cannot find the PCI device of NIC {}", x.attr(first, "name").unwrap_or("?")),
-        }
-    })?;
+        })?;
     let orig = x.attr(pci, "busid").unwrap_or("0").to_string();
     let mut id = xml::busid_to_i64(&orig);
     for _ in 0..100 {
@@ -733,8 +739,13 @@ mod tests {
         assert_eq!(p.nets[2].physdevs, vec![0, 1]);
         assert_eq!(p.nets[2].speed, 400000);
         // Only the fused device survives in the tree.
-        let names: Vec<_> =
-            p.xml.preorder().into_iter().filter(|&i| p.xml.name(i) == "net").map(|i| p.xml.attr(i, "name").unwrap()).collect();
+        let names: Vec<_> = p
+            .xml
+            .preorder()
+            .into_iter()
+            .filter(|&i| p.xml.name(i) == "net")
+            .map(|i| p.xml.attr(i, "name").unwrap())
+            .collect();
         assert_eq!(names, vec!["mlx5_0+mlx5_1"]);
         let off = prepare(&parse(TWO_PORT), "t", &NetOptions { fusion: false, ..Default::default() }).unwrap();
         assert_eq!(off.nets.len(), 2);

@@ -6,7 +6,7 @@
 //! with the same stable insertion NCCL uses.
 
 use crate::error::Error;
-use crate::model::{bw, cpu, LinkType, NodeType, PathType};
+use crate::model::{LinkType, NodeType, PathType, bw, cpu};
 use crate::xml::{self, NodeId, Xml};
 
 /// A node address: its type and its index in that type's list.
@@ -261,10 +261,13 @@ impl System {
             return Some(node);
         }
         for l in &self.node(node).links {
-            if l.ty == LinkType::Pci && Some(l.rem) != from && matches!(l.rem.ty, NodeType::Pci | NodeType::Cpu)
-                && let Some(c) = self.local_cpu_of(l.rem, Some(node)) {
-                    return Some(c);
-                }
+            if l.ty == LinkType::Pci
+                && Some(l.rem) != from
+                && matches!(l.rem.ty, NodeType::Pci | NodeType::Cpu)
+                && let Some(c) = self.local_cpu_of(l.rem, Some(node))
+            {
+                return Some(c);
+            }
         }
         None
     }
@@ -550,7 +553,8 @@ fn add_gpu(
         Some(d) => d,
         None => {
             let nvml = a.int(g, "dev")?;
-            let d = sys.create(NodeType::Dev, dev_id, Kind::Dev { device: int_device(a.xml, p), dev: nvml, cc, ngpus: 0 });
+            let d =
+                sys.create(NodeType::Dev, dev_id, Kind::Dev { device: int_device(a.xml, p), dev: nvml, cc, ngpus: 0 });
             sys.nodes[NodeType::Dev as usize][d].xml = Some(p);
             sys.nodes[NodeType::Dev as usize][d].busid = Some(busid_s.to_string());
             let me = NodeRef::new(NodeType::Dev, d);
@@ -696,7 +700,8 @@ fn primary_gpu_for_dev(x: &Xml, gpu: NodeId, opts: BuildOptions) -> bool {
 fn gpu_dev_node(a: &Attrs, sys: &System, gpu: NodeId, busid: &str, opts: BuildOptions) -> Option<usize> {
     let raw = xml::busid_to_i64(busid);
     let mlo = a.int_or(gpu, "mlopart", -1);
-    let dev_busid = if mlo != -1 && opts.split_mlopart { raw | ((((mlo as i64) << 1) | 1) & MLOPART_MASK) } else { raw };
+    let dev_busid =
+        if mlo != -1 && opts.split_mlopart { raw | ((((mlo as i64) << 1) | 1) & MLOPART_MASK) } else { raw };
     sys.find(NodeType::Dev, topo_id(0, dev_busid))
 }
 
@@ -742,7 +747,12 @@ fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> 
             let rem = sys.dev_nodes(topo_id(0, xml::busid_to_i64(target)));
             let n = rem.len() as f32;
             for r in rem {
-                sys.connect(dref, NodeRef::new(NodeType::Dev, r), LinkType::Nvl, count as f32 * nvl_bw / n / local_devs);
+                sys.connect(
+                    dref,
+                    NodeRef::new(NodeType::Dev, r),
+                    LinkType::Nvl,
+                    count as f32 * nvl_bw / n / local_devs,
+                );
             }
         } else {
             let remote = if target_ty == NodeType::Cpu {
@@ -804,7 +814,10 @@ fn add_pcilinks(a: &Attrs, sys: &mut System, top: NodeId) -> Result<(), Error> {
         let Some(p) = sys.find(NodeType::Pci, topo_id(0, xml::busid_to_i64(busid))) else {
             return Err(Error::Input {
                 file: a.file.into(),
-                message: format!("line {}: <pcilink> under {busid}, which is not a PCI switch of the system", x.line(pl)),
+                message: format!(
+                    "line {}: <pcilink> under {busid}, which is not a PCI switch of the system",
+                    x.line(pl)
+                ),
             });
         };
         let target = a.req(pl, "target")?;

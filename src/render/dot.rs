@@ -8,7 +8,7 @@ use graphviz_rust::printer::{DotPrinter, PrinterContext};
 
 use crate::model::analysis::node_label;
 use crate::model::system::{Kind, NodeRef, System};
-use crate::model::{paths as mpaths, Analysis, LinkType, NodeType};
+use crate::model::{Analysis, LinkType, NodeType, paths as mpaths};
 use crate::render::gbs;
 
 pub(crate) const COLOURS: [&str; 12] = [
@@ -66,9 +66,15 @@ pub(crate) fn node_stmts(an: &Analysis, title: &str) -> Vec<Stmt> {
                         .filter(|l| l.rem.ty == NodeType::Gpu)
                         .map(|l| format!("rank {}", sys.node(l.rem).gpu_rank()))
                         .collect();
-                    (format!("GPU {}\\nsm{} {}", n.busid.as_deref().unwrap_or(""), cc, ranks.join(",")), "box", "#c6e5b3")
+                    (
+                        format!("GPU {}\\nsm{} {}", n.busid.as_deref().unwrap_or(""), cc, ranks.join(",")),
+                        "box",
+                        "#c6e5b3",
+                    )
                 }
-                (Kind::Net(info), _) => (format!("NET{} {}\\n{:.0} Gb/s", info.dev, info.name, info.bw * 8.0), "ellipse", "#fde7b4"),
+                (Kind::Net(info), _) => {
+                    (format!("NET{} {}\\n{:.0} Gb/s", info.dev, info.name, info.bw * 8.0), "ellipse", "#fde7b4")
+                }
                 (_, NodeType::Cpu) => (node_label(sys, r), "box3d", "#cfd8ea"),
                 (_, NodeType::Nvs) => ("NVSwitch".into(), "octagon", "#e3d0ef"),
                 (_, NodeType::Nic) => (format!("NIC {}", n.busid.as_deref().unwrap_or("")), "component", "#fde7b4"),
@@ -76,7 +82,12 @@ pub(crate) fn node_stmts(an: &Analysis, title: &str) -> Vec<Stmt> {
             };
             stmts.push(Stmt::Node(Node {
                 id: vid(&node_label(sys, r)),
-                attributes: vec![attr("label", &label), attr("shape", shape), attr("style", "filled"), attr("fillcolor", fill)],
+                attributes: vec![
+                    attr("label", &label),
+                    attr("shape", shape),
+                    attr("style", "filled"),
+                    attr("fillcolor", fill),
+                ],
             }));
         }
     }

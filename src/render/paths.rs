@@ -4,19 +4,15 @@
 
 use std::fmt::Write;
 
-use comfy_table::{presets, Cell, CellAlignment, Table};
+use comfy_table::{Cell, CellAlignment, Table, presets};
 
-use crate::model::system::{id_local, NodeRef};
-use crate::model::{paths as mpaths, Analysis, NodeType, PathType};
+use crate::model::system::{NodeRef, id_local};
+use crate::model::{Analysis, NodeType, PathType, paths as mpaths};
 use crate::render::gbs;
 use crate::render::show::affinity_ranges;
 
 fn cell(ty: PathType, bw: f32) -> String {
-    if ty == PathType::Loc {
-        "X".into()
-    } else {
-        format!("{ty} {}", gbs(bw))
-    }
+    if ty == PathType::Loc { "X".into() } else { format!("{ty} {}", gbs(bw)) }
 }
 
 pub(crate) fn new_table() -> Table {
@@ -116,7 +112,11 @@ pub fn text(an: &Analysis, explain: bool) -> String {
     }
     out.push('\n');
 
-    let _ = writeln!(out, "P2P level {} ({}); GDR level {} ({})", an.levels.p2p, an.levels.p2p_source, an.levels.gdr, an.levels.gdr_source);
+    let _ = writeln!(
+        out,
+        "P2P level {} ({}); GDR level {} ({})",
+        an.levels.p2p, an.levels.p2p_source, an.levels.gdr, an.levels.gdr_source
+    );
     let mut t = new_table();
     t.set_header(vec!["from", "to", "transport", "p2p", "read", "via", "why"]);
     for p in &an.p2p {

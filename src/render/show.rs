@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::model::analysis::node_label;
-use crate::model::system::{id_local, Kind, NodeRef, System};
-use crate::model::{cpu, Analysis, LinkType, NodeType};
+use crate::model::system::{Kind, NodeRef, System, id_local};
+use crate::model::{Analysis, LinkType, NodeType, cpu};
 use crate::render::gbs;
 
 /// A CPU in words: `x86_64 Intel Sapphire Rapids, cpus 0-55`.
@@ -108,12 +108,21 @@ fn tree_rec(an: &Analysis, r: NodeRef, up: Option<NodeRef>, prefix: &str, out: &
         .node(r)
         .links
         .iter()
-        .filter(|l| Some(l.rem) != up && (l.ty == LinkType::Pci || (l.ty == LinkType::Net && l.rem.ty == NodeType::Net)))
+        .filter(|l| {
+            Some(l.rem) != up && (l.ty == LinkType::Pci || (l.ty == LinkType::Net && l.rem.ty == NodeType::Net))
+        })
         .map(|l| (l.ty, l.bw, l.rem))
         .collect();
     for (i, (ty, b, k)) in kids.iter().enumerate() {
         let last = i + 1 == kids.len();
-        let _ = writeln!(out, "{prefix}{}{} [{} {}]", if last { "└─ " } else { "├─ " }, node_desc(an, *k), ty.name(), gbs(*b));
+        let _ = writeln!(
+            out,
+            "{prefix}{}{} [{} {}]",
+            if last { "└─ " } else { "├─ " },
+            node_desc(an, *k),
+            ty.name(),
+            gbs(*b)
+        );
         if *ty == LinkType::Pci {
             let p = format!("{prefix}{}", if last { "   " } else { "│  " });
             tree_rec(an, *k, Some(r), &p, out);
@@ -279,7 +288,8 @@ mod tests {
     fn cpus_are_described_without_gaps() {
         let k = Kind::Cpu { arch: cpu::ARCH_ARM, vendor: -1, model: -1, affinity: Some("ff".into()) };
         assert_eq!(cpu_desc(&k), "arm64, cpus 0-7");
-        let k = Kind::Cpu { arch: cpu::ARCH_X86, vendor: cpu::VENDOR_INTEL, model: cpu::MODEL_INTEL_SRP, affinity: None };
+        let k =
+            Kind::Cpu { arch: cpu::ARCH_X86, vendor: cpu::VENDOR_INTEL, model: cpu::MODEL_INTEL_SRP, affinity: None };
         assert_eq!(cpu_desc(&k), "x86_64 Intel Sapphire Rapids");
     }
 

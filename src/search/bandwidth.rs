@@ -22,7 +22,7 @@
 //! it meets an amount it cannot represent (like `bw / 7`), it says so through
 //! [`LinkBw::exact`] and the caller runs the search again with [`Rounded`].
 
-use crate::search::links::{PlanHop, NONE};
+use crate::search::links::{NONE, PlanHop};
 
 /// In [`Plan::links`]: the hop pays the PCI surcharge (link numbers stay below).
 pub(crate) const PCI_HOP: u32 = 1 << 31;
@@ -761,7 +761,27 @@ mod tests {
 
     #[test]
     fn rounding_matches_roundf() {
-        for x in [0.0f32, -0.0, -0.3, 0.49999997, 1.4999999, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 4_194_303.5, -4_194_303.5, 4_194_304.0, 1e9, 2_147_483_520.0, -2_147_483_648.0, 8_388_607.5, f32::NAN] {
+        for x in [
+            0.0f32,
+            -0.0,
+            -0.3,
+            0.49999997,
+            1.4999999,
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            -2.5,
+            0.49999997,
+            4_194_303.5,
+            -4_194_303.5,
+            4_194_304.0,
+            1e9,
+            2_147_483_520.0,
+            -2_147_483_648.0,
+            8_388_607.5,
+            f32::NAN,
+        ] {
             let (a, b) = (round_half_away(x), x.round());
             assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "{x}: {a} != {b}");
         }
@@ -843,7 +863,12 @@ mod tests {
     fn plan_of(spec: &[(u32, bool, u32, bool)]) -> (Vec<PlanHop>, PlanKind) {
         let hops: Vec<PlanHop> = spec
             .iter()
-            .map(|&(link, pci, rev, eighth)| PlanHop { link, pci, rev: if rev < 6 { rev } else { NONE }, rev_eighth: eighth })
+            .map(|&(link, pci, rev, eighth)| PlanHop {
+                link,
+                pci,
+                rev: if rev < 6 { rev } else { NONE },
+                rev_eighth: eighth,
+            })
             .collect();
         let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
         let kind = if repeated || hops.iter().any(|h| h.rev != NONE) {

@@ -20,7 +20,7 @@
 
 use crate::env::Env;
 use crate::error::Error;
-use crate::search::{pattern, Graph, Graphs, MAXCHANNELS};
+use crate::search::{Graph, Graphs, MAXCHANNELS, pattern};
 
 /// Children a tree node can have (`NCCL_MAX_TREE_ARITY`).
 pub const MAX_TREE_ARITY: usize = 3;

@@ -9,7 +9,7 @@ use crate::cli::{InputArgs, ModelArgs};
 use crate::error::Error;
 use crate::model::{Analysis, System};
 use crate::render::search::{self as view, GraphSel};
-use crate::search::{channels, cost, Graphs, SearchOptions};
+use crate::search::{Graphs, SearchOptions, channels, cost};
 
 #[derive(Debug, clap::Args)]
 pub struct SearchArgs {

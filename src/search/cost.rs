@@ -16,7 +16,7 @@ use crate::model::analysis::node_label;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType};
 use crate::search::links::{self, LinkTable};
-use crate::search::{pattern, Graph};
+use crate::search::{Graph, pattern};
 
 /// One path of a channel: where it goes and the bandwidth it carries.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -255,11 +255,7 @@ fn replay_one(sys: &System, file: &str, g: &Graph) -> Result<Cost, Error> {
     }
     let scale = |id: u32| -> f32 {
         let (d, cap) = (demand[id as usize], capacity[id as usize]);
-        if d > cap && d > 0.0 {
-            (cap / d).max(0.0)
-        } else {
-            1.0
-        }
+        if d > cap && d > 0.0 { (cap / d).max(0.0) } else { 1.0 }
     };
     let label = |id: u32| -> (String, &'static str) {
         let (node, k) = table.owner(id);

@@ -9,7 +9,7 @@
 //! exactly the search's, in the same order, so results do not change.
 
 use crate::model::system::{Kind, NodeRef, System};
-use crate::model::{cpu, LinkType, NodeType, PathType};
+use crate::model::{LinkType, NodeType, PathType, cpu};
 
 /// No reverse link.
 pub const NONE: u32 = u32::MAX;

@@ -8,10 +8,10 @@
 //! order on one system, because the rounding of reserved bandwidth carries over from
 //! one search to the next exactly as in NCCL.
 
+pub mod bandwidth;
 pub mod channels;
 pub mod command;
 pub mod cost;
-pub mod bandwidth;
 pub mod links;
 pub mod xml;
 
@@ -22,7 +22,7 @@ use bandwidth::{LinkBw, Milli, Plan, PlanKind, Rounded};
 use crate::error::Error;
 use crate::model::paths::{self, Params};
 use crate::model::system::{NodeRef, System};
-use crate::model::{cpu, LinkType, NodeType, PathType};
+use crate::model::{LinkType, NodeType, PathType, cpu};
 
 pub const MAXCHANNELS: usize = 64;
 const MAX_NVLS_ARITY: usize = 32;
@@ -339,7 +339,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         };
         let mut gpu_order: Vec<Box<[u32]>> = Vec::with_capacity(ngpus);
         for gpu in 0..ngpus {
-            let mut qs: Vec<usize> = (1..ngpus).map(|i| (gpu + i) % ngpus).filter(|&q| gpu_gpu[gpu * ngpus + q].0 != 0).collect();
+            let mut qs: Vec<usize> =
+                (1..ngpus).map(|i| (gpu + i) % ngpus).filter(|&q| gpu_gpu[gpu * ngpus + q].0 != 0).collect();
             qs.sort_unstable_by_key(|&q| {
                 let (count, bw) = gpu_gpu[gpu * ngpus + q];
                 (-(bw as i64), count, (q + ngpus - gpu) % ngpus)
@@ -356,7 +357,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         Search {
             bws,
             links,
-            plans: vec![PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade, back_ty: PathType::Dis }; slots * slots],
+            plans: vec![
+                PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade, back_ty: PathType::Dis };
+                slots * slots
+            ],
             plan_hops: Vec::new(),
             plan_links: Vec::new(),
             slots,
@@ -385,7 +389,9 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             asic_peers: {
                 let nets = sys.list(NodeType::Net);
                 let key = |k: usize| nets[k].net().map(|x| (x.asic, x.port));
-                (0..nets.len()).map(|n| (0..nets.len()).filter(|&k| key(n).is_some() && key(k) == key(n)).collect()).collect()
+                (0..nets.len())
+                    .map(|n| (0..nets.len()).filter(|&k| key(n).is_some() && key(k) == key(n)).collect())
+                    .collect()
             },
             net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
             cands: Vec::new(),
@@ -432,7 +438,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
     fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
         let hops = links::plan(self.sys, &self.links, from, to);
         let endpoint = |g: u32| [from, to].iter().any(|r| r.ty == NodeType::Gpu && r.idx == g as usize);
-        if hops.iter().any(|h| self.sorts.owner[h.link as usize] != u32::MAX && !endpoint(self.sorts.owner[h.link as usize])) {
+        if hops
+            .iter()
+            .any(|h| self.sorts.owner[h.link as usize] != u32::MAX && !endpoint(self.sorts.owner[h.link as usize]))
+        {
             self.sorts.ok = false;
         }
         let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
@@ -922,7 +931,9 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 if ni.rail != si.rail {
                     return false;
                 }
-            } else if self.o.rail_per_host && crate::model::system::id_system(net.id) != crate::model::system::id_system(sn.id) {
+            } else if self.o.rail_per_host
+                && crate::model::system::id_system(net.id) != crate::model::system::id_system(sn.id)
+            {
                 if ni.pci_id != si.pci_id || ni.port != si.port {
                     return false;
                 }
@@ -1599,8 +1610,7 @@ fn search_graph<B: LinkBw>(
         graph.type_intra = PathType::Sys;
         let mut s = Search::<Rounded>::new(sys, p, o, None);
         let first = s.select_nets(-1, Some(0)).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
-        let last =
-            s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
+        let last = s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
         match (first, last) {
             (Some(a), Some(b)) => {
                 graph.inter[0] = a;
@@ -1805,7 +1815,10 @@ mod tests {
         g.type_intra = PathType::Nvl;
         g.type_inter = PathType::Pix;
         g.same_channels = 1;
-        assert_eq!(g.summary(), "Pattern 4, crossNic 0, nChannels 12, bw 20.000000/17.500000, type NVL/PIX, sameChannels 1");
+        assert_eq!(
+            g.summary(),
+            "Pattern 4, crossNic 0, nChannels 12, bw 20.000000/17.500000, type NVL/PIX, sameChannels 1"
+        );
     }
 }
 
@@ -1845,8 +1858,10 @@ mod bookkeeping_tests {
         let run_by = |how| {
             let mut sys = an.system.clone();
             let gs = compute_all_by(&mut sys, &an.params, &so, &mut |_, _| {}, how).unwrap();
-            let links: Vec<u32> =
-                NodeType::ALL.iter().flat_map(|&t| sys.list(t).iter().flat_map(|n| n.links.iter().map(|l| l.bw.to_bits()))).collect();
+            let links: Vec<u32> = NodeType::ALL
+                .iter()
+                .flat_map(|&t| sys.list(t).iter().flat_map(|n| n.links.iter().map(|l| l.bw.to_bits())))
+                .collect();
             (xml::dump(&sys, &gs).unwrap(), links)
         };
         let (fast, floats) = (run_by(how), run_by(Bookkeeping::Floats));
@@ -1887,7 +1902,8 @@ mod bookkeeping_tests {
             println!("skipped: {} is absent", dir.display());
             return;
         };
-        let mut files: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "xml")).collect();
+        let mut files: Vec<_> =
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "xml")).collect();
         files.sort();
         let mut compared = 0;
         for f in files {

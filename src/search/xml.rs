@@ -2,7 +2,7 @@
 //! NCCL_GRAPH_FILE.
 
 use crate::error::Error;
-use crate::model::system::{id_system, topo_id, System};
+use crate::model::system::{System, id_system, topo_id};
 use crate::model::{NodeType, PathType};
 use crate::search::{Graph, Graphs};
 use crate::xml::{self, Xml};
@@ -15,7 +15,13 @@ pub fn fmt_g(v: f32) -> String {
         return if d.is_sign_negative() { "-0".into() } else { "0".into() };
     }
     if !d.is_finite() {
-        return if d.is_nan() { "nan".into() } else if d > 0.0 { "inf".into() } else { "-inf".into() };
+        return if d.is_nan() {
+            "nan".into()
+        } else if d > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     // Round to 6 significant digits first, then decide on the notation from the exponent.
     let sci = format!("{:.5e}", d);
@@ -124,7 +130,10 @@ pub fn dump(sys: &System, gs: &Graphs) -> Result<String, Error> {
 pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_nic_env: i32) -> Result<usize, Error> {
     let Some(root) = gx.root() else { return Ok(0) };
     if gx.name(root) != "graphs" {
-        return Err(Error::Input { file: file.into(), message: format!("top element is <{}>, expected <graphs>", gx.name(root)) });
+        return Err(Error::Input {
+            file: file.into(),
+            message: format!("top element is <{}>, expected <graphs>", gx.name(root)),
+        });
     }
     let req = |id: usize, k: &str| -> Result<String, Error> {
         gx.attr(id, k).map(str::to_string).ok_or_else(|| Error::Input {
@@ -180,7 +189,10 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
                                 .map(|g| g.gpu_rank())
                                 .ok_or_else(|| Error::Input {
                                     file: file.into(),
-                                    message: format!("line {}: gpu dev {dev:#x} is not a GPU of this system", gx.line(sub)),
+                                    message: format!(
+                                        "line {}: gpu dev {dev:#x} is not a GPU of this system",
+                                        gx.line(sub)
+                                    ),
                                 })?,
                         };
                         graph.intra[c * ngpus + k] = rank;

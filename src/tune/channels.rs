@@ -7,7 +7,7 @@
 
 use crate::env::Env;
 
-use super::constants::{MAXCHANNELS, NVLS_NCHANNELS_SM100, NVLS_NCHANNELS_SM100_NVL, NVLS_NCHANNELS_SM90};
+use super::constants::{MAXCHANNELS, NVLS_NCHANNELS_SM90, NVLS_NCHANNELS_SM100, NVLS_NCHANNELS_SM100_NVL};
 
 /// What the channel count depends on besides the graphs.
 #[derive(Debug, Clone, Copy)]
@@ -53,11 +53,7 @@ fn max_nchannels(env: &Env) -> usize {
 fn ctas(env: &Env) -> (usize, usize) {
     let read = |name: &str, default: usize| {
         let v = env.param(name, default as i64);
-        if v <= 0 {
-            default
-        } else {
-            (v as usize).min(MAXCHANNELS)
-        }
+        if v <= 0 { default } else { (v as usize).min(MAXCHANNELS) }
     };
     let max = read("MAX_CTAS", MAXCHANNELS);
     let min = read("MIN_CTAS", 1).min(max);
@@ -88,11 +84,7 @@ pub fn nvls_channels(c: &ChannelInputs, env: &Env, nvls: bool) -> usize {
         return 0;
     }
     let mut n = if c.cc >= 100 {
-        if c.n_nodes > 1 {
-            NVLS_NCHANNELS_SM100
-        } else {
-            NVLS_NCHANNELS_SM100_NVL
-        }
+        if c.n_nodes > 1 { NVLS_NCHANNELS_SM100 } else { NVLS_NCHANNELS_SM100_NVL }
     } else {
         NVLS_NCHANNELS_SM90
     };

@@ -27,8 +27,8 @@ pub mod env;
 pub mod render;
 
 use crate::error::Error;
-use crate::model::{cpu, Analysis, NodeType, PathType};
-use crate::search::{pattern, Graph, Graphs};
+use crate::model::{Analysis, NodeType, PathType, cpu};
+use crate::search::{Graph, Graphs, pattern};
 
 use constants::*;
 
@@ -306,11 +306,7 @@ pub struct Model {
 const CPU_VENDOR_MIXED: i32 = 4;
 
 fn log2i(n: u64) -> i64 {
-    if n == 0 {
-        -1
-    } else {
-        63 - n.leading_zeros() as i64
-    }
+    if n == 0 { -1 } else { 63 - n.leading_zeros() as i64 }
 }
 
 fn distinct_heads(g: &Graph, ngpus: usize) -> usize {
@@ -647,11 +643,7 @@ impl Model {
 
 /// "1 channel", "12 channels".
 fn chans(n: i32) -> String {
-    if n == 1 {
-        "1 channel".into()
-    } else {
-        format!("{n} channels")
-    }
+    if n == 1 { "1 channel".into() } else { format!("{n} channels") }
 }
 
 /// Describe where a graph's per-channel bandwidth comes from.

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Algo, Func, Model, Prediction, Proto, NALGO};
+use super::{Algo, Func, Model, NALGO, Prediction, Proto};
 use crate::error::Error;
-use crate::model::{cpu, Analysis};
+use crate::model::{Analysis, cpu};
 
 /// The sizes to model, nccl-tests style.
 #[derive(Debug, Clone, Copy)]
@@ -168,11 +168,7 @@ pub fn nccl_table(m: &Model) -> String {
 fn cpu_text(m: &Model) -> String {
     let v = cpu::vendor_name(m.comm.cpu_vendor);
     let a = cpu::arch_name(m.comm.cpu_arch);
-    if v.is_empty() {
-        a.to_string()
-    } else {
-        format!("{a} {v}")
-    }
+    if v.is_empty() { a.to_string() } else { format!("{a} {v}") }
 }
 
 fn graph_line(m: &Model) -> String {
