@@ -10,7 +10,6 @@
 //! fail, or would silently read something other than what the file says, produces a
 //! [`Diagnostic`] with the line it concerns.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use quick_xml::Reader;
@@ -52,37 +51,7 @@ pub struct Xml {
     pub nodes: Vec<Element>,
 }
 
-/// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Warning,
-    Error,
-}
-
-/// A finding about an input file, with the place it concerns.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    pub file: Option<String>,
-    pub line: u32,
-    pub message: String,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sev = match self.severity {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        };
-        match (&self.file, self.line) {
-            (Some(file), 0) => write!(f, "{sev}: {file}: {}", self.message),
-            (Some(file), line) => write!(f, "{sev}: {file}:{line}: {}", self.message),
-            (None, 0) => write!(f, "{sev}: {}", self.message),
-            (None, line) => write!(f, "{sev}: line {line}: {}", self.message),
-        }
-    }
-}
+pub use crate::notice::{Diagnostic, Severity};
 
 impl Xml {
     /// A document holding only `<system version="1">`.
