@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use topo::discover::{self, DetectArgs, SourceArgs};
+use topo::discover::{self, Source};
 
 fn tree() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/fsroot/dgx-h100")
@@ -29,15 +29,15 @@ fn lstopo_available() -> bool {
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("detect dgx-h100");
     g.sample_size(30);
-    let args =
-        DetectArgs { xml: true, source: SourceArgs { root: Some(tree()), nvml_fake: None }, ..Default::default() };
+    let source = Source { root: Some(tree()), nvml_fake: None };
+    // What `topo detect --xml --root DIR` does, in process: detection, the health checks
+    // and the XML writer.
     g.bench_function("topo detect --root (in process)", |b| {
         b.iter(|| {
-            let mut out = Vec::with_capacity(32 * 1024);
-            let mut err = Vec::new();
-            let code = discover::run_with(&args, &mut out, &mut err).expect("detect");
-            assert_eq!(code, 0);
-            out
+            let (sys, nvml) = source.open().expect("tree");
+            let det = discover::detect(&sys, nvml.as_ref(), &discover::Options::default()).expect("detect");
+            let findings = topo::check::run_checks(&sys, &det);
+            (topo::xml::write(&det.xml), findings)
         })
     });
     if lstopo_available() {

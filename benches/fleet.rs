@@ -3,7 +3,7 @@
 //! written to a temporary directory. Target: under 5 s for the whole run.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use topo::diff::FleetArgs;
+use topo::diff::fleet::{FleetOptions, fleet};
 use topo::xml::{self, Xml};
 
 const DUMPS: usize = 1000;
@@ -44,22 +44,20 @@ fn generate() -> tempfile::TempDir {
 
 fn bench(c: &mut Criterion) {
     let dir = generate();
-    let args = FleetArgs::new(vec![dir.path().to_path_buf()]);
+    let args = FleetOptions::new(vec![dir.path().to_path_buf()]);
+    // The command's defaults: each dump one node of a 2-node job, no channel search.
+    let opts = topo::model::Options { nodes: 2, ..Default::default() };
+    let run = || {
+        let r = fleet(&args, &opts, &topo::diff::no_graphs).expect("fleet runs");
+        topo::render::fleet::text(&r)
+    };
     // One checked run: three outliers against 997 alike.
-    let mut out = Vec::new();
-    let code = topo::diff::fleet::run(&args, &mut out).expect("fleet runs");
-    let text = String::from_utf8_lossy(&out);
-    assert_eq!(code, 1);
+    let text = run();
     assert!(text.starts_with("1000 dumps, 4 groups"), "{text}");
     assert!(text.contains("reference: 997 dumps"), "{text}");
     let mut g = c.benchmark_group("fleet");
     g.sample_size(10);
-    g.bench_function("1000 dgx-h100 dumps", |b| {
-        b.iter(|| {
-            let mut out = Vec::new();
-            topo::diff::fleet::run(&args, &mut out).expect("fleet runs")
-        })
-    });
+    g.bench_function("1000 dgx-h100 dumps", |b| b.iter(run));
     g.finish();
 }
 

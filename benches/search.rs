@@ -45,7 +45,7 @@ fn thread_cpu() -> Option<Duration> {
 
 /// Median wall time, median CPU time (if known), best wall time, runs.
 fn time_search(an: &Analysis) -> (Duration, Option<Duration>, Duration, usize) {
-    let so = SearchOptions::from_analysis(an).expect("search options");
+    let so = SearchOptions::from_analysis(an);
     let mut times = Vec::new();
     let mut cpu = Vec::new();
     let start = Instant::now();
@@ -137,7 +137,7 @@ fn main() {
         let t = Instant::now();
         let an = model::analyze(&x, "synthetic_nvl72(18)", &opts).expect("analysis");
         let model_t = t.elapsed();
-        let so = SearchOptions::from_analysis(&an).expect("options");
+        let so = SearchOptions::from_analysis(&an);
         let c = thread_cpu();
         let t = Instant::now();
         let (gs, _) = search::run(&an, &so).expect("search");

@@ -23,12 +23,9 @@
 //! * `p2p`: GPU pairs NVML reports as not P2P capable.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::path::Path;
 
+use crate::discover::Detection;
 use crate::discover::sysfs::{Sys, basename, dirname, is_bdf, node_has_cpus};
-use crate::discover::{self, Detection, SourceArgs};
-use crate::error::Error;
 use crate::xml::strtol;
 
 /// How serious a finding is.
@@ -70,62 +67,6 @@ impl Finding {
     pub fn one_line(&self) -> String {
         format!("{} [{}] {}: {}", self.severity.as_str(), self.check, self.devices.join(", "), self.message)
     }
-}
-
-/// Flags of `topo check`.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct CheckArgs {
-    #[command(flatten)]
-    pub source: SourceArgs,
-    /// Write the findings as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// `topo check`: prints the findings; exit status 1 when one is an error, else 0.
-pub fn run(args: &CheckArgs, out: &mut dyn Write) -> Result<i32, Error> {
-    run_with(args, out, &mut std::io::stderr())
-}
-
-/// [`run`] with detection's notices going to `err`.
-pub fn run_with(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
-    let (sys, source) = args.source.open()?;
-    let det = discover::detect(&sys, source.as_ref(), &discover::Options::default())?;
-    let findings = run_checks(&sys, &det);
-    let io = |e: std::io::Error| Error::io(Path::new("<output>"), e);
-    for n in &det.notices {
-        writeln!(err, "{n}").map_err(io)?;
-    }
-    if args.json {
-        let v = serde_json::json!({ "source": det.source, "summary": det.summary(), "findings": findings });
-        let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-        s.push('\n');
-        out.write_all(s.as_bytes()).map_err(io)?;
-    } else {
-        out.write_all(human(&det, &findings).as_bytes()).map_err(io)?;
-    }
-    Ok(if findings.iter().any(|f| f.severity == Severity::Error) { 1 } else { 0 })
-}
-
-/// Findings as text for people.
-pub fn human(det: &Detection, findings: &[Finding]) -> String {
-    let mut s = format!("topo check: {}\n", det.summary());
-    if findings.is_empty() {
-        s.push_str("no problem found\n");
-    }
-    for f in findings {
-        s.push_str(&format!("\n{}\n  why: {}\n  fix: {}\n", f.one_line(), f.why, f.fix));
-    }
-    let count = |sev| findings.iter().filter(|f| f.severity == sev).count();
-    if !findings.is_empty() {
-        s.push_str(&format!(
-            "\n{} error(s), {} warning(s), {} note(s)\n",
-            count(Severity::Error),
-            count(Severity::Warning),
-            count(Severity::Info)
-        ));
-    }
-    s
 }
 
 /// Every check, in a fixed order.
@@ -492,7 +433,7 @@ fn check_iommu(sys: &Sys, ends: &Endpoints, out: &mut Vec<Finding>) {
 
 fn check_gdr(det: &Detection, ends: &Endpoints, out: &mut Vec<Finding>) {
     let rdma: Vec<String> =
-        det.nets.iter().filter(|n| n.kind == discover::net::NetKind::Ib).map(|n| n.name.clone()).collect();
+        det.nets.iter().filter(|n| n.kind == crate::discover::net::NetKind::Ib).map(|n| n.name.clone()).collect();
     if rdma.is_empty() || ends.gpus.is_empty() || det.peermem || det.dmabuf {
         return;
     }

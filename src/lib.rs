@@ -1,9 +1,36 @@
 //! topo: a machine's GPU/NIC topology, analysed the way NCCL analyses it.
 //!
-//! Pipeline, one module a stage: [`xml`] (NCCL's topology XML) -> [`model`] (NCCL's
-//! node/link system, paths and P2P/GDR decisions) -> [`render`] (tables, JSON, Graphviz)
-//! with the command layer in [`cli`]. Every input, a file, a built-in fixture or a live
-//! machine, becomes the same XML tree and flows through the same code.
+//! ```text
+//!                        cli  (clap, terminal, stdout/stderr, exit codes, process env)
+//!                         |
+//!   input ---------------+---------------- render (pure: data -> text, JSON, DOT)
+//!     |    discover -> check                  |
+//!     |       |          \                    |
+//!     +-- xml <-----------+-- model -> search -> tune        diff, bench beside them
+//!                              |
+//!                   env (NCCL_* typed)   types (NCCL's vocabulary)   notice   error
+//! ```
+//!
+//! Every input, a topology file, a built-in fixture, a `--root` tree or the live machine,
+//! becomes the same XML tree ([`input`]) and flows through the same stages. Dependencies
+//! point down only; stages return data and typed notices ([`notice`]) and never print.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`cli`] | the command layer: one file per subcommand, its arguments and its `run` |
+//! | [`input`] | `--topo` / `--fixture` / `--root` / live detection -> XML tree + notices |
+//! | [`discover`] | live detection from sysfs, /proc and NVML, as NCCL's own detection writes it |
+//! | [`check`] | health checks of a detected machine (PCIe links, ACS, IOMMU, GDR, NVLink) |
+//! | [`xml`] | NCCL's topology XML: reading, writing, linting |
+//! | [`env`] | the NCCL_* variables, parsed once into typed groups |
+//! | [`model`] | NCCL's node/link system, paths, P2P/SHM/NET and GDR decisions, trimming |
+//! | [`search`] | NCCL's channel search: ring, tree, NVLS and CollNet graphs; the channels NCCL runs |
+//! | [`tune`] | NCCL's performance model: algorithm and protocol per size |
+//! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
+//! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
+//! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
+//! | [`fixtures`] | the machines topo carries built in |
+//! | [`types`], [`notice`], [`error`] | the vocabulary, notices and errors every stage shares |
 
 pub mod bench;
 pub mod check;
@@ -13,6 +40,7 @@ pub mod discover;
 pub mod env;
 pub mod error;
 pub mod fixtures;
+pub mod input;
 pub mod model;
 pub mod notice;
 pub mod render;

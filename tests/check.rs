@@ -2,16 +2,16 @@
 
 use std::path::Path;
 
-use topo::check::{self, CheckArgs, Finding, Severity};
+use topo::check::{self, Finding, Severity};
 use topo::discover::fsgen::{TreeOptions, tree_from_xml};
-use topo::discover::{Options, SourceArgs, detect};
+use topo::discover::{Options, Source, detect};
 use topo::xml;
 
 mod common;
 use common::{fixtures, scratch};
 
 fn findings(dir: &Path) -> Vec<Finding> {
-    let (sys, src) = SourceArgs { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
+    let (sys, src) = Source { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
     let det = detect(&sys, src.as_ref(), &Options::default()).unwrap();
     check::run_checks(&sys, &det)
 }
@@ -20,10 +20,17 @@ fn has(f: &[Finding], check: &str, sev: Severity, text: &str) -> bool {
     f.iter().any(|x| x.check == check && x.severity == sev && x.message.contains(text))
 }
 
-fn exit_code(name: &str) -> (i32, String) {
-    let args = CheckArgs { source: SourceArgs { root: Some(fixtures().join(name)), nvml_fake: None }, json: false };
+/// `topo check --root DIR [EXTRA]` in process: (exit status, stdout).
+fn check_cmd(name: &str, extra: &[&str]) -> (i32, Vec<u8>) {
+    let root = fixtures().join(name);
+    let argv = ["topo", "check", "--root", root.to_str().unwrap()].into_iter().chain(extra.iter().copied());
     let mut out = Vec::new();
-    let code = check::run_with(&args, &mut out, &mut Vec::new()).unwrap();
+    let code = topo::cli::run_args(argv, Default::default(), &mut out, &mut Vec::new()).unwrap();
+    (code, out)
+}
+
+fn exit_code(name: &str) -> (i32, String) {
+    let (code, out) = check_cmd(name, &[]);
     (code, String::from_utf8(out).unwrap())
 }
 
@@ -72,9 +79,8 @@ fn healthy_server_has_notes_only() {
 
 #[test]
 fn json_output_has_every_field() {
-    let args = CheckArgs { source: SourceArgs { root: Some(fixtures().join("ws-4gpu")), nvml_fake: None }, json: true };
-    let mut out = Vec::new();
-    assert_eq!(check::run_with(&args, &mut out, &mut Vec::new()).unwrap(), 1);
+    let (code, out) = check_cmd("ws-4gpu", &["--json"]);
+    assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let f = v["findings"].as_array().unwrap();
     assert!(!f.is_empty());

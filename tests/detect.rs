@@ -6,7 +6,7 @@ use std::path::Path;
 use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
 use topo::discover::net::NetKind;
 use topo::discover::sysfs::Sys;
-use topo::discover::{self, DetectArgs, Detection, Options, SourceArgs, detect, nvml};
+use topo::discover::{Detection, Options, Source, detect, nvml};
 use topo::xml::{self, Xml};
 
 mod common;
@@ -19,7 +19,7 @@ fn expected(name: &str) -> String {
 }
 
 fn detect_at(dir: &Path, opts: &Options) -> Detection {
-    let (sys, src) = SourceArgs { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
+    let (sys, src) = Source { root: Some(dir.to_path_buf()), nvml_fake: None }.open().unwrap();
     detect(&sys, src.as_ref(), opts).unwrap()
 }
 
@@ -234,7 +234,7 @@ fn bad_seed_files_are_clear_errors() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("bad.xml");
     std::fs::write(&f, "<system version=\"2\"/>\n").unwrap();
-    let (sys, src) = SourceArgs { root: Some(fixtures().join("cloud-vm")), nvml_fake: None }.open().unwrap();
+    let (sys, src) = Source { root: Some(fixtures().join("cloud-vm")), nvml_fake: None }.open().unwrap();
     let err = detect(&sys, src.as_ref(), &Options { topo_file: Some(f.clone()), ..Default::default() }).unwrap_err();
     assert!(err.to_string().contains("version"), "{err}");
     std::fs::write(&f, "<system version=\"1\">\n  <cpu>\n</system>\n").unwrap();
@@ -378,17 +378,21 @@ fn vm_view(filled: &Xml, efa: bool) -> Xml {
     out
 }
 
+/// `topo detect ARGS` in process, with an empty environment: (exit status, stdout, stderr).
+fn detect_cmd(args: &[&str]) -> Result<(i32, Vec<u8>, String), topo::error::Error> {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = ["topo", "detect"].iter().chain(args).map(|s| s.to_string());
+    let code = topo::cli::run_args(argv, Default::default(), &mut out, &mut err)?;
+    Ok((code, out, String::from_utf8(err).unwrap()))
+}
+
 #[test]
 fn live_machine_detects_and_says_what_it_found() {
-    let args = DetectArgs { xml: true, ..Default::default() };
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let code = discover::run_with(&args, &mut out, &mut err).unwrap();
+    let (code, out, msg) = detect_cmd(&["--xml"]).unwrap();
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
     let (x, _) = xml::parse(&text, None).unwrap();
     xml::lint_topology(&x, None).unwrap();
-    let msg = String::from_utf8(err).unwrap();
     assert!(msg.contains("topo detect: found"), "{msg}");
 }
 
@@ -396,39 +400,25 @@ fn live_machine_detects_and_says_what_it_found() {
 fn run_writes_files_whole_and_json() {
     let d = tempfile::tempdir().unwrap();
     let out_file = d.path().join("topo.xml");
-    let args = DetectArgs {
-        source: SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: None },
-        output: Some(out_file.clone()),
-        ..Default::default()
-    };
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    assert_eq!(discover::run_with(&args, &mut out, &mut err).unwrap(), 0);
+    let root = fixtures().join("gh200");
+    let (root, out_path) = (root.to_str().unwrap(), out_file.to_str().unwrap());
+    let (code, out, msg) = detect_cmd(&["--root", root, "-o", out_path]).unwrap();
+    assert_eq!(code, 0);
     assert!(out.is_empty());
     assert_eq!(std::fs::read_to_string(&out_file).unwrap(), expected("gh200"));
-    let msg = String::from_utf8(err).unwrap();
     assert!(msg.contains("warning [nvlink]"), "detect prints the health findings: {msg}");
 
-    let args = DetectArgs {
-        json: true,
-        source: SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: None },
-        ..Default::default()
-    };
-    let mut out = Vec::new();
-    discover::run_with(&args, &mut out, &mut Vec::new()).unwrap();
+    let (_, out, _) = detect_cmd(&["--json", "--root", root]).unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(v["topology"].as_str().unwrap(), expected("gh200"));
     assert_eq!(v["nets"].as_array().unwrap().len(), 4);
     assert!(v["findings"].as_array().unwrap().iter().any(|f| f["check"] == "nvlink"));
 
     // A --root that is not a tree is an error, and nothing is written.
-    let args = DetectArgs {
-        source: SourceArgs { root: Some(d.path().join("nope")), nvml_fake: None },
-        output: Some(d.path().join("x.xml")),
-        ..Default::default()
-    };
-    assert!(discover::run_with(&args, &mut Vec::new(), &mut Vec::new()).is_err());
-    assert!(!d.path().join("x.xml").exists());
+    let nope = d.path().join("nope");
+    let x = d.path().join("x.xml");
+    assert!(detect_cmd(&["--root", nope.to_str().unwrap(), "-o", x.to_str().unwrap()]).is_err());
+    assert!(!x.exists());
 }
 
 #[test]
@@ -436,12 +426,12 @@ fn nvml_fake_flag_overrides_the_tree() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("n.json");
     std::fs::write(&f, "{\"gpus\": []}").unwrap();
-    let (sys, src) = SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: Some(f.clone()) }.open().unwrap();
+    let (sys, src) = Source { root: Some(fixtures().join("gh200")), nvml_fake: Some(f.clone()) }.open().unwrap();
     let det = detect(&sys, src.as_ref(), &Options::default()).unwrap();
     assert!(det.xml.find_tag("gpu").is_none());
     assert_eq!(det.gpus_without_nvml.len(), 4);
     std::fs::write(&f, "{\"gpus\": [{\"index\": 0}]}").unwrap();
-    let (sys, src) = SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: Some(f) }.open().unwrap();
+    let (sys, src) = Source { root: Some(fixtures().join("gh200")), nvml_fake: Some(f) }.open().unwrap();
     let err = detect(&sys, src.as_ref(), &Options::default()).unwrap_err();
     assert!(err.to_string().contains("n.json") && err.to_string().contains("busid"), "{err}");
 }

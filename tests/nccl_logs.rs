@@ -138,7 +138,7 @@ fn compute(root: &Path, case: &Case) -> (search::Graphs, channels::Run) {
     let (x, _) = topo::xml::read_file(&root.join(case.topo)).expect("topology");
     let opts = Options { nodes: case.nodes, p2p_support: case.p2p_support, env: Env::default(), ..Options::default() };
     let an = model::analyze(&x, case.topo, &opts).expect("analysis");
-    let so = SearchOptions::from_analysis(&an).expect("options");
+    let so = SearchOptions::from_analysis(&an);
     let (gs, _) = search::run(&an, &so).expect("search");
     let run = channels::for_analysis(&an, &gs).expect("channels");
     (gs, run)

@@ -6,7 +6,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use topo::check;
 use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
-use topo::discover::{Options, SourceArgs, detect};
+use topo::discover::{Options, Source, detect};
 use topo::xml::{self, Xml};
 
 mod common;
@@ -113,7 +113,7 @@ fn random_topology(seed: u64) -> Xml {
 fn detect_tree(t: &FakeTree) -> Xml {
     let d = scratch();
     t.write_to(d.path()).unwrap();
-    let (sys, src) = SourceArgs { root: Some(d.path().to_path_buf()), nvml_fake: None }.open().unwrap();
+    let (sys, src) = Source { root: Some(d.path().to_path_buf()), nvml_fake: None }.open().unwrap();
     detect(&sys, src.as_ref(), &Options::default()).unwrap().xml
 }
 
@@ -159,7 +159,7 @@ proptest! {
         t.link("/sys/class/net/loop1", "/sys/class/net/loop0");
         let d = scratch();
         t.write_to(d.path()).unwrap();
-        let (sys, src) = SourceArgs { root: Some(d.path().to_path_buf()), nvml_fake: None }.open().unwrap();
+        let (sys, src) = Source { root: Some(d.path().to_path_buf()), nvml_fake: None }.open().unwrap();
         let det = detect(&sys, src.as_ref(), &Options { all: true, ..Default::default() });
         prop_assert!(det.is_ok(), "{:?}", det.err());
         let det = det.unwrap();

@@ -22,17 +22,12 @@ pub mod inventory;
 pub mod matching;
 
 use std::collections::BTreeSet;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::env::Env;
-use crate::error::Error;
 use crate::model::{self, Analysis};
-use crate::xml::{self, Diagnostic, Xml};
+use crate::xml::Xml;
 
-pub use fleet::{FleetArgs, run as run_fleet, run_with_graphs as run_fleet_with_graphs};
 pub use impact::{GraphsFn, RingEstimate, no_graphs};
 pub use inventory::DevKind;
 
@@ -109,72 +104,6 @@ impl Ignore {
     pub fn contains(&self, attr: &str) -> bool {
         self.0.contains(attr)
     }
-}
-
-/// Model settings shared by `diff` and `fleet`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ImpactArgs {
-    /// Model each dump as one node of an N-node job (2 and more route rings and trees
-    /// through the NICs, as on a cluster; 1 models a single machine).
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub nodes: u32,
-    /// The network plugin does not fuse the ports of a NIC into one virtual device.
-    #[arg(long)]
-    pub no_nic_fusion: bool,
-}
-
-impl ImpactArgs {
-    pub fn options(&self, env: Env) -> model::Options {
-        model::Options { nodes: self.nodes as usize, nic_fusion: !self.no_nic_fusion, env, ..model::Options::default() }
-    }
-}
-
-impl Default for ImpactArgs {
-    fn default() -> ImpactArgs {
-        ImpactArgs { nodes: 2, no_nic_fusion: false }
-    }
-}
-
-/// `topo diff A B`: what differs between two topology dumps, and what it does to NCCL.
-#[derive(Debug, Clone, clap::Args)]
-pub struct DiffArgs {
-    /// The reference dump (NCCL topology XML, e.g. from `topo detect --xml` or
-    /// NCCL_TOPO_DUMP_FILE); `fixture:NAME` names a built-in machine.
-    #[arg(value_name = "A")]
-    pub a: PathBuf,
-    /// The dump compared with it.
-    #[arg(value_name = "B")]
-    pub b: PathBuf,
-    /// Print JSON for scripts.
-    #[arg(long)]
-    pub json: bool,
-    /// Hide differences in these attributes (comma-separated or repeated), e.g.
-    /// host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results.
-    #[arg(long, value_name = "ATTR", value_delimiter = ',')]
-    pub ignore: Vec<String>,
-    #[command(flatten)]
-    pub model: ImpactArgs,
-}
-
-/// A dump read from disk (or a built-in machine).
-#[derive(Debug, Clone)]
-pub struct Dump {
-    pub label: String,
-    pub xml: Xml,
-    pub diags: Vec<Diagnostic>,
-}
-
-/// Read a dump: a file, or `fixture:NAME` when no such file exists.
-pub fn load(path: &Path) -> Result<Dump, Error> {
-    let s = path.to_string_lossy();
-    if let Some(name) = s.strip_prefix("fixture:")
-        && !path.exists()
-    {
-        let (xml, diags) = crate::fixtures::get(name)?.load()?;
-        return Ok(Dump { label: s.into_owned(), xml, diags });
-    }
-    let (xml, diags) = xml::read_file(path)?;
-    Ok(Dump { label: path.display().to_string(), xml, diags })
 }
 
 /// One dump made ready for comparison: its devices and the model's results.
@@ -254,152 +183,6 @@ pub fn counts(changes: &[Change]) -> [usize; 3] {
     n
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// "2 errors, 1 warning, 3 info".
-pub fn summary(changes: &[Change]) -> String {
-    let [e, w, i] = counts(changes);
-    format!("{}, {}, {i} info", plural(e, "error", "errors"), plural(w, "warning", "warnings"))
-}
-
-/// Most items of a grouped NCCL line printed before "and N more".
-const MAX_ITEMS: usize = 6;
-
-/// `first; second; ...; and N more`, on a continuation line.
-fn item_line(indent: &str, items: &[&str]) -> String {
-    let shown = items.iter().take(MAX_ITEMS).copied().collect::<Vec<_>>().join("; ");
-    let more = items.len().saturating_sub(MAX_ITEMS);
-    let tail = if more > 0 { format!("; and {more} more") } else { String::new() };
-    format!("\n{indent}      {shown}{tail}")
-}
-
-/// The changes as text, grouped by level, each line indented by `indent`. Device
-/// changes that read the same (the same speed change on 16 ports) share one line.
-pub fn render_changes(changes: &[Change], indent: &str) -> String {
-    let mut s = String::new();
-    for level in [Level::Error, Level::Warning, Level::Info] {
-        let of: Vec<&Change> = changes.iter().filter(|c| c.level == level).collect();
-        if of.is_empty() {
-            continue;
-        }
-        let head = match level {
-            Level::Error => "errors",
-            Level::Warning => "warnings",
-            Level::Info => "info",
-        };
-        s.push_str(&format!("{indent}{head}:\n"));
-        let mut done = vec![false; of.len()];
-        for (k, c) in of.iter().enumerate() {
-            if done[k] {
-                continue;
-            }
-            let alike: Vec<usize> = if c.what == What::Nccl {
-                vec![k]
-            } else {
-                (k..of.len()).filter(|&o| !done[o] && of[o].what == c.what && of[o].message == c.message).collect()
-            };
-            for &o in &alike {
-                done[o] = true;
-            }
-            if alike.len() > 1 {
-                let subjects: Vec<&str> = alike.iter().map(|&o| of[o].subject.as_str()).collect();
-                s.push_str(&format!("{indent}  {} devices: {}", alike.len(), c.message));
-                s.push_str(&item_line(indent, &subjects));
-            } else {
-                s.push_str(&format!("{indent}  {}: {}", c.subject, c.message));
-                if !c.items.is_empty() {
-                    let items: Vec<&str> = c.items.iter().map(String::as_str).collect();
-                    s.push_str(&item_line(indent, &items));
-                }
-            }
-            s.push('\n');
-        }
-    }
-    s
-}
-
-fn text_report(a: &Side, b: &Side, changes: &[Change], hidden: usize) -> String {
-    let mut s = String::new();
-    let hidden_note = if hidden > 0 {
-        format!(" ({} hidden by --ignore)", plural(hidden, "difference", "differences"))
-    } else {
-        String::new()
-    };
-    if changes.is_empty() {
-        s.push_str(&format!("{} and {}: same topology{hidden_note}\n", a.label, b.label));
-        return s;
-    }
-    s.push_str(&format!("{} -> {}: {}{hidden_note}\n", a.label, b.label, summary(changes)));
-    s.push_str(&render_changes(changes, ""));
-    s
-}
-
-fn ring_json(r: Option<RingEstimate>) -> Value {
-    match r {
-        Some(r) => json!(r),
-        None => Value::Null,
-    }
-}
-
-fn json_report(a: &Side, b: &Side, changes: &[Change], hidden: usize, ignore: &Ignore) -> Value {
-    let [e, w, i] = counts(changes);
-    json!({
-        "schema": 1,
-        "a": a.label,
-        "b": b.label,
-        "equal": changes.is_empty(),
-        "counts": {"error": e, "warning": w, "info": i},
-        "hidden": hidden,
-        "ignore": ignore.0,
-        "ring": {"a": ring_json(a.ring()), "b": ring_json(b.ring())},
-        "changes": changes,
-    })
-}
-
-/// Print a dump's reading warnings once each on stderr.
-fn print_diags(dump: &Dump) {
-    let mut seen = BTreeSet::new();
-    for d in &dump.diags {
-        let s = d.to_string();
-        if seen.insert(s.clone()) {
-            eprintln!("topo: {s}");
-        }
-    }
-}
-
-/// Run `topo diff` without a channel search. Returns the exit status: 0 when the dumps
-/// are the same (after `--ignore`), 1 when they differ; errors are exit status 2.
-pub fn run(args: &DiffArgs, out: &mut dyn Write) -> Result<i32, Error> {
-    run_with_graphs(args, out, &no_graphs)
-}
-
-/// Run `topo diff` with `graphs` giving each analysis its channel graphs.
-pub fn run_with_graphs(args: &DiffArgs, out: &mut dyn Write, graphs: GraphsFn) -> Result<i32, Error> {
-    let da = load(&args.a)?;
-    let db = load(&args.b)?;
-    // A file NCCL cannot read at all (wrong root or version) is an error, not a difference.
-    xml::lint_topology(&da.xml, Some(&args.a))?;
-    xml::lint_topology(&db.xml, Some(&args.b))?;
-    print_diags(&da);
-    print_diags(&db);
-    let opts = args.model.options(Env::from_process());
-    let ignore = Ignore::new(&args.ignore);
-    let a = Side::new(&da.label, da.xml, &opts, graphs);
-    let b = Side::new(&db.label, db.xml, &opts, graphs);
-    let (changes, hidden) = compare(&a, &b, &ignore);
-    let text = if args.json {
-        crate::render::to_json_string(&json_report(&a, &b, &changes, hidden, &ignore))
-    } else {
-        text_report(&a, &b, &changes, hidden)
-    };
-    let io = |e| Error::Io { file: "<stdout>".into(), source: e };
-    out.write_all(text.as_bytes()).map_err(io)?;
-    out.flush().map_err(io)?;
-    Ok(if changes.is_empty() { 0 } else { 1 })
-}
-
 #[cfg(test)]
 pub(crate) mod testutil {
     //! Planted changes on the built-in machines, shared by the unit tests.
@@ -424,7 +207,7 @@ pub(crate) mod testutil {
 
     /// A dump made ready for comparison, with the default model settings.
     pub fn side(label: &str, x: Xml, graphs: crate::diff::GraphsFn) -> crate::diff::Side {
-        let opts = crate::diff::ImpactArgs::default().options(crate::env::Env::default());
+        let opts = crate::model::Options { nodes: 2, ..crate::model::Options::default() };
         crate::diff::Side::new(label, x, &opts, graphs)
     }
 
@@ -456,6 +239,7 @@ pub(crate) mod testutil {
 mod tests {
     use super::testutil::*;
     use super::*;
+    use crate::render::diff::render_changes;
 
     fn diff(a: Xml, b: Xml, ignore: &[&str]) -> Vec<Change> {
         compare(&side("a", a, &no_graphs), &side("b", b, &no_graphs), &Ignore::new(ignore)).0

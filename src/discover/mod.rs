@@ -20,7 +20,6 @@ pub mod nvml;
 pub mod sysfs;
 pub mod walk;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
@@ -30,20 +29,18 @@ use nvml::{FakeNvml, NoNvml, NvmlLoad, NvmlSnapshot, NvmlSource, RealNvml};
 use sysfs::{Level, Notice, Sys};
 use walk::{CpuInfo, Ctx};
 
-/// Where the machine facts come from (shared by `topo detect` and `topo check`).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct SourceArgs {
+/// Where the machine facts come from: this machine, or a `--root` tree, with NVML's
+/// answers from the driver or a fake-NVML JSON file.
+#[derive(Debug, Clone, Default)]
+pub struct Source {
     /// Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc's fsroot layout);
     /// NVML facts then come from DIR/nvml.json when it exists.
-    #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Take NVML's answers from this JSON file instead of libnvidia-ml
-    /// (format: see `topo::discover::nvml`).
-    #[arg(long, value_name = "FILE")]
+    /// Take NVML's answers from this JSON file instead of libnvidia-ml.
     pub nvml_fake: Option<PathBuf>,
 }
 
-impl SourceArgs {
+impl Source {
     /// Open the file-system view and the NVML source these flags name.
     pub fn open(&self) -> Result<(Sys, Box<dyn NvmlSource>), Error> {
         let sys = match &self.root {
@@ -61,41 +58,34 @@ impl SourceArgs {
         };
         Ok((sys, nvml))
     }
-}
 
-/// Flags of `topo detect`.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct DetectArgs {
-    /// Write NCCL topology XML (the default).
-    #[arg(long, conflicts_with = "json")]
-    pub xml: bool,
-    /// Write a JSON report instead: the XML, the detected facts, notices and health findings.
-    #[arg(long)]
-    pub json: bool,
-    /// Write to FILE instead of standard output (replaced whole, never half-written).
-    #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    #[command(flatten)]
-    pub source: SourceArgs,
-    /// Seed detection with a topology file, as NCCL_TOPO_FILE does: its attributes win.
-    #[arg(long, value_name = "FILE")]
-    pub topo_file: Option<PathBuf>,
-    /// Keep every PCI device and NUMA node, not only GPUs, NICs, NVSwitches and the
-    /// bridges above them (the file may then exceed NCCL's 256 elements per rank).
-    #[arg(long)]
-    pub all: bool,
-    /// Skip the health checks (`topo check`) that detect prints as warnings.
-    #[arg(long)]
-    pub no_check: bool,
+    /// How the input is named in messages: `detected:this machine` or `detected:DIR`.
+    pub fn label(&self) -> String {
+        match &self.root {
+            Some(r) => format!("detected:{}", r.display()),
+            None => "detected:this machine".into(),
+        }
+    }
 }
 
 /// What to detect.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
+    /// Keep every PCI device and NUMA node, not only what NCCL keeps.
     pub all: bool,
+    /// Seed detection with this topology file, as NCCL_TOPO_FILE does.
     pub topo_file: Option<PathBuf>,
-    /// NCCL_IB_MERGE_VFS; `None` reads the environment (default 1, as NCCL).
+    /// NCCL_IB_MERGE_VFS; `None` is NCCL's default (1).
     pub ib_merge_vfs: Option<bool>,
+    /// NCCL_HOSTID: replaces host name and boot id in the host hash (live machine only).
+    pub host_id: Option<String>,
+}
+
+impl Options {
+    /// Options carrying what detection reads from NCCL's environment.
+    pub fn with_env(env: &crate::env::DetectEnv) -> Options {
+        Options { ib_merge_vfs: Some(env.ib_merge_vfs), host_id: env.host_id.clone(), ..Options::default() }
+    }
 }
 
 /// The result of detection.
@@ -181,9 +171,9 @@ pub fn nccl_hash(bytes: &[u8]) -> u64 {
 
 /// The string NCCL hashes into `host_hash`: the host name followed by the boot id
 /// (`NCCL_HOSTID` replaces both on the live machine).
-pub fn host_id(sys: &Sys) -> String {
+pub fn host_id(sys: &Sys, nccl_hostid: Option<&str>) -> String {
     if sys.is_live()
-        && let Ok(id) = std::env::var("NCCL_HOSTID")
+        && let Some(id) = nccl_hostid
     {
         return id.chars().take(1023).collect();
     }
@@ -206,8 +196,8 @@ pub fn host_id(sys: &Sys) -> String {
 }
 
 /// `host_hash` as NCCL prints it (`%#lx`).
-pub fn host_hash_string(sys: &Sys) -> String {
-    let h = nccl_hash(host_id(sys).as_bytes());
+pub fn host_hash_string(sys: &Sys, nccl_hostid: Option<&str>) -> String {
+    let h = nccl_hash(host_id(sys, nccl_hostid).as_bytes());
     if h == 0 { "0".into() } else { format!("{h:#x}") }
 }
 
@@ -227,7 +217,7 @@ fn load_seed(sys: &Sys, path: &Path, host_hash: &str) -> Result<Xml, Error> {
 
 /// Detect the machine behind `sys`, with GPU facts from `source`.
 pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Detection, Error> {
-    let host_hash = host_hash_string(sys);
+    let host_hash = host_hash_string(sys, opts.host_id.as_deref());
     let seed = match &opts.topo_file {
         Some(p) => load_seed(sys, p, &host_hash)?,
         None => Xml::new_system(),
@@ -285,7 +275,7 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
         }
     }
 
-    let merge_vfs = opts.ib_merge_vfs.unwrap_or_else(net::merge_vfs_from_env);
+    let merge_vfs = opts.ib_merge_vfs.unwrap_or(true);
     let (nets, idle_ports) = net::enumerate(sys, nvml.as_ref(), merge_vfs);
     let ctx = Ctx { sys, nvml: nvml.as_ref(), cpu: cpu.clone(), host_hash: host_hash.clone() };
 
@@ -401,58 +391,6 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
     })
 }
 
-/// Write `text` to `path` whole: a temporary file in the same folder, then a rename.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let res = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
-}
-
-/// The JSON report of `topo detect --json`.
-pub fn json_report(det: &Detection, findings: &[crate::check::Finding]) -> String {
-    let mut v = serde_json::to_value(det).unwrap_or(serde_json::Value::Null);
-    if let serde_json::Value::Object(m) = &mut v {
-        m.insert("findings".into(), serde_json::to_value(findings).unwrap_or_default());
-        m.insert("topology".into(), serde_json::Value::String(xml::write(&det.xml)));
-    }
-    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-    s.push('\n');
-    s
-}
-
-/// `topo detect`: returns the exit status (0; problems found are printed as warnings).
-pub fn run(args: &DetectArgs, out: &mut dyn Write) -> Result<i32, Error> {
-    run_with(args, out, &mut std::io::stderr())
-}
-
-/// [`run`] with the messages going to `err`.
-pub fn run_with(args: &DetectArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Error> {
-    let (sys, source) = args.source.open()?;
-    let opts = Options { all: args.all, topo_file: args.topo_file.clone(), ib_merge_vfs: None };
-    let det = detect(&sys, source.as_ref(), &opts)?;
-    let findings = if args.no_check { Vec::new() } else { crate::check::run_checks(&sys, &det) };
-    let text = if args.json { json_report(&det, &findings) } else { xml::write(&det.xml) };
-    let io = |e: std::io::Error| Error::io(Path::new("<stderr>"), e);
-    for n in &det.notices {
-        writeln!(err, "{n}").map_err(io)?;
-    }
-    for f in &findings {
-        writeln!(err, "{}", f.one_line()).map_err(io)?;
-    }
-    writeln!(err, "topo detect: {}", det.summary()).map_err(io)?;
-    match &args.output {
-        Some(p) => write_atomically(p, &text)?,
-        None => out.write_all(text.as_bytes()).map_err(|e| Error::io(Path::new("<stdout>"), e))?,
-    }
-    Ok(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,16 +401,5 @@ mod tests {
         assert_eq!(nccl_hash(b""), 0x75b6431c590e86a2);
         assert_eq!(nccl_hash(b"a"), 0xf67f960500f37951);
         assert_eq!(nccl_hash(b"topo-fake5f1c0a4e-2b7d-4c1e-9a53-7e0d8b6c2f10"), 0xd14a0501cb96ec4e);
-    }
-
-    #[test]
-    fn atomic_write_replaces_whole() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("t.xml");
-        write_atomically(&p, "one").unwrap();
-        write_atomically(&p, "two").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
-        assert!(write_atomically(&d.path().join("no/such/dir/x"), "x").is_err());
     }
 }

@@ -144,11 +144,6 @@ fn same_card(a: &str, b: &str, merge_vfs: bool) -> bool {
     a.len() >= k && b.len() >= n && a.as_bytes()[..n] == b.as_bytes()[..n]
 }
 
-/// `NCCL_IB_MERGE_VFS` from the environment (NCCL's default: 1).
-pub fn merge_vfs_from_env() -> bool {
-    std::env::var("NCCL_IB_MERGE_VFS").map(|v| strtol(&v) != 0).unwrap_or(true)
-}
-
 /// List the network devices NCCL would use, in NCCL's device order.
 pub fn enumerate(sys: &Sys, nvml: Option<&NvmlSnapshot>, merge_vfs: bool) -> (Vec<NetFacts>, Vec<IdlePort>) {
     let (ib, idle) = infiniband(sys, nvml, merge_vfs);

@@ -191,37 +191,19 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let mut diags = crate::xml::lint_topology(xml, Some(std::path::Path::new(input)))?;
     crate::model::validate::validate(xml, input)?;
     let env = &opts.env;
-    let merge_level = match env.get("NCCL_NET_MERGE_LEVEL") {
-        None => PathType::PORT,
-        Some(v) => {
-            const LEVELS: [(&str, PathType); 8] = [
-                ("LOC", PathType::Loc),
-                ("PORT", PathType::PORT),
-                ("PIX", PathType::Pix),
-                ("PXB", PathType::Pxb),
-                ("P2C", PathType::P2c),
-                ("PXN", PathType::Pxn),
-                ("PHB", PathType::Phb),
-                ("SYS", PathType::Sys),
-            ];
-            LEVELS.iter().find(|(k, _)| v.starts_with(k)).map_or(PathType::Loc, |&(_, t)| t)
-        }
-    };
     let net_opts = NetOptions {
         fusion: opts.nic_fusion,
         collnet: opts.collnet,
-        merge_level,
-        merge_rail: env.get("NCCL_NET_MERGE_POLICY").is_some_and(|v| v.eq_ignore_ascii_case("RAIL")),
-        force_merge: env.get("NCCL_NET_FORCE_MERGE").map(str::to_string),
+        merge_level: env.nets.merge_level,
+        merge_rail: env.nets.merge_rail,
+        force_merge: env.nets.force_merge.clone(),
     };
     let prep = prepare::prepare(xml, input, &net_opts)?;
     diags.extend(prep.diags.iter().cloned());
-    let build = BuildOptions { split_mlopart: env.param("TOPO_SPLIT_MLOPART", 1) != 0 };
+    let build = BuildOptions { split_mlopart: env.nets.split_mlopart };
     let mut sys = system::build(&prep.xml, input, build)?;
-    let params = Params::from_env(env, opts.p2p_support);
-    for w in env.warnings() {
-        diags.push(Diagnostic { severity: crate::xml::Severity::Warning, file: None, line: 0, message: w });
-    }
+    let params = Params::new(env, opts.p2p_support);
+    diags.extend(env.warnings().iter().map(Diagnostic::warning));
 
     paths::compute_paths(&mut sys, &params)?;
     let n_local = sys.count(NodeType::Gpu);

@@ -2,64 +2,29 @@
 //! (`paths.cc`): P2P between GPUs, the P2P/SHM/NET transport, GPUDirect RDMA, PXN,
 //! GPU trimming and the per-channel bandwidth limits the search starts from.
 
-use crate::env::Env;
+use crate::env::{Env, PathEnv};
 use crate::error::Error;
 use crate::model::system::{Hop, Kind, NodeRef, Path, System, id_system};
 use crate::model::{GdrMode, LinkType, NodeType, PathType, bw, cpu};
 
-/// NCCL parameters the path stage reads, with the facts NCCL would get from NVML.
+/// What the path stage reads: NCCL's variables and the fact NCCL would get from NVML.
 #[derive(Debug, Clone)]
 pub struct Params {
-    pub nvb_disable: bool,
-    pub pxn_disable: bool,
-    pub pxn_c2c: bool,
-    pub p2p_level: Option<PathType>,
-    pub ignore_disabled_p2p: i64,
-    pub gdr_level: Option<PathType>,
-    pub gdr_read: i64,
-    pub gdr_c2c: bool,
-    pub gdr_mlopart: bool,
-    pub shm_disable: bool,
-    pub net_disable_intra: bool,
-    pub p2p_use_cuda_memcpy: bool,
-    /// NCCL_NETDEVS_POLICY: None = AUTO, Some(0) = ALL, Some(n) = MAX:n.
-    pub netdevs_policy: Option<usize>,
+    /// The path stage's NCCL_* variables.
+    pub env: PathEnv,
     /// The driver reports peer-to-peer support between GPUs (false on GeForce).
     pub p2p_support: bool,
 }
 
 impl Params {
-    pub fn from_env(env: &Env, p2p_support: bool) -> Params {
-        let netdevs = match env.get("NCCL_NETDEVS_POLICY") {
-            Some(v) if v.eq_ignore_ascii_case("ALL") => Some(0),
-            Some(v) if v.len() > 4 && v[..4].eq_ignore_ascii_case("MAX:") => {
-                let n = crate::xml::strtol(&v[4..]);
-                if n > 0 { Some(n as usize) } else { None }
-            }
-            _ => None,
-        };
-        Params {
-            nvb_disable: env.param("NVB_DISABLE", 0) != 0,
-            pxn_disable: env.param("PXN_DISABLE", 0) == 1,
-            pxn_c2c: env.param("PXN_C2C", 1) != 0,
-            p2p_level: env.level(Some("NCCL_P2P_DISABLE"), "NCCL_P2P_LEVEL"),
-            ignore_disabled_p2p: env.param("IGNORE_DISABLED_P2P", 0),
-            gdr_level: env.level(None, "NCCL_NET_GDR_LEVEL"),
-            gdr_read: env.param("NET_GDR_READ", -2),
-            gdr_c2c: env.param("NET_GDR_C2C", 1) != 0,
-            gdr_mlopart: env.param("NET_GDR_MLOPART", 0) != 0,
-            shm_disable: env.param("SHM_DISABLE", 0) == 1,
-            net_disable_intra: env.param("NET_DISABLE_INTRA", 0) == 1,
-            p2p_use_cuda_memcpy: env.param("P2P_USE_CUDA_MEMCPY", 0) != 0,
-            netdevs_policy: netdevs,
-            p2p_support,
-        }
+    pub fn new(env: &Env, p2p_support: bool) -> Params {
+        Params { env: env.paths.clone(), p2p_support }
     }
 }
 
 impl Default for Params {
     fn default() -> Params {
-        Params::from_env(&Env::default(), true)
+        Params::new(&Env::default(), true)
     }
 }
 
@@ -112,7 +77,7 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
                 if Some(node) != base_dev
                     && node.ty == NodeType::Dev
                     && (link.ty != LinkType::Loc || rem.ty != NodeType::Gpu)
-                    && (p.nvb_disable
+                    && (p.env.nvb_disable
                         || link.ty != LinkType::Nvl
                         || rem.ty != NodeType::Dev
                         || path_hops.len() > max_len)
@@ -259,7 +224,7 @@ impl LocalNets {
         }
         let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, nets[0]), NodeType::Gpu);
         let ngpus = gpus.len().max(1);
-        let per_gpu = match p.netdevs_policy {
+        let per_gpu = match p.env.netdevs_policy {
             None => nets.len().div_ceil(ngpus),
             Some(0) => nets.len(),
             Some(n) => n.min(nets.len()),
@@ -305,7 +270,7 @@ pub struct P2pCheck {
 
 /// The P2P level in force and where it comes from.
 pub fn p2p_level(sys: &System, p: &Params) -> (PathType, &'static str) {
-    if let Some(l) = p.p2p_level {
+    if let Some(l) = p.env.p2p_level {
         return (l, "NCCL_P2P_LEVEL/NCCL_P2P_DISABLE");
     }
     if let Some(Kind::Cpu { arch, vendor, .. }) = sys.list(NodeType::Cpu).first().map(|n| &n.kind)
@@ -393,9 +358,9 @@ fn check_p2p_why(
         out.reason = why(explain, || format!("path {} is above the P2P level {} ({source})", path.ty, level));
     }
     let gl = sys.list(NodeType::Gpu);
-    let check_nvml = p.ignore_disabled_p2p != 2 && gl[g1].gpu_parent() != gl[g2].gpu_parent();
+    let check_nvml = p.env.ignore_disabled_p2p != 2 && gl[g1].gpu_parent() != gl[g2].gpu_parent();
     if out.p2p && check_nvml && !p.p2p_support {
-        if p.ignore_disabled_p2p == 0 && path.ty <= PathType::Nvb {
+        if p.env.ignore_disabled_p2p == 0 && path.ty <= PathType::Nvb {
             let chain: Vec<i32> = [Some(g1), inter_idx, Some(g2)].iter().flatten().map(|&g| gl[g].gpu_dev()).collect();
             return Err(Error::Input {
                 file: "<driver>".into(),
@@ -424,7 +389,7 @@ pub fn check_net(sys: &System, p: &Params, r1: i32, r2: i32) -> bool {
 }
 
 fn check_net_fast(sys: &System, p: &Params, r1: i32, r2: i32, fast: Option<&Fast>) -> bool {
-    if p.net_disable_intra {
+    if p.env.net_disable_intra {
         return false;
     }
     let (Some(g1), Some(g2)) = (gpu_of(sys, fast, r1), gpu_of(sys, fast, r2)) else { return false };
@@ -465,7 +430,7 @@ fn p2p_can_connect_why(
         return Ok((false, c.reason));
     }
     if c.intermediate != -1 {
-        if p.p2p_use_cuda_memcpy {
+        if p.env.p2p_use_cuda_memcpy {
             return Ok((
                 false,
                 why(explain, || "NCCL_P2P_USE_CUDA_MEMCPY forbids P2P through an intermediate GPU".into()),
@@ -489,7 +454,7 @@ pub fn shm_can_connect(sys: &System, p: &Params, r1: i32, r2: i32) -> (bool, Str
 }
 
 fn shm_verdict(sys: &System, p: &Params, r1: i32, r2: i32, fast: Option<&Fast>) -> (bool, &'static str) {
-    if p.shm_disable {
+    if p.env.shm_disable {
         return (false, "NCCL_SHM_DISABLE=1");
     }
     if check_net_fast(sys, p, r1, r2, fast) {
@@ -524,9 +489,9 @@ pub fn intermediate_rank(sys: &System, rank: i32, net: usize) -> Option<i32> {
 
 /// The GDR level in force and where it comes from.
 pub fn gdr_level(p: &Params) -> (PathType, &'static str) {
-    match p.gdr_level {
+    match p.env.gdr_level {
         Some(l) => (l, "NCCL_NET_GDR_LEVEL"),
-        None if p.gdr_c2c => (PathType::P2c, "default P2C (NCCL_NET_GDR_C2C=1)"),
+        None if p.env.gdr_c2c => (PathType::P2c, "default P2C (NCCL_NET_GDR_C2C=1)"),
         None => (PathType::Pxb, "default PXB"),
     }
 }
@@ -556,14 +521,14 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
     if ggdr == 0 {
         return (GdrMode::Disabled, why(explain, || "the GPU does not support GPUDirect RDMA (gdr=0)".into()));
     }
-    if gmlo != -1 && !p.gdr_mlopart {
+    if gmlo != -1 && !p.env.gdr_mlopart {
         return (GdrMode::Disabled, why(explain, || "MLOPart GPU and NCCL_NET_GDR_MLOPART=0".into()));
     }
     if read {
-        if p.gdr_read == 0 {
+        if p.env.gdr_read == 0 {
             return (GdrMode::Disabled, why(explain, || "NCCL_NET_GDR_READ=0".into()));
         }
-        if p.gdr_read < 0 && gpu.cc() < 80 {
+        if p.env.gdr_read < 0 && gpu.cc() < 80 {
             let gpu_paths = &gpu.paths[NodeType::Gpu as usize];
             let nvlink = sys.count(NodeType::Gpu) == 1
                 || (0..sys.count(NodeType::Gpu)).any(|i| i != g && gpu_paths[i].ty == PathType::Nvl);
@@ -683,14 +648,14 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
         // paths, so it is recomputed only after a path was rerouted.
         let mut local_gpu: Option<Option<usize>> = None;
         for g in 0..ngpus {
-            if !p.pxn_disable {
+            if !p.env.pxn_disable {
                 let lg = *local_gpu.get_or_insert_with(|| local_gpu_of_net(sys, p, n));
                 if let Some(peer) = lg
                     && peer != g
                 {
                     let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
                     let (mode, _) = check_gdr_why(sys, p, peer_rank, n, true, false);
-                    let pxn_ty = if p.pxn_c2c { PathType::P2c } else { PathType::Pxb };
+                    let pxn_ty = if p.env.pxn_c2c { PathType::P2c } else { PathType::Pxb };
                     let gl = sys.list(NodeType::Gpu);
                     let pn = &gl[peer].paths[NodeType::Net as usize][n];
                     let gn = &gl[g].paths[NodeType::Net as usize][n];

@@ -1,9 +1,13 @@
 //! Output for people and scripts: text trees and tables, JSON, Graphviz.
 
+pub mod detect;
+pub mod diff;
 pub mod dot;
+pub mod fleet;
 pub mod paths;
 pub mod search;
 pub mod show;
+pub mod tune;
 
 /// Pretty JSON with a trailing newline.
 pub fn to_json_string(v: &serde_json::Value) -> String {

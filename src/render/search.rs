@@ -17,7 +17,7 @@ use crate::search::cost::{self, Cost};
 use crate::search::{Graph, Graphs};
 
 /// A graph `--graph` can pick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GraphSel {
     Ring,
     Tree,
@@ -52,7 +52,7 @@ fn absent_reason(an: &Analysis, g: &Graph) -> &'static str {
     match g.id {
         2 | 4 if !an.options.collnet => "CollNet is off (--collnet turns it on)",
         3 if !an.options.nvls => "NVLS is off (--no-nvls)",
-        3 if an.options.env.param("NVLS_ENABLE", 2) == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
+        3 if an.options.env.search.nvls_enable == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
         3 if sys.count(NodeType::Nvs) == 0 => "no NVSwitch",
         3 if crate::search::cc_min(sys) < 90 => "NVLS needs sm90 or later",
         3 if sys.count(NodeType::Gpu) < 2 => "a single GPU",

@@ -300,3 +300,15 @@ mod tests {
         assert_eq!(affinity_ranges("00000000"), "none");
     }
 }
+
+/// `topo fixtures`: the built-in machines, one a line.
+pub fn fixtures_list(all: &[crate::fixtures::Fixture]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::NOTHING);
+    t.set_header(vec!["NAME", "DESCRIPTION"]);
+    for f in all {
+        t.add_row(vec![f.name, f.description]);
+    }
+    let first = all.first().map_or("NAME", |f| f.name);
+    format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {first}`.\n")
+}

@@ -112,26 +112,21 @@ impl Limits {
         let m = MAXCHANNELS as i64;
         // NCCL_PARAM values are int64, stored into an int.
         let int = |v: i64| v as i32 as i64;
-        let mut min = 0i64;
-        for k in ["MIN_NRINGS", "MIN_NCHANNELS"] {
-            let v = int(env.param(k, -2));
-            if v != -2 {
-                min = v;
-            }
-        }
+        let c = &env.channels;
+        let mut min = match c.min_channels() {
+            -2 => 0,
+            v => int(v),
+        };
         if min > m {
             notes.push(format!("User asked for a minimum of {min} channels, limiting to {m}"));
             min = m;
         }
         let min = min.max(0);
-        let mut max = m;
-        for k in ["MAX_NRINGS", "MAX_NCHANNELS"] {
-            let v = int(env.param(k, -2));
-            if v != -2 {
-                max = v;
-            }
-        }
-        if env.get("NCCL_WORK_ARGS_BYTES").is_some() {
+        let mut max = match c.max_channels() {
+            -2 => m,
+            v => int(v),
+        };
+        if c.work_args_bytes {
             notes.push(
                 "NCCL_WORK_ARGS_BYTES is set: NCCL may cap the channels further to fit its kernel arguments; not modelled"
                     .into(),
@@ -145,10 +140,10 @@ impl Limits {
             max = 1;
         }
         // The communicator config, with the NCCL_MIN_CTAS / NCCL_MAX_CTAS overrides.
-        let undef = i32::MIN as i64;
+        let undef = crate::env::UNDEF_INT;
         let mut min_ctas = 1i64;
         let mut max_ctas = m;
-        let v = int(env.param("MIN_CTAS", undef));
+        let v = int(c.min_ctas);
         if v != undef {
             if v <= 0 {
                 notes.push(format!("NCCL_MIN_CTAS {v} is too low, leaving it set at {min_ctas}"));
@@ -156,7 +151,7 @@ impl Limits {
                 min_ctas = v;
             }
         }
-        let v = int(env.param("MAX_CTAS", undef));
+        let v = int(c.max_ctas);
         if v != undef {
             if v <= 0 {
                 notes.push(format!("NCCL_MAX_CTAS {v} is too low, leaving it set at {max_ctas}"));
@@ -226,7 +221,7 @@ impl Job {
             local_ranks: local,
             min_cc: crate::search::cc_min(sys),
             collnet: an.options.collnet,
-            collnet_node_threshold: an.options.env.param("COLLNET_NODE_THRESHOLD", 2),
+            collnet_node_threshold: an.options.env.channels.collnet_node_threshold,
             limits: Limits::from_env(&an.options.env),
         })
     }

@@ -10,7 +10,6 @@
 
 pub mod bandwidth;
 pub mod channels;
-pub mod command;
 pub mod cost;
 pub mod links;
 pub mod xml;
@@ -880,7 +879,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         } else {
             self.pref_nets_channel_first(gpu, &mut nets);
         }
-        let max_dev = match self.p.netdevs_policy {
+        let max_dev = match self.p.env.netdevs_policy {
             Some(n) if n > 0 => {
                 if gpu.is_none() {
                     n * self.ngpus()
@@ -1712,24 +1711,18 @@ fn compute_all_by(
 }
 
 impl SearchOptions {
-    /// Options from the model options and the NCCL_* variables; reads NCCL_GRAPH_FILE.
-    pub fn from_analysis(an: &crate::model::Analysis) -> Result<SearchOptions, Error> {
-        let env = &an.options.env;
-        let graph_file = match env.get("NCCL_GRAPH_FILE") {
-            Some(f) if !f.is_empty() => {
-                let (x, _) = crate::xml::read_file(std::path::Path::new(f))?;
-                Some((f.to_string(), x))
-            }
-            _ => None,
-        };
-        Ok(SearchOptions {
-            cross_nic: env.param("CROSS_NIC", 2) as i32,
+    /// Options from the model options and the NCCL_* variables. NCCL_GRAPH_FILE names
+    /// a file; the caller reads it and sets [`SearchOptions::graph_file`].
+    pub fn from_analysis(an: &crate::model::Analysis) -> SearchOptions {
+        let env = &an.options.env.search;
+        SearchOptions {
+            cross_nic: env.cross_nic as i32,
             collnet: an.options.collnet,
-            nvls: an.options.nvls && env.param("NVLS_ENABLE", 2) != 0,
-            rail_per_host: env.param("MNNVL_RAIL_PER_HOST", 0) != 0,
-            scatter: env.param("MNNVL_SCATTER_NETS_ENABLE", 1) != 0,
-            graph_file,
-        })
+            nvls: an.options.nvls && env.nvls_enable != 0,
+            rail_per_host: env.rail_per_host,
+            scatter: env.scatter_nets,
+            graph_file: None,
+        }
     }
 }
 
@@ -1831,7 +1824,7 @@ mod progress_tests {
         let (x, _) = crate::fixtures::get("dgx1-v100").unwrap().load().unwrap();
         let opts = crate::model::Options { nodes: 2, ..Default::default() };
         let an = crate::model::analyze(&x, "dgx1-v100", &opts).unwrap();
-        let so = SearchOptions::from_analysis(&an).unwrap();
+        let so = SearchOptions::from_analysis(&an);
         let (plain, sys_a) = run(&an, &so).unwrap();
         let mut calls: Vec<(&str, u64)> = Vec::new();
         let (watched, sys_b) = run_with(&an, &so, &mut |g, s| calls.push((g, s))).unwrap();
@@ -1854,7 +1847,7 @@ mod bookkeeping_tests {
     }
 
     fn same_both_ways_by(name: &str, an: &crate::model::Analysis, how: Bookkeeping) {
-        let so = SearchOptions::from_analysis(an).unwrap();
+        let so = SearchOptions::from_analysis(an);
         let run_by = |how| {
             let mut sys = an.system.clone();
             let gs = compute_all_by(&mut sys, &an.params, &so, &mut |_, _| {}, how).unwrap();

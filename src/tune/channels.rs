@@ -26,37 +26,30 @@ pub struct ChannelInputs {
 
 /// NCCL_MIN_NCHANNELS (legacy NCCL_MIN_NRINGS), clamped to [0, 64].
 fn min_nchannels(env: &Env) -> usize {
-    let mut v = 0;
-    for name in ["MIN_NRINGS", "MIN_NCHANNELS"] {
-        let x = env.param(name, -2);
-        if x != -2 {
-            v = x;
-        }
-    }
+    let v = match env.channels.min_channels() {
+        -2 => 0,
+        v => v,
+    };
     v.clamp(0, MAXCHANNELS as i64) as usize
 }
 
 /// NCCL_MAX_NCHANNELS (legacy NCCL_MAX_NRINGS), clamped to [1, 64].
 fn max_nchannels(env: &Env) -> usize {
-    let mut v = MAXCHANNELS as i64;
-    for name in ["MAX_NRINGS", "MAX_NCHANNELS"] {
-        let x = env.param(name, -2);
-        if x != -2 {
-            v = x;
-        }
-    }
+    let v = match env.channels.max_channels() {
+        -2 => MAXCHANNELS as i64,
+        v => v,
+    };
     v.clamp(1, MAXCHANNELS as i64) as usize
 }
 
 /// NCCL_MIN_CTAS / NCCL_MAX_CTAS as the communicator config sees them (defaults 1 and 64;
 /// values <= 0 are ignored; both capped at 64; min above max becomes max).
 fn ctas(env: &Env) -> (usize, usize) {
-    let read = |name: &str, default: usize| {
-        let v = env.param(name, default as i64);
+    let read = |v: i64, default: usize| {
         if v <= 0 { default } else { (v as usize).min(MAXCHANNELS) }
     };
-    let max = read("MAX_CTAS", MAXCHANNELS);
-    let min = read("MIN_CTAS", 1).min(max);
+    let max = read(env.channels.max_ctas, MAXCHANNELS);
+    let min = read(env.channels.min_ctas, 1).min(max);
     (min, max)
 }
 
@@ -88,7 +81,7 @@ pub fn nvls_channels(c: &ChannelInputs, env: &Env, nvls: bool) -> usize {
     } else {
         NVLS_NCHANNELS_SM90
     };
-    n = env.param("NVLS_NCHANNELS", n as i64).max(0) as usize;
+    n = env.channels.nvls_nchannels.unwrap_or(n as i64).max(0) as usize;
     let (min_ctas, max_ctas) = ctas(env);
     n.min(max_ctas).max(min_ctas)
 }

@@ -8,7 +8,7 @@
 //! use topo::tune::{Func, Model};
 //! let (xml, _) = topo::fixtures::get("dgx-h100")?.load()?;
 //! let an = topo::model::analyze(&xml, "dgx-h100", &Default::default())?;
-//! let so = topo::search::SearchOptions::from_analysis(&an)?;
+//! let so = topo::search::SearchOptions::from_analysis(&an);
 //! let (graphs, _) = topo::search::run(&an, &so)?;
 //! let model = Model::new(&an, &graphs)?;
 //! let p = model.predict(Func::AllReduce, 1 << 30)?;
@@ -24,7 +24,9 @@
 pub mod channels;
 pub mod constants;
 pub mod env;
-pub mod render;
+pub mod sweep;
+
+pub use sweep::{Sweep, Swept};
 
 use crate::error::Error;
 use crate::model::{Analysis, NodeType, PathType, cpu};
@@ -38,15 +40,12 @@ pub const NALGO: usize = 7;
 pub const NPROTO: usize = 3;
 
 /// A collective, in NCCL's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Func {
     Broadcast = 0,
     Reduce = 1,
-    #[value(name = "allgather")]
     AllGather = 2,
-    #[value(name = "reducescatter")]
     ReduceScatter = 3,
-    #[value(name = "allreduce")]
     AllReduce = 4,
 }
 
@@ -284,7 +283,7 @@ fn short_float<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
 
 /// An `f32` as the `f64` of its shortest decimal form, so that JSON (which widens to
 /// `f64`) shows 15.2 rather than 15.200000762939453.
-pub(crate) fn short(v: f32) -> f64 {
+pub fn short(v: f32) -> f64 {
     v.to_string().parse().unwrap_or(v as f64)
 }
 
@@ -298,8 +297,8 @@ pub struct Model {
     /// Values NCCL would misread or correct, and choices the user should know about.
     pub warnings: Vec<String>,
     /// NCCL_ALGO / NCCL_PROTO as given, for error messages.
-    algo_env: Option<String>,
-    proto_env: Option<String>,
+    pub algo_env: Option<String>,
+    pub proto_env: Option<String>,
 }
 
 /// NCCL's code for CPUs of several vendors in one job (never the case with identical nodes).
@@ -345,7 +344,7 @@ impl Model {
         };
 
         // CollNet: `--collnet` stands for a SHARP-capable network with NCCL_COLLNET_ENABLE=1.
-        let collnet_env = env.get("NCCL_COLLNET_ENABLE").map(crate::xml::strtol);
+        let collnet_env = env.tune.collnet_enable;
         let collnet_requested = an.options.collnet && collnet_env != Some(0);
         let nvls_support = gs.nvls.computed && gs.nvls.n_channels > 0;
 
@@ -364,7 +363,7 @@ impl Model {
         let graphs = [tree, ring, direct, chain, nvls, nvls, tree];
 
         let mut collnet_enable = collnet_requested && chain.n_channels > 0;
-        let threshold = env.param("COLLNET_NODE_THRESHOLD", 2);
+        let threshold = env.channels.collnet_node_threshold;
         if collnet_enable && (n_nodes as i64) < threshold {
             collnet_enable = false;
             warnings
@@ -391,7 +390,7 @@ impl Model {
         let n_channels = channels::coll_channels(&ch_in, env);
         let nvls_channels = channels::nvls_channels(&ch_in, env, nvls_support);
 
-        let pat_param = env.param("PAT_ENABLE", 2);
+        let pat_param = env.tune.pat_enable;
         let pat_enable = if min_cc < 60 {
             false
         } else if pat_param != 2 {
@@ -399,7 +398,7 @@ impl Model {
         } else {
             n_nodes == n_ranks
         };
-        let net_overhead_us = match env.param("NET_OVERHEAD", -2) {
+        let net_overhead_us = match env.tune.net_overhead {
             -2 if cpu_arch == cpu::ARCH_X86 && cpu_vendor == cpu::VENDOR_AMD => 2.0,
             -2 => 1.0,
             ns => (ns as f64 * 0.001) as f32,
@@ -426,14 +425,9 @@ impl Model {
             net_overhead_us,
             graphs,
         };
-        let algo_env = env.get("NCCL_ALGO").map(str::to_string);
-        let proto_env = env.get("NCCL_PROTO").map(str::to_string);
+        let algo_env = env.tune.algo.clone();
+        let proto_env = env.tune.proto.clone();
         let (table, limits) = tune(&comm, env, algo_env.as_deref(), proto_env.as_deref(), &mut warnings)?;
-        for w in env.warnings() {
-            if !an.diags.iter().any(|d| d.message == w) && !warnings.contains(&w) {
-                warnings.push(w);
-            }
-        }
         Ok(Model { comm, table, limits, warnings, algo_env, proto_env })
     }
 
@@ -689,7 +683,7 @@ fn tune(
             warnings.push(w);
         }
     };
-    let nthreads_env = env.param("NTHREADS", -2);
+    let nthreads_env = env.tune.nthreads;
     let simple_default = if ring.bw_intra * ring.n_channels as f32 <= PCI_BW { 256 } else { SIMPLE_MAX_NTHREADS };
     let (nt, w) = env::nthreads("NCCL_NTHREADS", nthreads_env, 2 * WARP_SIZE, SIMPLE_MAX_NTHREADS, simple_default);
     warn(w);
@@ -706,7 +700,7 @@ fn tune(
     max_threads[Algo::Tree as usize][Proto::Ll as usize] = nt;
     let (nt, w) = env::nthreads(
         "NCCL_LL128_NTHREADS",
-        env.param("LL128_NTHREADS", -2),
+        env.tune.ll128_nthreads,
         LL128_MAX_NTHREADS / 4,
         LL128_MAX_NTHREADS,
         LL128_MAX_NTHREADS,
@@ -727,7 +721,7 @@ fn tune(
     thread_thresholds[Algo::Ring as usize][Proto::Ll as usize] *= c.n_ranks as i64;
     thread_thresholds[Algo::CollNetDirect as usize][Proto::Simple as usize] = 512;
     thread_thresholds[Algo::CollNetChain as usize][Proto::Simple as usize] = 512;
-    if let Some(v) = env.get("NCCL_THREAD_THRESHOLDS") {
+    if let Some(v) = &env.tune.thread_thresholds {
         let t = env::thread_thresholds(v);
         for (i, x) in t.iter().enumerate() {
             if let Some(x) = x.filter(|&x| x >= 0) {
@@ -1021,7 +1015,7 @@ fn tune(
             }
         }
     }
-    let ll128_c2c = env.param("LL128_C2C", 1) != 0;
+    let ll128_c2c = env.tune.ll128_c2c;
     for func in Func::ALL {
         let f = func as usize;
         for algo in Algo::ALL {

@@ -9,7 +9,7 @@ fn model_with(name: &str, nodes: usize, collnet: bool, env: &[(&str, &str)]) -> 
     let (xml, _) = crate::fixtures::get(name)?.load()?;
     let opts = Options { nodes, collnet, env: Env::from_pairs(env.iter().copied()), ..Options::default() };
     let an = model::analyze(&xml, name, &opts)?;
-    let so = crate::search::SearchOptions::from_analysis(&an)?;
+    let so = crate::search::SearchOptions::from_analysis(&an);
     let (gs, _) = crate::search::run(&an, &so)?;
     Model::new(&an, &gs)
 }

@@ -1,82 +1,10 @@
-//! Output of `topo tune`: NCCL's own tuning table (as `NCCL_DEBUG_SUBSYS=TUNING` prints
+//! `topo tune`: NCCL's own tuning table (as `NCCL_DEBUG_SUBSYS=TUNING` prints
 //! it), a size sweep in the spirit of nccl-tests, and JSON.
 
 use std::fmt::Write as _;
 
-use super::{Algo, Func, Model, NALGO, Prediction, Proto};
-use crate::error::Error;
 use crate::model::{Analysis, cpu};
-
-/// The sizes to model, nccl-tests style.
-#[derive(Debug, Clone, Copy)]
-pub struct Sweep {
-    pub min: u64,
-    pub max: u64,
-    /// Multiply by this between sizes (`-f`); when `None`, add `step` (`-i`).
-    pub factor: Option<u64>,
-    pub step: u64,
-}
-
-/// Most rows a sweep may have (a typo in `-i` should not print a billion lines).
-pub const MAX_ROWS: usize = 100_000;
-
-impl Sweep {
-    /// Every size from `min` to `max`, or a usage error.
-    pub fn sizes(&self) -> Result<Vec<u64>, Error> {
-        if self.min > self.max {
-            return Err(Error::Usage(format!("-b {} is larger than -e {}", self.min, self.max)));
-        }
-        match self.factor {
-            Some(f) if f < 2 => return Err(Error::Usage(format!("-f {f}: the step factor must be at least 2"))),
-            Some(_) if self.min == 0 => {
-                return Err(Error::Usage("-b 0 with a step factor never grows; give -b 1 or more".into()));
-            }
-            None if self.step == 0 => return Err(Error::Usage("-i 0: the step must be at least 1 byte".into())),
-            _ => {}
-        }
-        let mut out = Vec::new();
-        let mut s = self.min;
-        while s <= self.max {
-            if out.len() == MAX_ROWS {
-                return Err(Error::Usage(format!("more than {MAX_ROWS} sizes; use a larger -f or -i")));
-            }
-            out.push(s);
-            let next = match self.factor {
-                Some(f) => s.checked_mul(f),
-                None => s.checked_add(self.step),
-            };
-            match next {
-                Some(n) => s = n,
-                None => break,
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// A size as nccl-tests' `-b`/`-e`/`-i` take it: an integer with an optional K, M or G
-/// (powers of 1024).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&t[..i], 1u64 << 10),
-        Some((i, 'M' | 'm')) => (&t[..i], 1 << 20),
-        Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
-    };
-    let n: u64 = num.parse().map_err(|_| format!("'{s}' is not a size (an integer with an optional K, M or G)"))?;
-    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))
-}
-
-/// The bytes NCCL sees for a size nccl-tests asks for with float data: whole elements,
-/// and for AllGather/ReduceScatter whole elements per rank.
-pub fn nccl_tests_bytes(func: Func, n_ranks: usize, size: u64) -> u64 {
-    let count = size / 4;
-    match func {
-        Func::AllGather | Func::ReduceScatter => count / n_ranks as u64 * n_ranks as u64 * 4,
-        _ => count * 4,
-    }
-}
+use crate::tune::{Algo, Func, Model, NALGO, Prediction, Proto, Swept};
 
 /// The lines NCCL prints under `NCCL_DEBUG_SUBSYS=TUNING` (without the log prefix), then
 /// its `threadThresholds` line, and when NCCL_ALGO or NCCL_PROTO is set, the
@@ -257,8 +185,8 @@ fn table_json(m: &Model) -> serde_json::Value {
             let mut bp = serde_json::Map::new();
             for p in Proto::ALL {
                 let (fi, ai, pi) = (f as usize, a as usize, p as usize);
-                lp.insert(p.name().into(), super::short(t.latency[fi][ai][pi]).into());
-                bp.insert(p.name().into(), super::short(t.bandwidth[fi][ai][pi]).into());
+                lp.insert(p.name().into(), crate::tune::short(t.latency[fi][ai][pi]).into());
+                bp.insert(p.name().into(), crate::tune::short(t.bandwidth[fi][ai][pi]).into());
             }
             la.insert(a.name().into(), lp.into());
             ba.insert(a.name().into(), bp.into());
@@ -285,63 +213,38 @@ fn table_json(m: &Model) -> serde_json::Value {
     })
 }
 
-/// What `topo tune` prints.
-#[derive(Debug, Clone, Copy)]
-pub struct Report {
-    pub func: Func,
-    pub sweep: Sweep,
-    pub table: bool,
-    pub json: bool,
-}
-
-/// Run the search and the model on an analysed system and render the report. Returns
-/// the text and the warnings to show on stderr.
-pub fn report(an: &Analysis, r: &Report) -> Result<(String, Vec<String>), Error> {
-    let so = crate::search::SearchOptions::from_analysis(an)?;
-    let (graphs, _) = crate::search::run(an, &so)?;
-    let m = Model::new(an, &graphs)?;
-    let sizes = r.sweep.sizes()?;
-    let n = m.comm.n_ranks;
-    let mut rows = Vec::with_capacity(sizes.len());
-    let mut skipped = 0;
-    for s in sizes {
-        let b = nccl_tests_bytes(r.func, n, s);
-        if b == 0 {
-            skipped += 1;
-            continue;
-        }
-        rows.push(m.predict(r.func, b)?);
-    }
-    let text = if r.json {
+/// What `topo tune` prints: the header, NCCL's table when asked, then the sweep; or
+/// the same as JSON.
+pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, json: bool) -> String {
+    if json {
         let mut doc = serde_json::json!({
             "schema": 1,
             "nccl_version": "2.30.7",
             "input": an.input,
-            "func": r.func,
+            "func": func,
             "comm": m.comm,
             "assumptions": m.assumptions(),
             "warnings": m.warnings,
-            "predictions": rows,
+            "predictions": sweep.rows,
         });
-        if r.table {
-            doc["table"] = table_json(&m);
+        if table {
+            doc["table"] = table_json(m);
         }
-        crate::render::to_json_string(&doc)
-    } else {
-        let mut s = header(&m, &an.input, r.func);
-        if r.table {
-            s.push_str("#\n");
-            s.push_str(&nccl_table(&m));
-        }
+        return crate::render::to_json_string(&doc);
+    }
+    let mut s = header(m, &an.input, func);
+    if table {
         s.push_str("#\n");
-        if skipped > 0 {
-            let _ = writeln!(
-                s,
-                "# {skipped} size(s) holding less than one float per rank skipped (NCCL does nothing for them)"
-            );
-        }
-        s.push_str(&sweep_text(&rows));
-        s
-    };
-    Ok((text, m.warnings.clone()))
+        s.push_str(&nccl_table(m));
+    }
+    s.push_str("#\n");
+    if sweep.skipped > 0 {
+        let _ = writeln!(
+            s,
+            "# {} size(s) holding less than one float per rank skipped (NCCL does nothing for them)",
+            sweep.skipped
+        );
+    }
+    s.push_str(&sweep_text(&sweep.rows));
+    s
 }

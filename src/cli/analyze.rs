@@ -1,0 +1,38 @@
+//! `topo analyze`: everything the model and the search decide, in one document.
+
+use clap::Args;
+
+use super::args::{InputArgs, ModelArgs};
+use super::{Ctx, analyze_input, search_options, search_with_progress};
+use crate::error::Error;
+use crate::render;
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Print the JSON document (schema 1) instead of the human summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    let (_, an) = analyze_input(&a.input, &a.model, ctx)?;
+    let text = if a.json {
+        let so = search_options(&an, ctx)?;
+        let (gs, sys) = search_with_progress(&an, &so, ctx)?;
+        let mut doc = an.to_json(crate::search::graphs_json(&sys, &gs));
+        let run = crate::search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
+        doc["run"] = render::search::run_json(&run, 0);
+        render::to_json_string(&doc)
+    } else {
+        let mut s = render::show::tree(&an);
+        s.push('\n');
+        s.push_str(&render::paths::text(&an, false));
+        s
+    };
+    ctx.print(&text)?;
+    Ok(0)
+}

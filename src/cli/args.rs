@@ -1,0 +1,201 @@
+//! Arguments several commands share, the size grammar of nccl-tests, and the clap
+//! names of the library's enums (the library itself knows nothing of clap).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use clap::builder::PossibleValue;
+
+use crate::env::Env;
+use crate::input::Source;
+use crate::{discover, model};
+
+/// Where the topology comes from.
+#[derive(Debug, Clone, Args)]
+pub struct InputArgs {
+    /// An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format).
+    #[arg(long, value_name = "FILE", global = true, conflicts_with = "fixture")]
+    pub topo: Option<PathBuf>,
+    /// A machine topo carries built in (see `topo fixtures`).
+    #[arg(long, value_name = "NAME", global = true, conflicts_with = "root")]
+    pub fixture: Option<String>,
+    /// Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine.
+    #[arg(long, value_name = "DIR", global = true, conflicts_with = "topo")]
+    pub root: Option<PathBuf>,
+    /// With live or --root detection: NVML's answers from this JSON file.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub nvml_fake: Option<PathBuf>,
+}
+
+impl InputArgs {
+    /// The source these flags name: a file, a fixture, else detection.
+    pub fn source(&self, env: &Env) -> Source {
+        if let Some(p) = &self.topo {
+            return Source::File(p.clone());
+        }
+        if let Some(f) = &self.fixture {
+            return Source::Fixture(f.clone());
+        }
+        let src = discover::Source { root: self.root.clone(), nvml_fake: self.nvml_fake.clone() };
+        Source::Detect(src, discover::Options::with_env(&env.detect))
+    }
+
+    /// Whether the user named an input (a file, a fixture or a tree) rather than this
+    /// machine.
+    pub fn named(&self) -> bool {
+        self.topo.is_some() || self.fixture.is_some() || self.root.is_some()
+    }
+}
+
+/// Facts about the job and the machine that are not in the XML.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// Model N identical nodes (NCCL then routes rings through the NICs); shows node 0.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub nodes: u32,
+    /// The driver reports no peer-to-peer support between GPUs (as on GeForce cards).
+    #[arg(long)]
+    pub no_p2p_support: bool,
+    /// The network plugin does not fuse the ports of a NIC into one virtual device.
+    #[arg(long)]
+    pub no_nic_fusion: bool,
+    /// Every NIC is CollNet (SHARP) capable.
+    #[arg(long)]
+    pub collnet: bool,
+    /// NVLink SHARP (NVLS) is not available.
+    #[arg(long)]
+    pub no_nvls: bool,
+}
+
+impl ModelArgs {
+    pub fn options(&self, env: &Env) -> model::Options {
+        model::Options {
+            nodes: self.nodes as usize,
+            p2p_support: !self.no_p2p_support,
+            nic_fusion: !self.no_nic_fusion,
+            collnet: self.collnet,
+            nvls: !self.no_nvls,
+            env: env.clone(),
+        }
+    }
+}
+
+/// Model settings shared by `diff` and `fleet`.
+#[derive(Debug, Clone, Args)]
+pub struct ImpactArgs {
+    /// Model each dump as one node of an N-node job (2 and more route rings and trees
+    /// through the NICs, as on a cluster; 1 models a single machine).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub nodes: u32,
+    /// The network plugin does not fuse the ports of a NIC into one virtual device.
+    #[arg(long)]
+    pub no_nic_fusion: bool,
+}
+
+impl ImpactArgs {
+    pub fn options(&self, env: &Env) -> model::Options {
+        model::Options {
+            nodes: self.nodes as usize,
+            nic_fusion: !self.no_nic_fusion,
+            env: env.clone(),
+            ..model::Options::default()
+        }
+    }
+}
+
+/// Where the machine facts come from (shared by `topo detect` and `topo check`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SourceArgs {
+    /// Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc's fsroot layout);
+    /// NVML facts then come from DIR/nvml.json when it exists.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Take NVML's answers from this JSON file instead of libnvidia-ml
+    /// (format: see `topo::discover::nvml`).
+    #[arg(long, value_name = "FILE")]
+    pub nvml_fake: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    pub fn source(&self) -> discover::Source {
+        discover::Source { root: self.root.clone(), nvml_fake: self.nvml_fake.clone() }
+    }
+}
+
+/// A message size as nccl-tests reads it (`-b`, `-e`, `-i`): a whole number of bytes
+/// with an optional K, M or G (powers of 1024), optionally spelled `KB` or `KiB`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let bad = || format!("'{s}' is not a size: a whole number with an optional K, M or G (e.g. 8, 1K, 16M, 8G, 4KiB)");
+    let n: u64 = num.parse().map_err(|_| bad())?;
+    let unit = unit.to_ascii_uppercase();
+    let (prefix, rest) = unit.split_at(unit.len().min(1));
+    let mult: u64 = match prefix {
+        "" => 1,
+        "K" => 1 << 10,
+        "M" => 1 << 20,
+        "G" => 1 << 30,
+        "B" if rest.is_empty() => 1,
+        _ => return Err(bad()),
+    };
+    if !(rest.is_empty() || (prefix != "B" && (rest == "B" || rest == "IB"))) {
+        return Err(bad());
+    }
+    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// Clap's view of a library enum: its variants and their command-line names (the first
+/// name of each; the others are aliases).
+macro_rules! value_enum {
+    ($ty:ty { $($variant:path => [$name:literal $(, $alias:literal)*] $(: $help:literal)?),+ $(,)? }) => {
+        impl clap::ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($variant),+]
+            }
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $($variant => PossibleValue::new($name)$(.alias($alias))*$(.help($help))?,)+
+                })
+            }
+        }
+    };
+}
+
+value_enum!(crate::tune::Func {
+    crate::tune::Func::Broadcast => ["broadcast"],
+    crate::tune::Func::Reduce => ["reduce"],
+    crate::tune::Func::AllGather => ["allgather"],
+    crate::tune::Func::ReduceScatter => ["reducescatter"],
+    crate::tune::Func::AllReduce => ["allreduce"],
+});
+
+value_enum!(crate::render::search::GraphSel {
+    crate::render::search::GraphSel::Ring => ["ring"],
+    crate::render::search::GraphSel::Tree => ["tree"],
+    crate::render::search::GraphSel::Nvls => ["nvls"],
+    crate::render::search::GraphSel::CollnetChain => ["collnet-chain"],
+    crate::render::search::GraphSel::CollnetDirect => ["collnet-direct"],
+    crate::render::search::GraphSel::All => ["all"],
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_nccl_tests_reads_them() {
+        assert_eq!(parse_size("8"), Ok(8));
+        assert_eq!(parse_size("1K"), Ok(1024));
+        assert_eq!(parse_size("16M"), Ok(16 << 20));
+        assert_eq!(parse_size("8G"), Ok(8 << 30));
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("2mb"), Ok(2 << 20));
+        assert_eq!(parse_size("64B"), Ok(64));
+        for bad in ["", "x", "1.5G", "12Q", "2x", "1KK", "-1", "1BB", "1iB"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
+        assert!(parse_size("99999999999G").is_err());
+    }
+}

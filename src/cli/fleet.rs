@@ -1,0 +1,74 @@
+//! `topo fleet FILE...|DIR`: many dumps grouped, every outlier explained against the
+//! reference group.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Ctx;
+use super::args::ImpactArgs;
+use crate::diff::fleet::{FleetOptions, fleet};
+use crate::env::Env;
+use crate::error::Error;
+use crate::model::Analysis;
+use crate::{input, render};
+
+#[derive(Debug, Clone, Args)]
+pub struct FleetArgs {
+    /// Topology dumps (one per node), or directories holding them (every `*.xml` file
+    /// directly inside).
+    #[arg(value_name = "FILE|DIR", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Print JSON for scripts.
+    #[arg(long)]
+    pub json: bool,
+    /// Also ignore these attributes (comma-separated or repeated), e.g. name to ignore
+    /// NIC names; host_hash and guid are always ignored.
+    #[arg(long, value_name = "ATTR", value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Compare with this dump's group instead of the largest group (a file of the fleet,
+    /// or any other dump).
+    #[arg(long, value_name = "FILE")]
+    pub reference: Option<PathBuf>,
+    /// Report unreadable dumps and go on, instead of stopping with exit status 2.
+    #[arg(long)]
+    pub skip_bad: bool,
+    #[command(flatten)]
+    pub model: ImpactArgs,
+}
+
+/// Exit status 0 when every dump is alike, 1 when there are outliers or skipped dumps.
+pub fn run(args: &FleetArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    let opts = FleetOptions {
+        inputs: args.inputs.clone(),
+        ignore: args.ignore.clone(),
+        reference: args.reference.clone(),
+        skip_bad: args.skip_bad,
+    };
+    let graphs = graphs_fn(&ctx.env)?;
+    let r = fleet(&opts, &args.model.options(&ctx.env), &graphs)?;
+    let text = if args.json { render::to_json_string(&render::fleet::json(&r)) } else { render::fleet::text(&r) };
+    ctx.print(&text)?;
+    let alike = r.outliers.is_empty() && r.reference_in_fleet && r.skipped.is_empty();
+    Ok(if alike { 0 } else { 1 })
+}
+
+/// The search's graphs as the analysis JSON has them, for `diff` and `fleet`; all null
+/// when the search fails (they then compare everything else). NCCL_GRAPH_FILE, when set,
+/// is read once here.
+pub(super) fn graphs_fn(env: &Env) -> Result<impl Fn(&Analysis) -> serde_json::Value + use<>, Error> {
+    let file = match env.search.graph_file.as_deref().filter(|f| !f.is_empty()) {
+        Some(f) => {
+            let g = input::graph_file(std::path::Path::new(f))?;
+            Some((g.name, g.xml))
+        }
+        None => None,
+    };
+    Ok(move |an: &Analysis| {
+        let mut so = crate::search::SearchOptions::from_analysis(an);
+        so.graph_file = file.clone();
+        crate::search::run(an, &so)
+            .map(|(gs, sys)| crate::search::graphs_json(&sys, &gs))
+            .unwrap_or_else(|_| crate::diff::no_graphs(an))
+    })
+}

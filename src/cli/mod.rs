@@ -1,0 +1,206 @@
+//! The command layer, the only part of topo that knows clap, the terminal, standard
+//! output and error, exit codes and the process environment.
+//!
+//! One file per subcommand: its clap arguments and a `run` that loads the input (through
+//! [`crate::input`]), calls the library, renders with [`crate::render`] and prints.
+//! Everything below returns data and typed notices; this layer decides where they go.
+//! Each `run` renders its whole output before writing it, so nothing half-written
+//! reaches standard output.
+
+mod analyze;
+mod args;
+mod bench;
+mod check;
+mod detect;
+mod diff;
+mod fleet;
+mod generate;
+mod io;
+mod paths;
+mod search;
+mod show;
+mod tune;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+
+use clap::{Parser, Subcommand};
+
+pub use args::parse_size;
+pub use generate::generate;
+pub use io::{Ctx, write_atomically};
+
+use crate::error::Error;
+use crate::input::{self, Loaded};
+use crate::model::{self, Analysis, System};
+use crate::search::{Graphs, SearchOptions};
+use args::{InputArgs, ModelArgs};
+
+/// Discover a machine's GPU/NIC topology and analyse it exactly the way NCCL does.
+#[derive(Debug, Parser)]
+#[command(name = "topo", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths.
+    Show(show::ShowArgs),
+    /// Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts.
+    Paths(paths::PathsArgs),
+    /// Everything the model decides, in one document.
+    Analyze(analyze::AnalyzeArgs),
+    /// NCCL's channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs.
+    Search(search::SearchArgs),
+    /// NCCL's performance model: algorithm, protocol, time and bandwidth per message size.
+    Tune(tune::TuneArgs),
+    /// What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different).
+    Diff(diff::DiffArgs),
+    /// Group many dumps (one per node) and explain every outlier against the largest group.
+    Fleet(fleet::FleetArgs),
+    /// Measure collectives through topo's own ring kernels along the searched channels.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+    /// Detect this machine (or a --root tree) and write it as NCCL topology XML.
+    Detect(detect::DetectArgs),
+    /// Health checks of this machine for NCCL (exit 1 when a finding is an error).
+    Check(check::CheckArgs),
+    /// List the machines topo carries built in (for --fixture).
+    Fixtures,
+    /// Write the shell completions and the man page (used to refresh the committed copies).
+    #[command(hide = true)]
+    Generate(generate::GenerateArgs),
+}
+
+/// Parse `args` and run, on the process's streams and environment. Returns the exit
+/// status; errors are the caller's to print (exit status 2).
+pub fn main_with_args<I, T>(args: I) -> Result<i32, Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
+    let err_is_terminal = stderr.is_terminal();
+    let (mut out, mut err) = (stdout.lock(), stderr.lock());
+    let mut ctx = Ctx::new(&mut out, &mut err, std::env::vars().collect(), std::env::args().collect());
+    ctx.err_is_terminal = err_is_terminal;
+    run(cli, &mut ctx)
+}
+
+/// Run a parsed command. Returns the exit status.
+pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
+    match cli.command {
+        Command::Show(a) => show::run(&a, ctx),
+        Command::Paths(a) => paths::run(&a, ctx),
+        Command::Analyze(a) => analyze::run(&a, ctx),
+        Command::Search(a) => search::run(&a, ctx),
+        Command::Tune(a) => tune::run(&a, ctx),
+        Command::Diff(a) => diff::run(&a, ctx),
+        Command::Fleet(a) => fleet::run(&a, ctx),
+        Command::Bench(b) => bench::run(b, ctx),
+        Command::Detect(a) => detect::run(&a, ctx),
+        Command::Check(a) => check::run(&a, ctx),
+        Command::Fixtures => {
+            ctx.print(&crate::render::show::fixtures_list(crate::fixtures::all()))?;
+            Ok(0)
+        }
+        Command::Generate(a) => {
+            generate(&a.out)?;
+            Ok(0)
+        }
+    }
+}
+
+/// Parse and run with the given streams and environment (for tests and embedding):
+/// like the binary, without touching the process's own.
+pub fn run_args<I, T>(
+    args: I,
+    vars: BTreeMap<String, String>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let argv = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let cli = Cli::try_parse_from(args).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))?;
+    let mut ctx = Ctx::new(out, err, vars, argv);
+    run(cli, &mut ctx)
+}
+
+/// Load the input, say its notices, and run the model on it.
+fn analyze_input(input: &InputArgs, m: &ModelArgs, ctx: &mut Ctx) -> Result<(Loaded, Analysis), Error> {
+    let loaded = input::load(&input.source(&ctx.env))?;
+    let an = model::analyze(&loaded.xml, &loaded.label, &m.options(&ctx.env))?;
+    ctx.notices(loaded.diags.iter().chain(&an.diags))?;
+    Ok((loaded, an))
+}
+
+/// The search options for an analysis, with NCCL_GRAPH_FILE read when it is set.
+fn search_options(an: &Analysis, ctx: &mut Ctx) -> Result<SearchOptions, Error> {
+    let mut so = SearchOptions::from_analysis(an);
+    if let Some(f) = an.options.env.search.graph_file.as_deref().filter(|f| !f.is_empty()) {
+        let g = input::graph_file(std::path::Path::new(f))?;
+        ctx.notices(&g.diags)?;
+        so.graph_file = Some((g.name, g.xml));
+    }
+    Ok(so)
+}
+
+/// Run the search, with a spinner on stderr when it takes a while and stderr is a
+/// terminal.
+fn search_with_progress(an: &Analysis, so: &SearchOptions, ctx: &Ctx) -> Result<(Graphs, System), Error> {
+    use std::time::{Duration, Instant};
+    if !ctx.err_is_terminal {
+        return crate::search::run(an, so);
+    }
+    let start = Instant::now();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let res = crate::search::run_with(an, so, &mut |graph, steps| {
+        if bar.is_none() && start.elapsed() > Duration::from_millis(300) {
+            let b = indicatif::ProgressBar::new_spinner();
+            b.enable_steady_tick(Duration::from_millis(120));
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_message(format!("searching the {graph} graph: {steps} steps"));
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn runs_with_given_streams() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = run_args(["topo", "fixtures"], BTreeMap::new(), &mut out, &mut err).unwrap();
+        assert_eq!(code, 0);
+        assert!(String::from_utf8(out).unwrap().contains("dgx-h100"));
+        assert!(run_args(["topo", "no-such-command"], BTreeMap::new(), &mut Vec::new(), &mut Vec::new()).is_err());
+    }
+}
