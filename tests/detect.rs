@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
+#[path = "support/fsgen.rs"]
+mod fsgen;
+use fsgen::{FakeTree, TreeOptions, tree_from_xml};
 use topo::discover::net::NetKind;
 use topo::discover::sysfs::Sys;
 use topo::discover::{self, DetectArgs, Detection, Options, SourceArgs, detect, nvml};
