@@ -388,6 +388,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
 fn bench_allreduce(a: &BenchAllreduceArgs, out: &mut dyn Write) -> Result<i32, Error> {
     use crate::bench::{BackendKind, Plan, Prediction, RingChannel, Transport};
     let b = &a.bench;
+    b.check()?;
     let named = a.input.topo.is_some() || a.input.fixture.is_some() || a.input.root.is_some();
     if b.compile_only || b.graph_file.is_some() || (b.backend == BackendKind::Host && !named) {
         return crate::bench::run(b, out);

@@ -380,18 +380,35 @@ fn vm_view(filled: &Xml, efa: bool) -> Xml {
     out
 }
 
-#[test]
-fn live_machine_detects_and_says_what_it_found() {
-    let args = DetectArgs { xml: true, ..Default::default() };
+fn detect_live(source: SourceArgs) -> Result<(), topo::error::Error> {
+    let args = DetectArgs { xml: true, source, ..Default::default() };
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let code = discover::run_with(&args, &mut out, &mut err).unwrap();
+    let code = discover::run_with(&args, &mut out, &mut err)?;
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
     let (x, _) = xml::parse(&text, None).unwrap();
     xml::lint_topology(&x, None).unwrap();
     let msg = String::from_utf8(err).unwrap();
     assert!(msg.contains("topo detect: found"), "{msg}");
+    Ok(())
+}
+
+#[test]
+fn live_machine_detects_and_says_what_it_found() {
+    // NVML's answers from a file: works in every build.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("n.json");
+    std::fs::write(&f, "{\"gpus\": []}").unwrap();
+    detect_live(SourceArgs { root: None, nvml_fake: Some(f) }).unwrap();
+    // Real NVML (absent NVML is a notice); a build without it says so.
+    let real = detect_live(SourceArgs::default());
+    if cfg!(feature = "nvml") {
+        real.unwrap();
+    } else {
+        let e = real.unwrap_err().to_string();
+        assert!(e.contains("no NVML support") && e.contains("`nvml` feature"), "{e}");
+    }
 }
 
 #[test]
@@ -446,4 +463,14 @@ fn nvml_fake_flag_overrides_the_tree() {
     let (sys, src) = SourceArgs { root: Some(fixtures().join("gh200")), nvml_fake: Some(f) }.open().unwrap();
     let err = detect(&sys, src.as_ref(), &Options::default()).unwrap_err();
     assert!(err.to_string().contains("n.json") && err.to_string().contains("busid"), "{err}");
+}
+
+#[test]
+#[cfg(not(feature = "nvml"))]
+fn a_build_without_nvml_exits_2_when_asked_for_real_nvml() {
+    assert_cmd::cargo::cargo_bin_cmd!("topo")
+        .arg("detect")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("`nvml` feature"));
 }
