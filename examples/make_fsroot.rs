@@ -2,14 +2,16 @@
 //!
 //! `cargo run --example make_fsroot` reads each `fixtures/fsroot/<name>.xml` (the
 //! topology `topo detect --root fixtures/fsroot/<name>` must give back), makes the
-//! `/sys` + `/proc` tree and `nvml.json` with `topo::discover::fsgen`, adds what each
+//! `/sys` + `/proc` tree and `nvml.json` with `tests/support/fsgen.rs`, adds what each
 //! machine has besides (devices NCCL ignores, link states, ACS, IOMMU groups, modules),
 //! and writes `fixtures/fsroot/<name>/`. It also stamps the `host_hash` the tree's host
 //! name and boot id give into the topology file.
 
 use std::path::{Path, PathBuf};
 
-use topo::discover::fsgen::{FakeTree, PciSpec, TreeOptions, tree_from_xml};
+#[path = "../tests/support/fsgen.rs"]
+mod fsgen;
+use fsgen::{FakeTree, PciSpec, TreeOptions, tree_from_xml};
 use topo::discover::nvml::NvLinkFacts;
 use topo::xml;
 

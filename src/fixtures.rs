@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use crate::discover::cpumap;
 use crate::error::Error;
 use crate::xml::{self, Diagnostic, NodeId, Xml};
 
@@ -97,8 +98,8 @@ pub fn synthetic_nvl72(nics: usize) -> Result<Xml, Error> {
         )));
     }
     const SOCKETS: usize = 2;
-    const CPUS_PER_SOCKET: usize = 56;
-    let ncpus = SOCKETS * CPUS_PER_SOCKET * 2;
+    const CPUS_PER_SOCKET: u32 = 56;
+    let ncpus = SOCKETS as u32 * CPUS_PER_SOCKET * 2;
     let mut doc = Xml::new_system();
     let root = doc.root().unwrap_or(0);
     let switches_per_socket = SYNTHETIC_SWITCHES / SOCKETS;
@@ -108,9 +109,9 @@ pub fn synthetic_nvl72(nics: usize) -> Result<Xml, Error> {
     for socket in 0..SOCKETS {
         let cpu = doc.add(Some(root), "cpu");
         // Logical CPUs: the socket's cores, then their hyper-thread siblings.
-        let first = socket * CPUS_PER_SOCKET;
-        let sibling = SOCKETS * CPUS_PER_SOCKET + first;
-        let mask = cpumap(ncpus, (first..first + CPUS_PER_SOCKET).chain(sibling..sibling + CPUS_PER_SOCKET));
+        let first = socket as u32 * CPUS_PER_SOCKET;
+        let sibling = SOCKETS as u32 * CPUS_PER_SOCKET + first;
+        let mask = cpumap::format(ncpus, (first..first + CPUS_PER_SOCKET).chain(sibling..sibling + CPUS_PER_SOCKET));
         set_attrs(
             &mut doc,
             cpu,
@@ -203,27 +204,6 @@ fn add_pci(doc: &mut Xml, parent: NodeId, busid: &str, class: &str, ids: [&str; 
         ],
     );
     p
-}
-
-/// A CPU set in the kernel's `cpumap` form (comma-separated 32-bit hex words, most
-/// significant first; the top word only as wide as the CPU count needs).
-fn cpumap(ncpus: usize, cpus: impl IntoIterator<Item = usize>) -> String {
-    let nwords = ncpus.div_ceil(32).max(1);
-    let mut words = vec![0u32; nwords];
-    for c in cpus.into_iter().filter(|&c| c < ncpus) {
-        words[c / 32] |= 1 << (c % 32);
-    }
-    let top_digits = match ncpus % 32 {
-        0 => 8,
-        r => r.div_ceil(4),
-    };
-    words
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(i, w)| if i == nwords - 1 { format!("{w:0top_digits$x}") } else { format!("{w:08x}") })
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 #[cfg(test)]
@@ -451,15 +431,6 @@ mod tests {
         }
         assert!(get("").is_err());
         assert_eq!(get("gh200").unwrap().name, "gh200");
-    }
-
-    #[test]
-    fn cpumap_matches_the_kernel_format() {
-        assert_eq!(cpumap(64, 0..64), "ffffffff,ffffffff");
-        assert_eq!(cpumap(72, 0..72), "ff,ffffffff,ffffffff");
-        assert_eq!(cpumap(80, (0..20).chain(40..60)), "0000,0fffff00,000fffff");
-        assert_eq!(cpumap(8, [0, 2]), "05");
-        assert_eq!(cpumap(32, [31]), "80000000");
     }
 
     #[test]

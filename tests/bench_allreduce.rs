@@ -127,6 +127,7 @@ fn cuda_backend_without_driver_points_to_host() {
 }
 
 #[test]
+#[cfg(feature = "cuda")]
 fn compile_only_builds_every_kernel() {
     if !bench::cuda::nvrtc_present() {
         eprintln!(
@@ -141,4 +142,20 @@ fn compile_only_builds_every_kernel() {
         assert!(text.lines().any(|l| l.split_whitespace().next() == Some(&k)), "{k} missing:\n{text}");
     }
     assert!(text.contains("sm_80: 50 kernels compiled"), "{text}");
+}
+
+#[test]
+#[cfg(not(feature = "cuda"))]
+fn a_build_without_cuda_says_so_and_exits_2() {
+    use predicates::prelude::*;
+    for argv in [&["bench", "allreduce", "--compile-only"][..], &["bench", "allreduce", "--backend", "cuda", "-g", "2"]]
+    {
+        assert_cmd::cargo::cargo_bin_cmd!("topo")
+            .args(argv)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("no CUDA support").and(predicates::str::contains("`cuda` feature")));
+    }
+    let (r, text) = run(&["--backend", "host", "-g", "2", "-b", "1K", "-e", "1K", "-n", "1"]);
+    assert_eq!(r.unwrap(), 0, "the host backend works without CUDA: {text}");
 }

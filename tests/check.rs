@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use topo::check::{self, Finding, Severity};
-use topo::discover::fsgen::{TreeOptions, tree_from_xml};
+#[path = "support/fsgen.rs"]
+mod fsgen;
+use fsgen::{TreeOptions, tree_from_xml};
 use topo::discover::{Options, Source, detect};
 use topo::xml;
 

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
+#[path = "support/fsgen.rs"]
+mod fsgen;
+use fsgen::{FakeTree, TreeOptions, tree_from_xml};
 use topo::discover::net::NetKind;
 use topo::discover::sysfs::Sys;
 use topo::discover::{Detection, Options, Source, detect, nvml};
@@ -386,14 +388,31 @@ fn detect_cmd(args: &[&str]) -> Result<(i32, Vec<u8>, String), topo::error::Erro
     Ok((code, out, String::from_utf8(err).unwrap()))
 }
 
-#[test]
-fn live_machine_detects_and_says_what_it_found() {
-    let (code, out, msg) = detect_cmd(&["--xml"]).unwrap();
+fn detect_live(args: &[&str]) -> Result<(), topo::error::Error> {
+    let (code, out, msg) = detect_cmd(&[&["--xml"], args].concat())?;
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
     let (x, _) = xml::parse(&text, None).unwrap();
     xml::lint_topology(&x, None).unwrap();
     assert!(msg.contains("topo detect: found"), "{msg}");
+    Ok(())
+}
+
+#[test]
+fn live_machine_detects_and_says_what_it_found() {
+    // NVML's answers from a file: works in every build.
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("n.json");
+    std::fs::write(&f, "{\"gpus\": []}").unwrap();
+    detect_live(&["--nvml-fake", f.to_str().unwrap()]).unwrap();
+    // Real NVML (absent NVML is a notice); a build without it says so.
+    let real = detect_live(&[]);
+    if cfg!(feature = "nvml") {
+        real.unwrap();
+    } else {
+        let e = real.unwrap_err().to_string();
+        assert!(e.contains("no NVML support") && e.contains("`nvml` feature"), "{e}");
+    }
 }
 
 #[test]
@@ -434,4 +453,14 @@ fn nvml_fake_flag_overrides_the_tree() {
     let (sys, src) = Source { root: Some(fixtures().join("gh200")), nvml_fake: Some(f) }.open().unwrap();
     let err = detect(&sys, src.as_ref(), &Options::default()).unwrap_err();
     assert!(err.to_string().contains("n.json") && err.to_string().contains("busid"), "{err}");
+}
+
+#[test]
+#[cfg(not(feature = "nvml"))]
+fn a_build_without_nvml_exits_2_when_asked_for_real_nvml() {
+    assert_cmd::cargo::cargo_bin_cmd!("topo")
+        .arg("detect")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("`nvml` feature"));
 }

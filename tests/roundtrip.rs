@@ -5,7 +5,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use topo::check;
-use topo::discover::fsgen::{FakeTree, TreeOptions, tree_from_xml};
+#[path = "support/fsgen.rs"]
+mod fsgen;
+use fsgen::{FakeTree, TreeOptions, tree_from_xml};
 use topo::discover::{Options, Source, detect};
 use topo::xml::{self, Xml};
 

@@ -4,8 +4,13 @@
 //! Two backends run the same ring protocol (see [`schedule`] and [`proxy`]):
 //! [`cuda`] drives every local GPU from one process with kernels compiled at run time
 //! by NVRTC; [`host`] plays each rank with CPU threads, which is how the protocol is
-//! tested on machines without a GPU.
+//! tested on machines without a GPU. A build without the `cuda` feature has no CUDA
+//! backend: `cuda` is then a stand-in (`no_cuda.rs`) whose every entry point says so.
 
+#[cfg(feature = "cuda")]
+pub mod cuda;
+#[cfg(not(feature = "cuda"))]
+#[path = "no_cuda.rs"]
 pub mod cuda;
 pub mod dtype;
 pub mod host;
@@ -186,7 +191,12 @@ impl Default for AllreduceArgs {
 }
 
 impl AllreduceArgs {
-    fn check(&self) -> Result<(), Error> {
+    /// Refuse flags that cannot work (before any detection or search is spent on them).
+    pub fn check(&self) -> Result<(), Error> {
+        #[cfg(not(feature = "cuda"))]
+        if self.compile_only || self.backend == BackendKind::Cuda {
+            return Err(cuda::unsupported());
+        }
         let usage = |m: &str| Err(Error::Usage(m.into()));
         if self.minbytes > self.maxbytes {
             return Err(Error::Usage(format!(

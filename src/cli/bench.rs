@@ -38,6 +38,7 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
 fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     use crate::bench::{BackendKind, Plan, Prediction, RingChannel, Transport};
     let b = &a.bench;
+    b.check()?;
     let named = a.input.named();
     if b.compile_only || b.graph_file.is_some() || (b.backend == BackendKind::Host && !named) {
         return crate::bench::run(b, ctx.out);

@@ -14,7 +14,7 @@
 //! purpose: NCCL rereads `class` from sysfs even when the file has one (topo keeps the
 //! file's), and NCCL replaces every `host_hash` with this host's (topo does too).
 
-pub mod fsgen;
+pub mod cpumap;
 pub mod net;
 pub mod nvml;
 pub mod sysfs;

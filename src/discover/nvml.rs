@@ -6,7 +6,9 @@
 //! not have); [`FakeNvml`] reads a JSON file that says what NVML would answer. The
 //! snapshot keeps NVML's raw answers (every NVLink, with its P2P capability, state and
 //! remote bus id); NCCL's rules for turning them into `<nvlink>` and `<c2c>` elements
-//! are applied by the detection code, the same for both sources.
+//! are applied by the detection code, the same for both sources. [`RealNvml`] needs the
+//! `nvml` cargo feature (on by default); without it, it is an error and the fake file is
+//! the only source.
 //!
 //! # The fake-NVML file
 //!
@@ -492,12 +494,33 @@ pub fn to_fake_json(snap: &NvmlSnapshot, comment: &str) -> String {
 // Real NVML
 // ---------------------------------------------------------------------------------------
 
-/// NVML through nvml-wrapper, loaded at run time.
+/// NVML through nvml-wrapper, loaded at run time. In a build without the `nvml`
+/// feature, asking it is an error that says so.
 pub struct RealNvml;
 
+/// What [`RealNvml`] answers in a build without the `nvml` feature.
+#[cfg(not(feature = "nvml"))]
+pub fn unsupported() -> Error {
+    Error::Unavailable(
+        "this build of topo has no NVML support (built without the `nvml` feature): \
+         give NVML's answers with --nvml-fake FILE (or --root DIR holding an nvml.json), \
+         detect from sysfs alone with --root /, or rebuild with `cargo install --path . --features nvml`"
+            .into(),
+    )
+}
+
+#[cfg(not(feature = "nvml"))]
+impl NvmlSource for RealNvml {
+    fn load(&self) -> Result<NvmlLoad, Error> {
+        Err(unsupported())
+    }
+}
+
 /// Most NVLinks NVML can report per GPU (NCCL probes at most 18).
+#[cfg(feature = "nvml")]
 const MAX_LINKS: u32 = 18;
 
+#[cfg(feature = "nvml")]
 impl NvmlSource for RealNvml {
     fn load(&self) -> Result<NvmlLoad, Error> {
         let nvml = match nvml_wrapper::Nvml::init() {
@@ -570,6 +593,7 @@ impl NvmlSource for RealNvml {
 }
 
 /// nvidia-smi's short code for an NVML P2P status (matched on the variant name).
+#[cfg(feature = "nvml")]
 fn p2p_code(variant: &str) -> &'static str {
     match variant {
         "Ok" => "OK",
@@ -582,6 +606,7 @@ fn p2p_code(variant: &str) -> &'static str {
     }
 }
 
+#[cfg(feature = "nvml")]
 fn real_nvlinks(dev: &nvml_wrapper::Device<'_>, sm: u32) -> Vec<NvLinkFacts> {
     use nvml_wrapper::enum_wrappers::nv_link::Capability;
     let mut out = Vec::new();
@@ -599,6 +624,7 @@ fn real_nvlinks(dev: &nvml_wrapper::Device<'_>, sm: u32) -> Vec<NvLinkFacts> {
     out
 }
 
+#[cfg(feature = "nvml")]
 fn real_c2c(dev: &nvml_wrapper::Device<'_>) -> Option<Vec<C2cLink>> {
     let n = raw_field(dev, FI_C2C_LINK_COUNT, 0)?;
     Some(
@@ -612,13 +638,18 @@ fn real_c2c(dev: &nvml_wrapper::Device<'_>) -> Option<Vec<C2cLink>> {
 }
 
 // NVML field ids (nvml.h; unaffected by nvml-wrapper's renumbering of ids 251-273).
+#[cfg(feature = "nvml")]
 const FI_NVLINK_GET_STATE: u32 = 165;
+#[cfg(feature = "nvml")]
 const FI_C2C_LINK_COUNT: u32 = 170;
+#[cfg(feature = "nvml")]
 const FI_C2C_LINK_GET_STATUS: u32 = 171;
+#[cfg(feature = "nvml")]
 const FI_C2C_LINK_GET_MAX_BW: u32 = 172;
 
 /// `nvmlFieldValue_t`, laid out as in nvml.h. nvml-wrapper's `field_values_for` cannot
 /// set `scopeId` (the link number), which NCCL's per-link queries need.
+#[cfg(feature = "nvml")]
 #[repr(C)]
 struct RawFieldValue {
     field_id: u32,
@@ -630,11 +661,13 @@ struct RawFieldValue {
     value: u64,
 }
 
+#[cfg(feature = "nvml")]
 fn pointee_size<D, T, R>(_f: unsafe extern "C" fn(D, std::ffi::c_int, *mut T) -> R) -> usize {
     std::mem::size_of::<T>()
 }
 
 /// One scoped field value as an unsigned int, `None` on any failure.
+#[cfg(feature = "nvml")]
 fn raw_field(dev: &nvml_wrapper::Device<'_>, field: u32, scope: u32) -> Option<u32> {
     let sym = *dev.nvml().lib().nvmlDeviceGetFieldValues.as_ref().ok()?;
     if pointee_size(sym) != std::mem::size_of::<RawFieldValue>() {
@@ -662,6 +695,7 @@ fn raw_field(dev: &nvml_wrapper::Device<'_>, field: u32, scope: u32) -> Option<u
 
 /// CUDA's GPUDirect RDMA and DMA-BUF attributes of the GPU at `busid` (what NCCL reads
 /// through cudaDeviceGetAttribute); `None` when the CUDA driver cannot be loaded.
+#[cfg(feature = "nvml")]
 fn cuda_gpudirect(busid: &str) -> (Option<bool>, Option<bool>) {
     use cudarc::driver::{result, sys};
     // SAFETY: only probes whether the shared library can be opened.
@@ -740,8 +774,16 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "nvml")]
     fn real_nvml_absent_is_a_notice_not_an_error() {
         // On machines without libnvidia-ml this is Unavailable; with one, Loaded. Never Err.
         assert!(RealNvml.load().is_ok());
+    }
+
+    #[test]
+    #[cfg(not(feature = "nvml"))]
+    fn real_nvml_in_a_build_without_it_is_an_error_naming_the_feature() {
+        let e = RealNvml.load().unwrap_err().to_string();
+        assert!(e.contains("`nvml` feature") && e.contains("--nvml-fake"), "{e}");
     }
 }

@@ -282,7 +282,7 @@ impl Sys {
 /// Whether a NUMA node (`node3`) has CPUs: its cpumap has a bit set.
 pub fn node_has_cpus(sys: &Sys, node: &str) -> bool {
     sys.read(&format!("/sys/devices/system/node/{node}/cpumap"))
-        .is_some_and(|m| m.chars().any(|c| c.is_ascii_hexdigit() && c != '0'))
+        .is_some_and(|m| !crate::discover::cpumap::parse(&m).is_empty())
 }
 
 /// Whether a path component is a PCI address `DDDD:BB:DD.F` (NCCL's `checkBDFFormat`).

@@ -33,28 +33,8 @@ pub fn cpu_desc(k: &Kind) -> String {
 
 /// A cpumap string (`0000ffff,ffff0000`) as CPU ranges (`16-47`).
 pub fn affinity_ranges(mask: &str) -> String {
-    let mut bits = Vec::new();
-    for (w, word) in mask.split(',').rev().enumerate() {
-        let v = u32::from_str_radix(word.trim(), 16).unwrap_or(0);
-        for b in 0..32 {
-            if v & (1 << b) != 0 {
-                bits.push(w * 32 + b);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bits.len() {
-        let start = bits[i];
-        let mut end = start;
-        while i + 1 < bits.len() && bits[i + 1] == end + 1 {
-            i += 1;
-            end = bits[i];
-        }
-        out.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
-        i += 1;
-    }
-    if out.is_empty() { "none".into() } else { out.join(",") }
+    let ranges = crate::discover::cpumap::ranges(&crate::discover::cpumap::parse(mask));
+    if ranges.is_empty() { "none".into() } else { ranges }
 }
 
 fn node_desc(an: &Analysis, r: NodeRef) -> String {

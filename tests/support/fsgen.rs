@@ -15,14 +15,22 @@
 //! `host_hash` aside, which comes from the host name and boot id written here). The
 //! [`FakeTree`] can be edited before it is written (extra devices, link states, ACS,
 //! IOMMU groups) to make test machines.
+//!
+//! Test support, not part of the library: the integration tests and
+//! `examples/make_fsroot.rs` include it with `#[path = ".../support/fsgen.rs"] mod fsgen;`,
+//! and its own tests are in `tests/fsgen.rs`.
+
+// Each including crate uses a different part of it.
+#![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::discover::nvml::{C2cLink, GpuFacts, NvLinkFacts, NvmlSnapshot, to_fake_json};
-use crate::discover::walk::{HIDDEN_REMOTE, NVSWITCH_CLASS};
-use crate::error::Error;
-use crate::xml::{NodeId, Xml, strtol, strtoull_hex};
+use topo::discover::cpumap;
+use topo::discover::nvml::{C2cLink, GpuFacts, NvLinkFacts, NvmlSnapshot, to_fake_json};
+use topo::discover::walk::{HIDDEN_REMOTE, NVSWITCH_CLASS};
+use topo::error::Error;
+use topo::xml::{NodeId, Xml, strtol, strtoull_hex};
 
 /// One entry of a fake tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +87,7 @@ fn hex_u32(s: &str) -> u32 {
 }
 
 /// Relative link text from the folder holding a link to a logical target.
-fn relative(link_dir: &str, target: &str) -> String {
+pub fn relative(link_dir: &str, target: &str) -> String {
     let a: Vec<&str> = link_dir.split('/').filter(|c| !c.is_empty()).collect();
     let b: Vec<&str> = target.split('/').filter(|c| !c.is_empty()).collect();
     let common = a.iter().zip(b.iter()).take_while(|(x, y)| x == y).count();
@@ -308,60 +316,6 @@ impl Default for TreeOptions {
     }
 }
 
-/// Parse a cpumap (`00000000,00ffffff`) into CPU numbers.
-pub fn cpumap_cpus(map: &str) -> BTreeSet<u32> {
-    let mut out = BTreeSet::new();
-    let words: Vec<&str> = map.trim().split(',').collect();
-    let n = words.len();
-    for (i, w) in words.iter().enumerate() {
-        let v = u32::from_str_radix(w.trim(), 16).unwrap_or(0);
-        let base = ((n - 1 - i) * 32) as u32;
-        for b in 0..32 {
-            if v & (1 << b) != 0 {
-                out.insert(base + b);
-            }
-        }
-    }
-    out
-}
-
-/// A cpumap for `cpus` on a machine with `ncpus` CPUs, as the kernel prints it.
-pub fn cpumap(cpus: &BTreeSet<u32>, ncpus: u32) -> String {
-    let nwords = ncpus.div_ceil(32).max(1);
-    let mut words = Vec::new();
-    for w in (0..nwords).rev() {
-        let mut v = 0u32;
-        for b in 0..32 {
-            if cpus.contains(&(w * 32 + b)) {
-                v |= 1 << b;
-            }
-        }
-        if w == nwords - 1 {
-            let bits = ncpus - 32 * (nwords - 1);
-            let digits = bits.div_ceil(4).max(1) as usize;
-            words.push(format!("{v:0digits$x}"));
-        } else {
-            words.push(format!("{v:08x}"));
-        }
-    }
-    words.join(",")
-}
-
-fn cpulist(cpus: &BTreeSet<u32>) -> String {
-    let mut parts = Vec::new();
-    let v: Vec<u32> = cpus.iter().copied().collect();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j { v[i].to_string() } else { format!("{}-{}", v[i], v[j]) });
-        i = j + 1;
-    }
-    parts.join(",")
-}
-
 /// NVML's PCIe generation for a `link_speed` NCCL wrote from NVML.
 fn gen_of(speed: &str) -> Option<u32> {
     ["2.5 GT/s PCIe", "5.0 GT/s PCIe", "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe", "64.0 GT/s PCIe"]
@@ -391,7 +345,7 @@ impl BusAlloc {
 }
 
 fn split_busid(b: &str) -> Option<(u16, u8, u8, u8)> {
-    let n = crate::discover::sysfs::normalize_busid(b)?;
+    let n = topo::discover::sysfs::normalize_busid(b)?;
     Some((
         u16::from_str_radix(&n[0..4], 16).ok()?,
         u8::from_str_radix(&n[5..7], 16).ok()?,
@@ -429,7 +383,7 @@ pub fn tree_from_xml(x: &Xml, opts: &TreeOptions) -> Result<FakeTree, Error> {
     let cpus: Vec<NodeId> = x.children_named(root, "cpu").collect();
     let mut all_cpus = BTreeSet::new();
     for &c in &cpus {
-        all_cpus.extend(cpumap_cpus(x.attr(c, "affinity").unwrap_or("")));
+        all_cpus.extend(cpumap::parse(x.attr(c, "affinity").unwrap_or("")));
     }
     let ncpus = all_cpus.iter().max().map(|m| m + 1).unwrap_or(opts.ncpus.unwrap_or(4));
     let first = cpus.first().copied();
@@ -474,10 +428,10 @@ impl Gen<'_> {
             .preorder()
             .into_iter()
             .find(|&n| self.x.name(n) == "cpu" && self.x.attr(n, "numaid") == Some(numa))
-            .map(|c| cpumap_cpus(self.x.attr(c, "affinity").unwrap_or("")))
+            .map(|c| cpumap::parse(self.x.attr(c, "affinity").unwrap_or("")))
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| (0..self.ncpus).collect());
-        cpumap(&set, self.ncpus)
+        cpumap::format(self.ncpus, set.iter().copied())
     }
 
     fn host(&mut self, opts: &TreeOptions, cpus: &[NodeId], all_cpus: &BTreeSet<u32>) {
@@ -496,24 +450,24 @@ impl Gen<'_> {
             if id < 0 {
                 continue;
             }
-            let set = cpumap_cpus(aff);
+            let set = cpumap::parse(aff);
             for &p in &set {
                 node_of.entry(p).or_insert(id as u32);
             }
             let dir = format!("/sys/devices/system/node/node{id}");
             t.text(&format!("{dir}/cpumap"), aff);
-            t.text(&format!("{dir}/cpulist"), &cpulist(&set));
+            t.text(&format!("{dir}/cpulist"), &cpumap::ranges(&set));
             nodes.push(id as u32);
         }
         if nodes.is_empty() {
             let set: BTreeSet<u32> = (0..self.ncpus).collect();
-            t.text("/sys/devices/system/node/node0/cpumap", &cpumap(&set, self.ncpus));
-            t.text("/sys/devices/system/node/node0/cpulist", &cpulist(&set));
+            t.text("/sys/devices/system/node/node0/cpumap", &cpumap::format(self.ncpus, set.iter().copied()));
+            t.text("/sys/devices/system/node/node0/cpulist", &cpumap::ranges(&set));
             nodes.push(0);
         }
         let nodeset: BTreeSet<u32> = nodes.iter().copied().collect();
-        t.text("/sys/devices/system/node/online", &cpulist(&nodeset));
-        t.text("/sys/devices/system/node/possible", &cpulist(&nodeset));
+        t.text("/sys/devices/system/node/online", &cpumap::ranges(&nodeset));
+        t.text("/sys/devices/system/node/possible", &cpumap::ranges(&nodeset));
         let online = format!("0-{}", self.ncpus.saturating_sub(1));
         t.text("/sys/devices/system/cpu/online", &online);
         t.text("/sys/devices/system/cpu/possible", &online);
@@ -530,8 +484,8 @@ impl Gen<'_> {
             let dir = format!("/sys/devices/system/cpu/cpu{p}/topology");
             t.text(&format!("{dir}/physical_package_id"), &pkg.to_string());
             t.text(&format!("{dir}/core_id"), &p.to_string());
-            t.text(&format!("{dir}/package_cpus"), &cpumap(&pkg_set, self.ncpus));
-            t.text(&format!("{dir}/core_cpus"), &cpumap(&BTreeSet::from([p]), self.ncpus));
+            t.text(&format!("{dir}/package_cpus"), &cpumap::format(self.ncpus, pkg_set.iter().copied()));
+            t.text(&format!("{dir}/core_cpus"), &cpumap::format(self.ncpus, [p]));
             info.push_str(&format!("processor\t: {p}\n"));
             match arch {
                 "arm64" => info.push_str("BogoMIPS\t: 2000.00\nFeatures\t: fp asimd evtstrm sve\nCPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd4f\n"),
@@ -718,7 +672,7 @@ impl Gen<'_> {
                     vendor: "0x1014".into(),
                     device: "0x04ea".into(),
                     numa: "-1".into(),
-                    local_cpus: cpumap(&(0..self.ncpus).collect(), self.ncpus),
+                    local_cpus: cpumap::format(self.ncpus, 0..self.ncpus),
                     ..Default::default()
                 };
                 if !self.tree.pci.contains_key(&t) {
@@ -851,29 +805,5 @@ impl Gen<'_> {
             Some(Entry::File(b)) => Some(String::from_utf8_lossy(b).trim_end().to_string()),
             _ => None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_links() {
-        assert_eq!(
-            relative("/sys/bus/pci/devices", "/sys/devices/pci0000:00/0000:00:01.0"),
-            "../../../devices/pci0000:00/0000:00:01.0"
-        );
-        assert_eq!(relative("/sys/devices/pci0000:00/0000:00:01.0", "/sys/bus/pci"), "../../../bus/pci");
-    }
-
-    #[test]
-    fn cpumaps() {
-        let s: BTreeSet<u32> = (0..24).collect();
-        assert_eq!(cpumap(&s, 24), "ffffff");
-        let s: BTreeSet<u32> = (32..40).collect();
-        assert_eq!(cpumap(&s, 64), "000000ff,00000000");
-        assert_eq!(cpumap_cpus("000000ff,00000000"), s);
-        assert_eq!(cpulist(&BTreeSet::from([0, 1, 2, 5, 7, 8])), "0-2,5,7-8");
     }
 }

@@ -1,0 +1,95 @@
+//! The CUDA backend of a build without the `cuda` feature: the names of `cuda.rs` that
+//! the rest of topo uses, every one of which says that this build has no CUDA support.
+//! The host backend is unaffected.
+
+use std::io::Write;
+use std::time::Duration;
+
+use super::dtype::{DataType, RedOp};
+use super::plan::Plan;
+use super::{Backend, DeviceInfo};
+use crate::error::Error;
+
+/// Channels when there is no search result (as in the CUDA build).
+pub const DEFAULT_CHANNELS: usize = 8;
+/// Default FIFO slot size on the GPU (as in the CUDA build).
+pub const DEFAULT_SLOT_BYTES: usize = 128 * 1024;
+
+/// What every CUDA entry point of this build answers.
+pub fn unsupported() -> Error {
+    Error::Unavailable(
+        "this build of topo has no CUDA support (built without the `cuda` feature): \
+         use --backend host, or rebuild with `cargo install --path . --features cuda`"
+            .into(),
+    )
+}
+
+/// Whether the CUDA driver library can be loaded: never, in this build.
+pub fn driver_present() -> bool {
+    false
+}
+
+/// Whether the NVRTC library can be loaded: never, in this build.
+pub fn nvrtc_present() -> bool {
+    false
+}
+
+/// Number of CUDA devices: an error in this build.
+pub fn device_count() -> Result<usize, Error> {
+    Err(unsupported())
+}
+
+/// `--compile-only`: an error in this build.
+pub fn compile_only(_archs: &[String], _out: &mut dyn Write) -> Result<i32, Error> {
+    Err(unsupported())
+}
+
+/// The CUDA backend, which this build cannot make (no value of it exists).
+pub enum CudaBackend {}
+
+impl CudaBackend {
+    pub fn new(_plan: &Plan, _slot_bytes: usize) -> Result<CudaBackend, Error> {
+        Err(unsupported())
+    }
+}
+
+impl Backend for CudaBackend {
+    fn name(&self) -> &'static str {
+        match *self {}
+    }
+    fn nranks(&self) -> usize {
+        match *self {}
+    }
+    fn devices(&self) -> Vec<DeviceInfo> {
+        match *self {}
+    }
+    fn prepare(&mut self, _max_bytes: usize) -> Result<(), Error> {
+        match *self {}
+    }
+    fn set_input(&mut self, _rank: usize, _in_place: bool, _data: &[u8]) -> Result<(), Error> {
+        match *self {}
+    }
+    fn fill_output(&mut self, _rank: usize, _bytes: usize, _value: u8) -> Result<(), Error> {
+        match *self {}
+    }
+    fn get_output(&mut self, _rank: usize, _out: &mut [u8]) -> Result<(), Error> {
+        match *self {}
+    }
+    fn run(&mut self, _: DataType, _: RedOp, _: usize, _: bool, _: usize) -> Result<Duration, Error> {
+        match *self {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_point_names_the_missing_feature() {
+        let e = device_count().unwrap_err().to_string();
+        assert!(e.contains("`cuda` feature") && e.contains("--backend host"), "{e}");
+        assert!(compile_only(&["sm_90".into()], &mut Vec::new()).is_err());
+        assert!(CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES).is_err());
+        assert!(!driver_present() && !nvrtc_present());
+    }
+}
