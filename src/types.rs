@@ -189,3 +189,8 @@ impl Transport {
         }
     }
 }
+
+/// A bandwidth the way NCCL prints it (`%.1f`), GB/s.
+pub fn gbs(bw: f32) -> String {
+    format!("{bw:.1}")
+}

@@ -272,29 +272,4 @@ mod tests {
         let more = Ignore::new(["host_hash", "guid", "name"]);
         assert_eq!(signature(&a, &more), signature(&c, &more));
     }
-
-    #[test]
-    fn fleet_names_the_outlier() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = fixture("gh200");
-        for i in 0..5 {
-            let mut x = a.clone();
-            let cpu = find(&x, "cpu", "numaid", "0");
-            x.set_attr(cpu, "host_hash", format!("{i:#x}"));
-            if i == 3 {
-                let p = find(&x, "pci", "busid", "0009:01:00.0");
-                x.set_attr(p, "link_width", "8");
-            }
-            std::fs::write(dir.path().join(format!("node{i}.xml")), xml::write(&x)).unwrap();
-        }
-        let args = FleetOptions::new(vec![dir.path().to_path_buf()]);
-        let opts = model::Options { nodes: 2, ..model::Options::default() };
-        let r = fleet(&args, &opts, &crate::diff::no_graphs).unwrap();
-        assert_eq!(r.reference.files.len(), 4);
-        assert_eq!(r.outliers.len(), 1);
-        assert!(r.outliers[0].group.files[0].ends_with("node3.xml"));
-        assert!(r.outliers[0].changes.iter().any(|c| c.attr.as_deref() == Some("link_width")));
-        let t = crate::render::fleet::text(&r);
-        assert!(t.contains("outlier 1 of 1: 1 dump"), "{t}");
-    }
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::diff::inventory::Inventory;
 use crate::diff::{Change, Level, What};
 use crate::model::{Analysis, GdrMode, PathType, Transport};
-use crate::render::gbs;
+use crate::types::gbs;
 
 /// The channel graphs of an analysis, as the `graphs` object of `topo analyze --json`.
 /// The search plugs in here; [`no_graphs`] is the stand-in while there is none.

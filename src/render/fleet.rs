@@ -133,3 +133,34 @@ pub fn json(r: &FleetReport) -> Value {
         "skipped": r.skipped.iter().map(|(f, e)| json!({"file": f.display().to_string(), "error": e})).collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::testutil::{find, fixture};
+
+    #[test]
+    fn fleet_names_the_outlier() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = fixture("gh200");
+        for i in 0..5 {
+            let mut x = a.clone();
+            let cpu = find(&x, "cpu", "numaid", "0");
+            x.set_attr(cpu, "host_hash", format!("{i:#x}"));
+            if i == 3 {
+                let p = find(&x, "pci", "busid", "0009:01:00.0");
+                x.set_attr(p, "link_width", "8");
+            }
+            std::fs::write(dir.path().join(format!("node{i}.xml")), crate::xml::write(&x)).unwrap();
+        }
+        let args = crate::diff::fleet::FleetOptions::new(vec![dir.path().to_path_buf()]);
+        let opts = crate::model::Options { nodes: 2, ..crate::model::Options::default() };
+        let r = crate::diff::fleet::fleet(&args, &opts, &crate::diff::no_graphs).unwrap();
+        assert_eq!(r.reference.files.len(), 4);
+        assert_eq!(r.outliers.len(), 1);
+        assert!(r.outliers[0].group.files[0].ends_with("node3.xml"));
+        assert!(r.outliers[0].changes.iter().any(|c| c.attr.as_deref() == Some("link_width")));
+        let t = text(&r);
+        assert!(t.contains("outlier 1 of 1: 1 dump"), "{t}");
+    }
+}

@@ -16,7 +16,4 @@ pub fn to_json_string(v: &serde_json::Value) -> String {
     s
 }
 
-/// A bandwidth the way NCCL prints it (`%.1f`), GB/s.
-pub fn gbs(bw: f32) -> String {
-    format!("{bw:.1}")
-}
+pub use crate::types::gbs;
