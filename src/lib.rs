@@ -30,7 +30,7 @@
 //! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
 //! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
 //! | [`fixtures`] | the machines topo carries built in |
-//! | [`types`], [`notice`], [`error`] | the vocabulary, notices and errors every stage shares |
+//! | [`types`], [`notice`], [`error`], [`fileio`] | the vocabulary, notices, errors and bounded file reading every stage shares |
 
 pub mod bench;
 pub mod check;
@@ -39,6 +39,7 @@ pub mod diff;
 pub mod discover;
 pub mod env;
 pub mod error;
+pub mod fileio;
 pub mod fixtures;
 pub mod input;
 pub mod model;

@@ -22,6 +22,11 @@ pub type NodeId = usize;
 
 /// Largest topology file we agree to read.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Deepest nesting of elements topo reads. NCCL's trees are a few levels deep (system,
+/// cpu, a handful of PCIe switches, a device, its links); deeper input is refused
+/// rather than walked.
+pub const MAX_DEPTH: usize = 256;
 /// NCCL keeps at most this many attributes per element (`MAX_ATTR_COUNT`).
 pub const NCCL_MAX_ATTRS: usize = 16;
 /// NCCL truncates names and values to this many characters (`MAX_STR_LEN`).
@@ -217,6 +222,18 @@ impl Xml {
 pub fn parse(text: &str, file: Option<&Path>) -> Result<(Xml, Vec<Diagnostic>), Error> {
     let fname = file.map(|p| p.display().to_string());
     let mut diags = Vec::new();
+    // A byte-order mark is read as text before the first element by NCCL's parser; the
+    // offsets below are counted in the text after it.
+    let bom = text.starts_with('\u{feff}');
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if bom {
+        diags.push(Diagnostic {
+            severity: Severity::Warning,
+            file: fname.clone(),
+            line: 1,
+            message: "byte-order mark at the start: NCCL's XML parser does not expect one; topo skips it".into(),
+        });
+    }
     let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let line_of = |offset: usize| -> u32 {
         match line_starts.binary_search(&offset) {
@@ -263,7 +280,8 @@ pub fn parse(text: &str, file: Option<&Path>) -> Result<(Xml, Vec<Diagnostic>), 
             }
         };
         // Offset of the start of this event (skip leading whitespace of the chunk).
-        let start = pos + text[pos..].len() - text[pos..].trim_start().len();
+        let rest = text.get(pos..).unwrap_or("");
+        let start = pos + rest.len() - rest.trim_start().len();
         match ev {
             Event::Start(e) => {
                 let id = open_element(
@@ -277,6 +295,14 @@ pub fn parse(text: &str, file: Option<&Path>) -> Result<(Xml, Vec<Diagnostic>), 
                     &fname,
                     line_of(start),
                 )?;
+                if stack.len() >= MAX_DEPTH {
+                    return Err(syntax(
+                        start,
+                        format!(
+                            "elements nested deeper than {MAX_DEPTH} levels (NCCL's topology trees are a few levels deep)"
+                        ),
+                    ));
+                }
                 stack.push(id);
             }
             Event::Empty(e) => {
@@ -426,20 +452,7 @@ pub struct Source {
 
 /// Read a topology file from disk, refusing files over [`MAX_FILE_BYTES`].
 pub fn read_file(path: &Path) -> Result<(Xml, Vec<Diagnostic>), Error> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.is_dir() {
-        return Err(Error::Input {
-            file: path.display().to_string(),
-            message: "is a directory, not a topology file".into(),
-        });
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::Input {
-            file: path.display().to_string(),
-            message: format!("{} bytes is over the 64 MiB limit for a topology file", meta.len()),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::fileio::read_capped(path, MAX_FILE_BYTES, "a topology file")?;
     let text = String::from_utf8(bytes).map_err(|e| Error::Input {
         file: path.display().to_string(),
         message: format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
@@ -779,6 +792,24 @@ mod tests {
         assert!(diags.iter().any(|d| d.message.contains("declaration")));
         assert!(diags.iter().any(|d| d.message.contains("tab")));
         assert_eq!(write(&xml), "<system version=\"1\">\n  <cpu numaid=\"0\"/>\n</system>\n");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_with_a_warning() {
+        let text = "\u{feff}<!--\n -->\n<system version=\"1\"><cpu numaid=\"0\" affinity=\"\u{663}\"/></system>\n";
+        let (x, d) = parse(text, None).unwrap();
+        assert_eq!(x.name(0), "system");
+        assert!(d.iter().any(|d| d.message.contains("byte-order mark")), "{d:?}");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let depth = MAX_DEPTH + 1;
+        let text = format!("<system version=\"1\">{}{}</system>", "<pci>".repeat(depth), "</pci>".repeat(depth));
+        let e = parse(&text, None).unwrap_err().to_string();
+        assert!(e.contains(&format!("nested deeper than {MAX_DEPTH}")), "{e}");
+        let ok = format!("<system version=\"1\">{}{}</system>", "<pci>".repeat(10), "</pci>".repeat(10));
+        assert!(parse(&ok, None).is_ok());
     }
 
     #[test]

@@ -216,6 +216,14 @@ fn usage_errors() {
     fails_with(&["paths", "--json", "--dot", "--fixture", "gh200"], &["cannot be used with"]);
     fails_with(&["frobnicate"], &["unrecognized subcommand"]);
     fails_with(&["show", "--topo", "a.xml", "--fixture", "gh200"], &["cannot be used with"]);
+    // Every usage error is one `topo: error:` line; clap's "did you mean" tip stays.
+    for args in [&["show", "--nodes", "0"][..], &["shwo"], &["tune", "-f", "1.5"], &["search", "--rank", "-1"]] {
+        let out = topo().args(args).assert().code(2).stdout(predicate::str::is_empty()).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("topo: error: "), "{args:?}: {err}");
+    }
+    fails_with(&["show", "--node", "2"], &["tip: a similar argument exists: '--nodes'"]);
 }
 
 #[test]

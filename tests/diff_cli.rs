@@ -286,3 +286,25 @@ fn fleet_with_a_given_reference() {
         .stdout(predicate::str::contains("outlier 1 of 1: 8 dumps"))
         .stdout(predicate::str::contains("gdr \"0\" -> \"1\""));
 }
+
+#[test]
+fn the_exit_status_survives_a_closed_stdout() {
+    // `>&-` closes standard output: writing fails with EBADF, and the result still
+    // decides the exit status (1: the machines differ).
+    let bin = assert_cmd::cargo::cargo_bin("topo");
+    let st = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' diff fixture:dgx-h100 fixture:gh200 >&- 2>/dev/null", bin.display()))
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(1));
+    // And a reader that goes away before topo writes (a broken pipe) is no error either.
+    let mut child = std::process::Command::new(&bin)
+        .args(["diff", "fixture:dgx-h100", "fixture:gh200"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}

@@ -39,21 +39,30 @@ impl<'a> Ctx<'a> {
         Ctx { out, err, env, vars, argv, err_is_terminal: false, said: HashSet::new() }
     }
 
-    /// The text of a command, written whole to standard output.
+    /// The text of a command, written whole to standard output. A reader that went away
+    /// (`| head`) or a closed standard output is no error: the exit status still says
+    /// what the command found.
     pub fn print(&mut self, text: &str) -> Result<(), Error> {
-        let io = |e| Error::Io { file: "<stdout>".into(), source: e };
-        self.out.write_all(text.as_bytes()).map_err(io)?;
-        self.out.flush().map_err(io)
+        match self.out.write_all(text.as_bytes()).and_then(|_| self.out.flush()) {
+            Err(e) if !gone(&e) => Err(Error::Io { file: "<stdout>".into(), source: e }),
+            _ => Ok(()),
+        }
     }
 
     /// One line on standard error, `topo: ` in front.
     pub fn say(&mut self, line: &str) -> Result<(), Error> {
-        writeln!(self.err, "topo: {line}").map_err(|e| Error::Io { file: "<stderr>".into(), source: e })
+        match writeln!(self.err, "topo: {line}") {
+            Err(e) if !gone(&e) => Err(Error::Io { file: "<stderr>".into(), source: e }),
+            _ => Ok(()),
+        }
     }
 
     /// A line on standard error as it is (reports that have their own prefix).
     pub fn say_raw(&mut self, line: &str) -> Result<(), Error> {
-        writeln!(self.err, "{line}").map_err(|e| Error::Io { file: "<stderr>".into(), source: e })
+        match writeln!(self.err, "{line}") {
+            Err(e) if !gone(&e) => Err(Error::Io { file: "<stderr>".into(), source: e }),
+            _ => Ok(()),
+        }
     }
 
     /// Notices, each said once per run.
@@ -73,17 +82,84 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Write `text` to `path` whole: a temporary file in the same folder, then a rename.
+/// The reader of a pipe went away, or the stream was closed before topo started.
+fn gone(e: &std::io::Error) -> bool {
+    const EBADF: i32 = 9;
+    e.kind() == std::io::ErrorKind::BrokenPipe || e.raw_os_error() == Some(EBADF)
+}
+
+/// Write `text` to `path`, never destroying what is not ours:
+/// - a regular file, or a path that does not exist yet, is written whole: a temporary
+///   file in the same folder, synced, then renamed over it (readers never see half a
+///   file, and concurrent writers leave one whole file);
+/// - a symbolic link is followed, and its target written that way (the link stays);
+/// - anything else (a device such as /dev/null or /dev/full, a FIFO) is written to
+///   directly, and a failed write (no space left on /dev/full) is an error.
+///
+/// Messages name `path`, never the temporary file.
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let res = std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path));
+    let target = resolve_links(path)?;
+    match std::fs::metadata(&target) {
+        Ok(m) if !m.is_file() => return write_special(path, &target, text),
+        _ => {}
+    }
+    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique()));
+    let res = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
     if let Err(e) = res {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::io(path, e));
     }
     Ok(())
+}
+
+/// A number no other write of this process uses (threads may write at once).
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Follow symbolic links (at most 40, as the kernel does) to the path to write.
+fn resolve_links(path: &Path) -> Result<std::path::PathBuf, Error> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let t = std::fs::read_link(&p).map_err(|e| Error::io(path, e))?;
+                p = if t.is_absolute() { t } else { p.parent().unwrap_or(Path::new(".")).join(t) };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(Error::Input { file: path.display().to_string(), message: "too many levels of symbolic links".into() })
+}
+
+/// Write to a device or FIFO as it is. Opening a FIFO waits for a reader: give up after
+/// [`crate::fileio::BLOCKING_READ_TIMEOUT`].
+fn write_special(path: &Path, target: &Path, text: &str) -> Result<(), Error> {
+    let owned = target.to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&owned));
+    });
+    let timeout = crate::fileio::BLOCKING_READ_TIMEOUT;
+    let mut f = match rx.recv_timeout(timeout) {
+        Ok(r) => r.map_err(|e| Error::io(path, e))?,
+        Err(_) => {
+            return Err(Error::Input {
+                file: path.display().to_string(),
+                message: format!("no reader after {} s (a FIFO nobody reads?)", timeout.as_secs()),
+            });
+        }
+    };
+    f.write_all(text.as_bytes()).and_then(|_| f.flush()).map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]
@@ -98,7 +174,35 @@ mod tests {
         write_atomically(&p, "two").unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
-        assert!(write_atomically(&d.path().join("no/such/dir/x"), "x").is_err());
+        let e = write_atomically(&d.path().join("no/such/dir/x"), "x").unwrap_err().to_string();
+        assert!(!e.contains(".tmp-"), "the temporary file is never named: {e}");
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_kept() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("real.xml");
+        let link = d.path().join("link.xml");
+        std::fs::write(&target, "old").unwrap();
+        std::os::unix::fs::symlink("real.xml", &link).unwrap();
+        write_atomically(&link, "new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A dangling link gets its target created.
+        let dangling = d.path().join("dangling.xml");
+        std::os::unix::fs::symlink("made.xml", &dangling).unwrap();
+        write_atomically(&dangling, "made").unwrap();
+        assert_eq!(std::fs::read_to_string(d.path().join("made.xml")).unwrap(), "made");
+    }
+
+    #[test]
+    fn devices_are_written_not_replaced() {
+        write_atomically(Path::new("/dev/null"), "x").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file(), "/dev/null stays a device");
+        if Path::new("/dev/full").exists() {
+            let e = write_atomically(Path::new("/dev/full"), "x").unwrap_err().to_string();
+            assert!(e.starts_with("/dev/full:"), "{e}");
+        }
     }
 
     #[test]

@@ -84,11 +84,12 @@ where
 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        // --help and --version print their text and succeed.
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return Ok(code);
+            return Ok(0);
         }
+        Err(e) => return Err(Error::Usage(usage_line(&e))),
     };
     let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
     let err_is_terminal = stderr.is_terminal();
@@ -136,9 +137,23 @@ where
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let argv = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = Cli::try_parse_from(args).map_err(|e| Error::Usage(e.to_string().trim_end().to_string()))?;
+    let cli = Cli::try_parse_from(args).map_err(|e| Error::Usage(usage_line(&e)))?;
     let mut ctx = Ctx::new(out, err, vars, argv);
     run(cli, &mut ctx)
+}
+
+/// A usage error on one line: clap's message, with its "did you mean" tip kept.
+fn usage_line(e: &clap::Error) -> String {
+    let text = e.render().to_string();
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("bad command line");
+    let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    for tip in lines.filter(|l| l.starts_with("tip: ")) {
+        msg.push_str("; ");
+        msg.push_str(tip);
+    }
+    msg.push_str(" (see --help)");
+    msg
 }
 
 /// Load the input, say its notices, and run the model on it.
@@ -201,6 +216,12 @@ mod tests {
         let code = run_args(["topo", "fixtures"], BTreeMap::new(), &mut out, &mut err).unwrap();
         assert_eq!(code, 0);
         assert!(String::from_utf8(out).unwrap().contains("dgx-h100"));
-        assert!(run_args(["topo", "no-such-command"], BTreeMap::new(), &mut Vec::new(), &mut Vec::new()).is_err());
+        let e = run_args(["topo", "shwo"], BTreeMap::new(), &mut Vec::new(), &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unrecognized subcommand 'shwo'; tip: a similar subcommand exists: 'show' (see --help)"
+        );
+        let e = run_args(["topo", "show", "--nodes", "0"], BTreeMap::new(), &mut Vec::new(), &mut Vec::new());
+        assert!(!e.unwrap_err().to_string().contains('\n'));
     }
 }

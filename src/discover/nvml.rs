@@ -277,12 +277,17 @@ fn yes() -> bool {
     true
 }
 
+/// Largest fake-NVML file read (a 72-GPU domain with every link takes well under 1 MiB).
+pub const MAX_FAKE_BYTES: u64 = 16 << 20;
+
 /// P2P status codes accepted in a fake file (nvidia-smi's).
 pub const P2P_CODES: &[&str] = &["OK", "CNS", "GNS", "TNS", "DBR", "NS", "U", "X"];
 
 impl NvmlSource for FakeNvml {
     fn load(&self) -> Result<NvmlLoad, Error> {
-        let text = std::fs::read_to_string(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let bytes = crate::fileio::read_capped(&self.path, MAX_FAKE_BYTES, "a fake-NVML file")?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Input { file: self.path.display().to_string(), message: "not UTF-8 text".into() })?;
         parse_fake(&text, &self.path).map(NvmlLoad::Loaded)
     }
 }

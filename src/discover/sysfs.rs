@@ -12,9 +12,15 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io::ErrorKind;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+
+/// Largest sysfs attribute read (PCI `config` space is 4096 bytes).
+pub const MAX_ATTR_BYTES: u64 = 64 << 10;
+/// Largest /proc file read (`/proc/cpuinfo` of a 1000-core machine is about 1.5 MiB).
+pub const MAX_PROC_BYTES: u64 = 8 << 20;
 
 /// How much a notice matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -149,12 +155,23 @@ impl Sys {
     /// Raw bytes of a file (for PCI `config` space). Same rules as [`Sys::read`], uncached.
     pub fn read_bytes(&self, logical: &str) -> Option<Vec<u8>> {
         let real = self.realpath(logical)?;
-        // open + read_to_end: std::fs::read would also stat the file for its size.
-        let res = std::fs::File::open(self.host_path(&real)).and_then(|mut f| {
+        // sysfs attributes are a page at most; /proc files a few pages. A bigger file
+        // (a sparse or endless one in a --root tree) is not what the kernel writes.
+        let cap: u64 = if logical.starts_with("/proc/") { MAX_PROC_BYTES } else { MAX_ATTR_BYTES };
+        let host = self.host_path(&real);
+        if std::fs::symlink_metadata(&host).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket()) {
+            self.notice(Level::Warning, Some(logical), "is a FIFO or socket, not a file; left out");
+            return None;
+        }
+        let res = std::fs::File::open(&host).and_then(|f| {
             let mut b = Vec::with_capacity(64);
-            std::io::Read::read_to_end(&mut f, &mut b).map(|_| b)
+            std::io::Read::read_to_end(&mut std::io::Read::take(f, cap + 1), &mut b).map(|_| b)
         });
         match res {
+            Ok(b) if b.len() as u64 > cap => {
+                self.notice(Level::Warning, Some(logical), format!("holds more than {cap} bytes; left out"));
+                None
+            }
             Ok(b) => Some(b),
             Err(e) => {
                 match e.kind() {
