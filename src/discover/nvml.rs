@@ -277,6 +277,13 @@ fn yes() -> bool {
     true
 }
 
+/// Most GPUs a fake file may list (NCCL's limit of nodes of one type).
+pub const MAX_GPUS: usize = 256;
+/// Most NVLinks NVML can report per GPU (NCCL probes at most 18).
+pub const MAX_LINKS: u32 = 18;
+/// Most C2C links of one GPU in a fake file (GH200 has 10; room for later parts).
+pub const MAX_C2C_LINKS: u32 = 64;
+
 /// Largest fake-NVML file read (a 72-GPU domain with every link takes well under 1 MiB).
 pub const MAX_FAKE_BYTES: u64 = 16 << 20;
 
@@ -308,7 +315,25 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
             .filter(|v| *v <= 0xffff)
             .ok_or_else(|| bad(format!("gpu index {gpu}: pci.{what} \"{s}\" is not a 16-bit hex number")))
     };
+    if f.gpus.len() > MAX_GPUS {
+        return Err(bad(format!("{} GPUs: NCCL handles at most {MAX_GPUS} on a node", f.gpus.len())));
+    }
     for g in f.gpus {
+        let links: u64 = g.nvlinks.iter().map(|l| l.count as u64).sum();
+        if links > MAX_LINKS as u64 {
+            return Err(bad(format!(
+                "gpu index {}: {links} NVLinks; NVML reports at most {MAX_LINKS} per GPU (a number no machine has)",
+                g.index
+            )));
+        }
+        if let Some(c) = &g.c2c
+            && (c.count > MAX_C2C_LINKS || c.down > c.count)
+        {
+            return Err(bad(format!(
+                "gpu index {}: c2c count {} (down {}): at most {MAX_C2C_LINKS} links, and no more down than there are",
+                g.index, c.count, c.down
+            )));
+        }
         let busid = normalize_busid(&g.busid)
             .ok_or_else(|| bad(format!("gpu index {}: busid \"{}\" is not a PCI bus id", g.index, g.busid)))?;
         if snap.gpus.iter().any(|o| o.index == g.index) {
@@ -343,7 +368,7 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
                 });
             }
         }
-        let c2c = g.c2c.map(|c| {
+        let c2c = g.c2c.as_ref().map(|c| {
             (0..c.count)
                 .map(|i| C2cLink { active: i < c.count.saturating_sub(c.down), bw: Some(c.bw) })
                 .collect::<Vec<_>>()
@@ -520,10 +545,6 @@ impl NvmlSource for RealNvml {
         Err(unsupported())
     }
 }
-
-/// Most NVLinks NVML can report per GPU (NCCL probes at most 18).
-#[cfg(feature = "nvml")]
-const MAX_LINKS: u32 = 18;
 
 #[cfg(feature = "nvml")]
 impl NvmlSource for RealNvml {
@@ -776,6 +797,13 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("1x1"), "{e}");
+        // Counts no NVML gives are refused before anything is allocated for them.
+        let gpu = |links: &str| format!("{{\"gpus\": [{{\"index\": 0, \"busid\": \"0000:01:00.0\", {links}}}]}}");
+        let e = parse_fake(&gpu("\"nvlinks\": [{\"remote\": \"\", \"count\": 2147483648}]"), Path::new("f.json"));
+        assert!(e.unwrap_err().to_string().contains("NVML reports at most 18"));
+        let e = parse_fake(&gpu("\"c2c\": {\"count\": 2147483648, \"bw\": 1, \"down\": 0}"), Path::new("f.json"));
+        assert!(e.unwrap_err().to_string().contains("c2c count 2147483648"));
+        assert!(parse_fake(&gpu("\"nvlinks\": [{\"remote\": \"\", \"count\": 18}]"), Path::new("f.json")).is_ok());
     }
 
     #[test]
