@@ -18,3 +18,8 @@ pub mod render;
 pub mod search;
 pub mod tune;
 pub mod xml;
+
+/// Skips of the unit tests go to the same tally as the integration tests' skips.
+#[cfg(test)]
+#[path = "../tests/common/skip.rs"]
+mod test_skip;
