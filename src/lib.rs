@@ -49,3 +49,8 @@ pub mod search;
 pub mod tune;
 pub mod types;
 pub mod xml;
+
+/// Skips of the unit tests go to the same tally as the integration tests' skips.
+#[cfg(test)]
+#[path = "../tests/common/skip.rs"]
+mod test_skip;

@@ -4,6 +4,8 @@
 use clap::Parser;
 use topo::bench::{self, AllreduceArgs};
 
+mod common;
+
 #[derive(Parser)]
 struct Cli {
     #[command(flatten)]
@@ -117,7 +119,7 @@ fn bad_flags_are_usage_errors() {
 #[test]
 fn cuda_backend_without_driver_points_to_host() {
     if bench::cuda::driver_present() {
-        eprintln!("skipped: this machine has a CUDA driver");
+        common::skip("cuda_backend_without_driver_points_to_host", "this machine has a CUDA driver");
         return;
     }
     let (r, _) = run(&["-g", "2", "-b", "1K", "-e", "1K"]);
@@ -130,9 +132,10 @@ fn cuda_backend_without_driver_points_to_host() {
 #[cfg(feature = "cuda")]
 fn compile_only_builds_every_kernel() {
     if !bench::cuda::nvrtc_present() {
-        eprintln!(
-            "skipped: libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12 and put its lib directory on \
-             LD_LIBRARY_PATH, or run ci/compile-kernels.sh)"
+        common::skip(
+            "compile_only_builds_every_kernel",
+            "libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12 and put its lib directory on \
+             LD_LIBRARY_PATH, or run ci/compile-kernels.sh)",
         );
         return;
     }

@@ -9,6 +9,8 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use predicates::str::contains;
 
+mod common;
+
 /// The binary, with no NCCL_* variable leaking in from the environment running the tests.
 fn topo() -> Command {
     let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("topo");
@@ -109,7 +111,7 @@ fn unreadable_file() {
         let (_d3, locked) = write_topo(&two_gpus("16", "80", "", ""));
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
         if std::fs::read(&locked).is_ok() {
-            println!("skipped the permission case: this user reads files with mode 000 (root)");
+            common::skip("unreadable_file", "the permission case: this user reads files with mode 000 (root)");
         } else {
             fails_with(&["show", "--topo", path_arg(&locked)], &["Permission denied"]);
         }
@@ -311,7 +313,7 @@ fn paths_dot_is_graphviz() {
         .stderr(std::process::Stdio::piped())
         .spawn()
     else {
-        println!("skipped rendering: Graphviz `dot` is not installed");
+        common::skip("paths_dot_is_graphviz", "rendering with Graphviz: `dot` is not installed");
         return;
     };
     child.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();

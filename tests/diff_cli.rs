@@ -8,6 +8,8 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use topo::xml::{self, NodeId, Xml};
 
+mod common;
+
 fn topo() -> Command {
     Command::cargo_bin("topo").unwrap()
 }
@@ -159,19 +161,19 @@ fn json_and_ignore() {
         .stdout(predicate::str::contains("3 differences hidden"));
 }
 
-fn shared_nccl() -> Option<PathBuf> {
+fn shared_nccl(test: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl");
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("skipped: {} is absent", p.display());
+        common::skip(test, &format!("{} is absent", p.display()));
         None
     }
 }
 
 #[test]
 fn oci_h100_against_its_k8s_dump() {
-    let Some(dir) = shared_nccl() else { return };
+    let Some(dir) = shared_nccl("oci_h100_against_its_k8s_dump") else { return };
     topo()
         .arg("diff")
         .arg(dir.join("oci-h100.xml"))

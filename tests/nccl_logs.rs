@@ -10,12 +10,14 @@ use topo::env::Env;
 use topo::model::{self, Options};
 use topo::search::{self, SearchOptions, channels};
 
-fn shared() -> Option<PathBuf> {
+mod common;
+
+fn shared(test: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
     if p.join("logs").is_dir() {
         Some(p)
     } else {
-        eprintln!("skipped: ../shared/fixtures/logs is absent");
+        common::skip(test, "../shared/fixtures/logs is absent");
         None
     }
 }
@@ -228,11 +230,11 @@ const CASES: [Case; 3] = [
 
 #[test]
 fn logs_match_topo_channels() {
-    let Some(root) = shared() else { return };
+    let Some(root) = shared("logs_match_topo_channels") else { return };
     let mut failures = Vec::new();
     for case in &CASES {
         if !root.join("logs").join(case.log).is_file() || !root.join(case.topo).is_file() {
-            eprintln!("skipped {}: file absent", case.log);
+            common::skip("logs_match_topo_channels", &format!("case {}: its log or topology is absent", case.log));
             continue;
         }
         let (checked, diffs) = check(&root, case);

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+mod common;
+
 fn topo() -> Command {
     let mut c = Command::cargo_bin("topo").expect("binary");
     // The graph file variable of the developer's shell must not leak into the tests.
@@ -197,7 +199,7 @@ fn azure_ncv4_graph_file() {
     let shared = root().join("../shared/fixtures");
     let (topo_file, graph) = (shared.join("nccl/azure-ncv4.xml"), shared.join("logs/azure-ncv4-graph-file.xml"));
     if !topo_file.is_file() || !graph.is_file() {
-        eprintln!("skipped: ../shared/fixtures (azure-ncv4) is absent");
+        common::skip("azure_ncv4_graph_file", "../shared/fixtures (azure-ncv4) is absent");
         return;
     }
     let s = stdout(topo().arg("search").arg("--topo").arg(&topo_file).arg("--graph-file").arg(&graph));

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 
+mod common;
+
 /// The binary with a clean environment (no NCCL_* variables from the caller).
 fn topo() -> Command {
     let mut c = Command::cargo_bin("topo").expect("binary built");
@@ -160,12 +162,12 @@ fn sizes_follow_nccl_tests_flags() {
     topo().args(["tune", "--fixture", "gh200", "-f", "1"]).assert().code(2);
 }
 
-fn shared() -> Option<PathBuf> {
+fn shared(test: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
     if p.is_dir() {
         Some(p)
     } else {
-        println!("skipped: ../shared/fixtures is absent");
+        common::skip(test, "../shared/fixtures is absent");
         None
     }
 }
@@ -184,7 +186,7 @@ fn log_facts(log: &str) -> (String, Option<u32>) {
 
 #[test]
 fn thresholds_and_channels_match_real_logs() {
-    let Some(dir) = shared() else { return };
+    let Some(dir) = shared("thresholds_and_channels_match_real_logs") else { return };
     // (topology, flags, log). The logs are NCCL 2.23.4, 2.28.9 and a 2023 2.17/2.18 run on
     // an H800 of the same platform as h800x8 (no NVLS there).
     let cases: [(&str, &[&str], &str); 3] = [

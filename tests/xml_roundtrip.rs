@@ -11,12 +11,14 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use topo::xml::{self, Xml};
 
-fn shared_dir() -> Option<PathBuf> {
+mod common;
+
+fn shared_dir(test: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl");
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("skipped: {} is absent", dir.display());
+        common::skip(test, &format!("{} is absent", dir.display()));
         None
     }
 }
@@ -34,7 +36,7 @@ fn round(path: &Path) -> (String, String) {
 
 #[test]
 fn shared_nccl_files_round_trip_byte_for_byte() {
-    let Some(dir) = shared_dir() else { return };
+    let Some(dir) = shared_dir("shared_nccl_files_round_trip_byte_for_byte") else { return };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()

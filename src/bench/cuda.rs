@@ -974,7 +974,10 @@ ptxas info    : Used 40 registers, 380 bytes cmem[0]\n";
     #[test]
     fn without_a_driver_the_backend_says_so() {
         if driver_present() {
-            eprintln!("skipped: a CUDA driver is present");
+            crate::test_skip::skip(
+                "bench::cuda::tests::without_a_driver_the_backend_says_so",
+                "a CUDA driver is present",
+            );
             return;
         }
         let e = CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES).err().unwrap().to_string();

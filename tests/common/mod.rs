@@ -2,6 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+mod skip;
+#[allow(unused_imports)]
+pub use skip::skip;
+
 /// The fake machines of the project.
 #[allow(dead_code)]
 pub fn fixtures() -> PathBuf {
