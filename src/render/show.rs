@@ -227,6 +227,18 @@ pub fn system_json(an: &Analysis) -> serde_json::Value {
     })
 }
 
+/// `topo fixtures`: the built-in machines, one a line.
+pub fn fixtures_list(all: &[crate::fixtures::Fixture]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::NOTHING);
+    t.set_header(vec!["NAME", "DESCRIPTION"]);
+    for f in all {
+        t.add_row(vec![f.name, f.description]);
+    }
+    let first = all.first().map_or("NAME", |f| f.name);
+    format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {first}`.\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,16 +291,4 @@ mod tests {
         assert_eq!(affinity_ranges("00000001,00000003"), "0-1,32");
         assert_eq!(affinity_ranges("00000000"), "none");
     }
-}
-
-/// `topo fixtures`: the built-in machines, one a line.
-pub fn fixtures_list(all: &[crate::fixtures::Fixture]) -> String {
-    let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::NOTHING);
-    t.set_header(vec!["NAME", "DESCRIPTION"]);
-    for f in all {
-        t.add_row(vec![f.name, f.description]);
-    }
-    let first = all.first().map_or("NAME", |f| f.name);
-    format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {first}`.\n")
 }
