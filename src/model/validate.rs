@@ -24,6 +24,12 @@ pub const MAX_NVLINKS: i64 = 36;
 pub const MAX_C2C_LINKS: i64 = 64;
 /// Fastest single C2C link, MB/s (1 TB/s).
 pub const MAX_C2C_BW: i64 = 1_000_000;
+/// Most nodes of one type NCCL 2.30.7 builds (`NCCL_TOPO_MAX_NODES`).
+pub const MAX_NODES_PER_TYPE: usize = 640;
+/// Most children of one XML element NCCL 2.30.7 keeps (`MAX_SUBS`).
+pub const MAX_CHILDREN: usize = 640;
+/// Longest bus id accepted (NCCL writes 12 characters, `0000:0f:00.0`).
+pub const MAX_BUSID_LEN: usize = 32;
 /// The bus id NCCL writes for an NVLink target it cannot see (an NVSwitch).
 pub const INVISIBLE_TARGET: &str = "fffffff:ffff:ff";
 
@@ -54,6 +60,44 @@ pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
         .filter_map(|&g| x.parent(g).and_then(|p| x.attr(p, "busid")))
         .map(xml::busid_to_i64)
         .collect();
+
+    // Sizes NCCL refuses (it fails its init), checked before anything is built from them.
+    let mut per_type: std::collections::HashMap<&str, usize> = Default::default();
+    for &id in &read {
+        let children = x.children(id).len();
+        if children > MAX_CHILDREN {
+            return Err(err(
+                id,
+                format!("<{}> has {children} children; NCCL keeps at most {MAX_CHILDREN}", x.name(id)),
+            ));
+        }
+        let name = x.name(id);
+        if matches!(name, "cpu" | "pci" | "gpu" | "nic" | "net") {
+            let n = per_type.entry(name).or_default();
+            *n += 1;
+            if *n > MAX_NODES_PER_TYPE {
+                return Err(err(
+                    id,
+                    format!("more than {MAX_NODES_PER_TYPE} <{name}> elements: NCCL's limit of nodes of one type"),
+                ));
+            }
+        }
+        for key in ["busid", "target"] {
+            if let Some(b) = x.attr(id, key)
+                && !is_busid_like(b)
+            {
+                let shown: String = b.chars().take(40).collect();
+                let more = if b.chars().count() > 40 { "..." } else { "" };
+                return Err(err(
+                    id,
+                    format!(
+                        "<{name}> {key}=\"{shown}{more}\" ({} characters) is not a PCI bus id (hex digits, ':' and '.', at most {MAX_BUSID_LEN})",
+                        b.chars().count()
+                    ),
+                ));
+            }
+        }
+    }
 
     for &id in &read {
         match x.name(id) {
@@ -120,6 +164,11 @@ pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// A bus id in any form NCCL reads: hex digits with ':' and '.' separators, short.
+fn is_busid_like(b: &str) -> bool {
+    !b.is_empty() && b.len() <= MAX_BUSID_LEN && b.bytes().all(|c| c.is_ascii_hexdigit() || c == b':' || c == b'.')
 }
 
 fn check_nvlink(x: &Xml, id: NodeId, gpus: &HashSet<i64>, err: &dyn Fn(NodeId, String) -> Error) -> Result<(), Error> {
@@ -223,6 +272,18 @@ mod tests {
         assert!(msg(check(&net("4000000"))).contains("speed=\"4000000\""));
         check(&net("400000")).unwrap();
         check(&net("0")).unwrap();
+    }
+
+    #[test]
+    fn sizes_nccl_refuses_are_errors() {
+        let m = msg(check(&gpu(&"&amp;".repeat(1000), "16", "80", "")));
+        assert!(m.contains("busid=\"&amp;&amp;") && m.contains("(5000 characters) is not a PCI bus id"), "{m}");
+        assert!(m.len() < 300, "the message does not repeat a huge value: {m}");
+        let many: String = (0..=MAX_NODES_PER_TYPE)
+            .map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", i / 32, i % 32), "16", "80", ""))
+            .collect();
+        let m = msg(check(&many));
+        assert!(m.contains("<cpu> has 641 children; NCCL keeps at most 640"), "{m}");
     }
 
     #[test]
