@@ -21,13 +21,13 @@
 //! [`Model::assumptions`]: float sum, one collective per launch, no tuner plugin, a
 //! host-based network plugin, unregistered buffers, NCCL built with CUDA 12.
 
-pub mod channels;
 pub mod constants;
 pub mod env;
 pub mod render;
 
 use crate::error::Error;
 use crate::model::{Analysis, NodeType, PathType, cpu};
+use crate::search::channels::{self, Job};
 use crate::search::{Graph, Graphs, pattern};
 
 use constants::*;
@@ -327,14 +327,11 @@ impl Model {
         let sys = &an.system;
         let mut warnings = Vec::new();
 
-        let local_ranks = sys.count(NodeType::Gpu).max(1);
+        // The nodes as init numbers them: every trimming domain of every host is one.
+        let job = Job::from_analysis(an)?;
+        let local_ranks = job.node_ranks().max(1);
         let n_ranks = an.n_ranks.max(1);
-        let n_nodes = n_ranks.div_ceil(local_ranks);
-        if !n_ranks.is_multiple_of(local_ranks) {
-            warnings.push(format!(
-                "{n_ranks} ranks do not split evenly into nodes of {local_ranks} GPUs; the model assumes {n_nodes} nodes"
-            ));
-        }
+        let n_nodes = job.n_nodes().max(1);
         let ccs: Vec<i32> = an.gpus.iter().map(|g| g.sm).collect();
         let min_cc = ccs.iter().copied().min().unwrap_or(0);
         let max_cc = ccs.iter().copied().max().unwrap_or(0);
@@ -345,22 +342,22 @@ impl Model {
         };
 
         // CollNet: `--collnet` stands for a SHARP-capable network with NCCL_COLLNET_ENABLE=1.
-        let collnet_env = env.get("NCCL_COLLNET_ENABLE").map(crate::xml::strtol);
-        let collnet_requested = an.options.collnet && collnet_env != Some(0);
-        let nvls_support = gs.nvls.computed && gs.nvls.n_channels > 0;
-
-        // The graphs, aligned as init.cc does: ring and tree get min(ring, tree) channels.
-        let mut tree = GraphFacts::of(&gs.tree);
-        let mut ring = GraphFacts::of(&gs.ring);
+        let collnet_requested = job.collnet;
+        // The graphs, aligned across the ranks as init.cc does, then ring and tree get
+        // min(ring, tree) channels.
+        let (al, tree_pattern) = job.align(gs);
+        let nvls_support = al.nvls.computed && al.nvls.n_channels > 0;
+        let mut tree = GraphFacts::of(&al.tree);
+        let mut ring = GraphFacts::of(&al.ring);
         let aligned = ring.n_channels.min(tree.n_channels);
         ring.n_channels = aligned;
         tree.n_channels = aligned;
         let (direct, chain) = if collnet_requested {
-            (GraphFacts::of(&gs.collnet_direct), GraphFacts::of(&gs.collnet_chain))
+            (GraphFacts::of(&al.collnet_direct), GraphFacts::of(&al.collnet_chain))
         } else {
             (GraphFacts::zero(pattern::COLLNET_DIRECT), GraphFacts::zero(pattern::TREE))
         };
-        let nvls = GraphFacts::of(&gs.nvls);
+        let nvls = GraphFacts::of(&al.nvls);
         let graphs = [tree, ring, direct, chain, nvls, nvls, tree];
 
         let mut collnet_enable = collnet_requested && chain.n_channels > 0;
@@ -378,18 +375,8 @@ impl Model {
             distinct_heads(&gs.collnet_direct, local_ranks)
         };
 
-        let ch_in = channels::ChannelInputs {
-            ring_channels: ring.n_channels,
-            tree_channels: tree.n_channels,
-            ring_bw_intra: ring.bw_intra,
-            collnet_more_intra: collnet_enable && chain.bw_intra > chain.bw_inter,
-            n_ranks,
-            n_nodes,
-            min_cc,
-            cc,
-        };
-        let n_channels = channels::coll_channels(&ch_in, env);
-        let nvls_channels = channels::nvls_channels(&ch_in, env, nvls_support);
+        let n_channels = channels::coll_channels(gs, &job);
+        let nvls_channels = channels::nvls_channels(&job, env, nvls_support);
 
         let pat_param = env.param("PAT_ENABLE", 2);
         let pat_enable = if min_cc < 60 {
@@ -421,7 +408,7 @@ impl Model {
             collnet_enable,
             collnet_heads,
             nvs_count: sys.count(NodeType::Nvs),
-            tree_pattern: tree.pattern,
+            tree_pattern,
             pat_enable,
             net_overhead_us,
             graphs,
@@ -690,7 +677,8 @@ fn tune(
         }
     };
     let nthreads_env = env.param("NTHREADS", -2);
-    let simple_default = if ring.bw_intra * ring.n_channels as f32 <= PCI_BW { 256 } else { SIMPLE_MAX_NTHREADS };
+    let simple_default =
+        if ring.bw_intra * ring.n_channels as f32 <= crate::model::bw::PCI { 256 } else { SIMPLE_MAX_NTHREADS };
     let (nt, w) = env::nthreads("NCCL_NTHREADS", nthreads_env, 2 * WARP_SIZE, SIMPLE_MAX_NTHREADS, simple_default);
     warn(w);
     max_threads[Algo::Ring as usize][Proto::Simple as usize] = nt;
