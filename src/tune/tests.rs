@@ -290,3 +290,15 @@ fn trimmed_ranks_count_as_nodes_of_their_own() {
     let plain = model("workstation-4gpu", 1);
     assert!(!plain.comm.pat_enable);
 }
+
+#[test]
+fn one_rank_keeps_zero_thread_thresholds() {
+    // NCCL returns from its tuning model before setting the thresholds when there is a
+    // single rank; the thread limits are set before that and stay.
+    let m = model("gh200", 1);
+    assert_eq!(m.comm.n_ranks, 1);
+    for a in Algo::ALL {
+        assert_eq!(m.table.thread_thresholds[a], [0, 0, 0], "{a}");
+    }
+    assert_eq!(m.table.max_threads[Algo::Ring], [512, 640, 512]);
+}

@@ -127,9 +127,11 @@ pub(super) fn tune(
         }
     };
     let max_threads = threads::max_threads(c, env, &mut warn);
-    // Thread thresholds do not depend on the rank count being > 1.
-    let thread_thresholds = threads::thread_thresholds(c, env);
     let en = Enables::parse(algo_env, proto_env)?;
+    // NCCL sets the thresholds at the end of the model, after a single rank has returned:
+    // one rank keeps the communicator's zeroed ones.
+    let thread_thresholds =
+        if c.n_ranks <= 1 { PerAlgo::splat(PerProto::splat(0)) } else { threads::thread_thresholds(c, env) };
 
     let mut lat = PerFunc::splat(PerAlgo::splat(PerProto::splat(0f32)));
     let mut bws = lat;
