@@ -58,7 +58,8 @@ impl GraphFacts {
 pub struct Comm {
     pub n_ranks: usize,
     pub n_nodes: usize,
-    /// GPUs per node (`localRanks`, the same on every node here).
+    /// Rank 0's `localRanks`: the GPUs of its node, i.e. of its trimming domain (the
+    /// whole host unless some GPUs reach each other only through the network).
     pub local_ranks: usize,
     pub min_cc: i32,
     pub max_cc: i32,

@@ -20,9 +20,18 @@
 //! except a few facts only a running job knows; those are fixed and listed in
 //! [`Model::assumptions`]: float sum, one collective per launch, no tuner plugin, a
 //! host-based network plugin, unregistered buffers, NCCL built with CUDA 12.
+//!
+//! The pieces, in the order NCCL runs them:
+//! - [`comm`]: the communicator facts init leaves (nodes, ranks, the graphs aligned over
+//!   every rank, channel counts from [`crate::search::channels`]);
+//! - `tuning`: `ncclTopoTuneModel` put together, over [`table`]s indexed by [`Func`],
+//!   [`Algo`] and [`Proto`]; `threads` (thread counts and thresholds), `bandwidth` and
+//!   `latency` (one function per algorithm), [`enable`] (NCCL_ALGO/NCCL_PROTO, LL128);
+//!   [`limit`] says what bounds each bandwidth;
+//! - `predict`: for one size, the time of every entry, NCCL's choice and its launch.
 
 mod bandwidth;
-mod comm;
+pub mod comm;
 pub mod constants;
 pub mod enable;
 pub mod env;
