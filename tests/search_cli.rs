@@ -211,3 +211,20 @@ fn azure_ncv4_graph_file() {
     assert!(s.contains("    2  min(ring 2, tree 4) search channels"), "{s}");
     assert!(s.contains("Channel 01/04 : 0 3 2 1"), "{s}");
 }
+
+/// 16 L20s whose two halves reach each other only through the network (../shared,
+/// skipped when absent): each half trims the other away and searches alone, and NCCL
+/// runs them as two nodes of 8 ranks whose rings join through the NICs.
+#[test]
+fn trimmed_halves_run_as_two_nodes() {
+    let topo_file = root().join("../shared/fixtures/nccl/l20x16-bf3.xml");
+    if !topo_file.is_file() {
+        eprintln!("skipped: ../shared/fixtures (l20x16-bf3) is absent");
+        return;
+    }
+    let s = stdout(topo().env_clear().arg("search").arg("--topo").arg(&topo_file).args(["--rank", "2"]));
+    assert!(!s.contains("not modelled"), "{s}");
+    assert!(s.contains("Channels NCCL runs (2 node(s) x 8 GPUs = 16 ranks): nChannels 2"), "{s}");
+    assert!(s.contains("Channel 00/02 :  0  1  4  5  8  9 12 13  2  3  6  7 10 11 14 15"), "{s}");
+    assert!(s.contains("Ring 00 : 13 -> 2 -> 3"), "{s}");
+}

@@ -121,6 +121,9 @@ pub struct Analysis {
     pub prepared: Xml,
     /// The system after trimming, with final paths.
     pub system: System,
+    /// The system every rank of the node starts from (fused, paths computed, not yet
+    /// trimmed): what [`Analysis::system_of_rank`] trims for another rank.
+    pub untrimmed: System,
     pub params: Params,
     pub trimmed: Vec<i32>,
     pub n_ranks: usize,
@@ -208,6 +211,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     paths::compute_paths(&mut sys, &params)?;
     let n_local = sys.count(NodeType::Gpu);
     let n_ranks = n_local * opts.nodes;
+    let untrimmed = sys.clone();
     let trimmed = paths::trim_system(&mut sys, 0, n_ranks);
     paths::compute_paths(&mut sys, &params)?;
     paths::search_init(&mut sys);
@@ -307,6 +311,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         nets: prep.nets,
         prepared: prep.xml,
         system: sys,
+        untrimmed,
         params,
         trimmed,
         n_ranks,
@@ -319,6 +324,18 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
 }
 
 impl Analysis {
+    /// The system another GPU of the node ends up with: NCCL's init on that rank trims
+    /// the same fused system to what *it* reaches without the network, recomputes the
+    /// paths and starts its own search (`ncclTopoTrimSystem`, `ncclTopoComputePaths`,
+    /// `ncclTopoSearchInit`). Returns it with the ranks that rank trimmed away.
+    pub fn system_of_rank(&self, rank: i32) -> Result<(System, Vec<i32>), Error> {
+        let mut sys = self.untrimmed.clone();
+        let trimmed = paths::trim_system(&mut sys, rank, self.n_ranks);
+        paths::compute_paths(&mut sys, &self.params)?;
+        paths::search_init(&mut sys);
+        Ok((sys, trimmed))
+    }
+
     /// The JSON document of `topo analyze --json` (schema 1).
     pub fn to_json(&self, graphs: serde_json::Value) -> serde_json::Value {
         serde_json::json!({

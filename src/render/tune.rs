@@ -36,7 +36,7 @@ pub fn nccl_table(m: &Model) -> String {
         let mut line = String::from(" Max NThreads |");
         for a in &algos {
             for p in Proto::ALL {
-                let _ = write!(line, " {:>14} |", t.max_threads[*a as usize][p as usize]);
+                let _ = write!(line, " {:>14} |", t.max_threads[*a][p]);
             }
         }
         out.push_str(&line);
@@ -45,8 +45,7 @@ pub fn nccl_table(m: &Model) -> String {
             let mut line = format!("{:>13} |", f.name());
             for a in &algos {
                 for p in Proto::ALL {
-                    let (fi, ai, pi) = (f as usize, *a as usize, p as usize);
-                    let _ = write!(line, "{:>8.1}/{:>6.1} |", t.latency[fi][ai][pi], t.bandwidth[fi][ai][pi]);
+                    let _ = write!(line, "{:>8.1}/{:>6.1} |", t.latency[f][*a][p], t.bandwidth[f][*a][p]);
                 }
             }
             out.push_str(&line);
@@ -54,18 +53,18 @@ pub fn nccl_table(m: &Model) -> String {
         }
     }
     let th = &t.thread_thresholds;
-    let (tr, ri) = (Algo::Tree as usize, Algo::Ring as usize);
+    let (tr, ri) = (&th[Algo::Tree].0, &th[Algo::Ring].0);
     let _ = writeln!(
         out,
         "threadThresholds {}/{}/{} | {}/{}/{} | {} | {}",
-        th[tr][0],
-        th[tr][1],
-        th[tr][2],
-        th[ri][0],
-        th[ri][1],
-        th[ri][2],
-        th[Algo::CollNetDirect as usize][2],
-        th[Algo::CollNetChain as usize][2]
+        tr[0],
+        tr[1],
+        tr[2],
+        ri[0],
+        ri[1],
+        ri[2],
+        th[Algo::CollNetDirect][Proto::Simple],
+        th[Algo::CollNetChain][Proto::Simple]
     );
     let _ = writeln!(out, "{} coll channels, {} nvls channels", m.comm.n_channels, m.comm.nvls_channels);
     if m.algo_env.is_some() || m.proto_env.is_some() {
@@ -81,11 +80,11 @@ pub fn nccl_table(m: &Model) -> String {
         for f in Func::ALL {
             let _ = write!(out, "{:>13} | ", f.name());
             for p in Proto::ALL {
-                let _ = write!(out, "{:>8}  ", t.proto_enable[f as usize][p as usize]);
+                let _ = write!(out, "{:>8}  ", t.proto_enable[f][p]);
             }
             out.push_str(" | ");
             for a in Algo::ALL {
-                let _ = write!(out, "{:>13}  ", t.algo_enable[f as usize][a as usize]);
+                let _ = write!(out, "{:>13}  ", t.algo_enable[f][a]);
             }
             out.push('\n');
         }
@@ -105,7 +104,7 @@ fn graph_line(m: &Model) -> String {
     for (name, a) in
         [("ring", Algo::Ring), ("tree", Algo::Tree), ("nvls", Algo::Nvls), ("collnet", Algo::CollNetDirect)]
     {
-        let x = &g[a as usize];
+        let x = &g[a];
         if x.n_channels > 0 {
             parts.push(format!(
                 "{name} {}x {:.1}/{:.1} GB/s {}/{}",
@@ -184,9 +183,8 @@ fn table_json(m: &Model) -> serde_json::Value {
             let mut lp = serde_json::Map::new();
             let mut bp = serde_json::Map::new();
             for p in Proto::ALL {
-                let (fi, ai, pi) = (f as usize, a as usize, p as usize);
-                lp.insert(p.name().into(), crate::tune::short(t.latency[fi][ai][pi]).into());
-                bp.insert(p.name().into(), crate::tune::short(t.bandwidth[fi][ai][pi]).into());
+                lp.insert(p.name().into(), crate::tune::short(t.latency[f][a][p]).into());
+                bp.insert(p.name().into(), crate::tune::short(t.bandwidth[f][a][p]).into());
             }
             la.insert(a.name().into(), lp.into());
             ba.insert(a.name().into(), bp.into());
@@ -194,12 +192,12 @@ fn table_json(m: &Model) -> serde_json::Value {
         lat.insert(f.name().into(), la.into());
         bw.insert(f.name().into(), ba.into());
     }
-    let per_algo = |x: &dyn Fn(usize, usize) -> serde_json::Value| {
+    let per_algo = |x: &dyn Fn(Algo, Proto) -> serde_json::Value| {
         let mut m = serde_json::Map::new();
         for a in Algo::ALL {
             let mut p_ = serde_json::Map::new();
             for p in Proto::ALL {
-                p_.insert(p.name().into(), x(a as usize, p as usize));
+                p_.insert(p.name().into(), x(a, p));
             }
             m.insert(a.name().into(), p_.into());
         }

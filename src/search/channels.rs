@@ -181,16 +181,37 @@ impl Limits {
     }
 }
 
+/// One trimming domain of a host: GPUs that reach each other without the network.
+///
+/// Every rank trims the host's system to its own domain (`ncclTopoTrimSystem`) and
+/// searches its own graphs. After the allgather, init numbers the nodes by the first
+/// rank of each rank's ring (`ringRecv[0]`), so each domain of each host is a node of its
+/// own, with `localRanks` = the domain's GPUs, whatever the host hashes say.
+#[derive(Debug, Clone)]
+pub struct Domain {
+    /// The domain's ranks on the first host, ascending.
+    pub ranks: Vec<i32>,
+    /// The graphs its ranks searched (channels name ranks of the first host).
+    pub graphs: Graphs,
+}
+
 /// The facts about the job that the channel set-up needs besides the graphs.
 #[derive(Debug, Clone)]
 pub struct Job {
-    /// Identical nodes.
+    /// Identical hosts (`--nodes`).
     pub nodes: usize,
-    /// GPUs (ranks) a node.
+    /// GPUs (ranks) a host.
     pub local_ranks: usize,
+    /// Rank 0's domain: the ranks of the GPUs it kept after trimming, ascending (all of
+    /// the host's, `0..local_ranks`, when nothing was trimmed).
+    pub ranks: Vec<i32>,
+    /// The host's other domains, with their own graphs; empty without trimming.
+    pub others: Vec<Domain>,
     /// Smallest compute capability of the GPUs.
     pub min_cc: i32,
-    /// CollNet enabled and supported (`--collnet`).
+    /// Rank 0's compute capability (`comm->compCap`).
+    pub cc: i32,
+    /// CollNet requested (`--collnet`, unless NCCL_COLLNET_ENABLE=0).
     pub collnet: bool,
     /// NCCL_COLLNET_NODE_THRESHOLD (default 2).
     pub collnet_node_threshold: i64,
@@ -198,32 +219,100 @@ pub struct Job {
 }
 
 impl Job {
-    /// The job an analysis describes.
+    /// The job an analysis describes. Where trimming split the host, the other domains'
+    /// graphs are searched here, each from its first rank's point of view.
     pub fn from_analysis(an: &crate::model::Analysis) -> Result<Job, Error> {
-        if !an.trimmed.is_empty() {
-            return Err(Error::Unavailable(format!(
-                "ranks {:?} cannot be reached from rank 0 except through the network; NCCL treats them as separate \
-                 nodes with their own graphs, which topo does not model",
-                an.trimmed
-            )));
-        }
+        let env = &an.options.env;
         let sys = &an.system;
-        let local = sys.count(crate::model::NodeType::Gpu);
-        let mut ranks: Vec<i32> = sys.list(crate::model::NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
-        ranks.sort_unstable();
-        if ranks.iter().enumerate().any(|(i, &r)| r != i as i32) {
-            return Err(Error::Unavailable(format!(
-                "the GPUs' ranks are {ranks:?}, not 0..{local}; cannot lay out the nodes"
-            )));
+        let host = an.untrimmed.count(crate::model::NodeType::Gpu);
+        let ranks_of = |s: &crate::model::system::System| -> Result<Vec<i32>, Error> {
+            let mut ranks: Vec<i32> = s.list(crate::model::NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
+            ranks.sort_unstable();
+            if ranks.iter().any(|&r| r < 0 || r as usize >= host) {
+                return Err(Error::Unavailable(format!(
+                    "the GPUs' ranks are {ranks:?}, not within 0..{host}; cannot lay out the nodes"
+                )));
+            }
+            Ok(ranks)
+        };
+        let ranks = ranks_of(sys)?;
+        let mut min_cc = crate::search::cc_min(sys);
+        let mut others = Vec::new();
+        let mut left: Vec<i32> = an.trimmed.clone();
+        left.sort_unstable();
+        if !left.is_empty() {
+            let so = crate::search::SearchOptions::from_analysis(an);
+            while let Some(&first) = left.first() {
+                let (mut dsys, _) = an.system_of_rank(first)?;
+                let dranks = ranks_of(&dsys)?;
+                min_cc = min_cc.min(crate::search::cc_min(&dsys));
+                let graphs = crate::search::compute_all(&mut dsys, &an.params, &so)?;
+                left.retain(|r| !dranks.contains(r));
+                others.push(Domain { ranks: dranks, graphs });
+            }
         }
+        let collnet_env = env.tune.collnet_enable;
+        let cc = an.gpus.iter().find(|g| g.rank == 0).map_or(min_cc, |g| g.sm);
         Ok(Job {
             nodes: an.options.nodes,
-            local_ranks: local,
-            min_cc: crate::search::cc_min(sys),
-            collnet: an.options.collnet,
+            local_ranks: host,
+            ranks,
+            others,
+            min_cc,
+            cc,
+            collnet: an.options.collnet && collnet_env != Some(0),
             collnet_node_threshold: an.options.env.channels.collnet_node_threshold,
             limits: Limits::from_env(&an.options.env),
         })
+    }
+
+    /// The host's domains in NCCL's node order (by first rank), with their graphs;
+    /// rank 0's is `gs`.
+    fn domains<'a>(&'a self, gs: &'a Graphs) -> Vec<(&'a [i32], &'a Graphs)> {
+        let mut d: Vec<(&[i32], &Graphs)> = vec![(&self.ranks, gs)];
+        d.extend(self.others.iter().map(|o| (o.ranks.as_slice(), &o.graphs)));
+        d.sort_by_key(|(r, _)| r.first().copied().unwrap_or(i32::MAX));
+        d
+    }
+
+    /// NCCL nodes: every domain of every host.
+    pub fn n_nodes(&self) -> usize {
+        self.nodes * (1 + self.others.len())
+    }
+
+    /// Rank 0's `localRanks`: the GPUs of its domain.
+    pub fn node_ranks(&self) -> usize {
+        self.ranks.len()
+    }
+
+    /// The graphs as every rank holds them after init's allgather ("align all ranks so
+    /// that the tuning is consistent"): rank 0's graphs with, for each algorithm, the
+    /// fewest channels, the lowest `sameChannels` and bandwidths, and the worst path
+    /// types and `crossNic` any domain found. Also the largest tree pattern
+    /// (`comm->maxTreePattern`).
+    pub fn align(&self, gs: &Graphs) -> (Graphs, i32) {
+        let mut out = gs.clone();
+        let mut tree_pattern = gs.tree.pattern;
+        for o in &self.others {
+            let pairs = [
+                (&mut out.ring, &o.graphs.ring),
+                (&mut out.tree, &o.graphs.tree),
+                (&mut out.collnet_chain, &o.graphs.collnet_chain),
+                (&mut out.collnet_direct, &o.graphs.collnet_direct),
+                (&mut out.nvls, &o.graphs.nvls),
+            ];
+            for (g, h) in pairs {
+                g.n_channels = g.n_channels.min(h.n_channels);
+                g.same_channels = g.same_channels.min(h.same_channels);
+                g.bw_intra = g.bw_intra.min(h.bw_intra);
+                g.bw_inter = g.bw_inter.min(h.bw_inter);
+                g.type_intra = g.type_intra.max(h.type_intra);
+                g.type_inter = g.type_inter.max(h.type_inter);
+                g.cross_nic = g.cross_nic.max(h.cross_nic);
+            }
+            tree_pattern = tree_pattern.max(o.graphs.tree.pattern);
+        }
+        (out, tree_pattern)
     }
 }
 
@@ -246,10 +335,12 @@ struct Roles {
 /// The channels NCCL runs, for every rank of the job.
 #[derive(Debug, Clone)]
 pub struct Run {
+    /// NCCL nodes: the hosts, times the trimming domains of a host.
     pub nodes: usize,
+    /// Rank 0's `localRanks`.
     pub local_ranks: usize,
     pub n_ranks: usize,
-    /// Channels of the ring and tree graphs.
+    /// Channels of the ring and tree graphs (the fewest any domain found).
     pub ring_graph_channels: usize,
     pub tree_graph_channels: usize,
     /// `min(ring, tree)`: the search channels every rank sets up.
@@ -272,64 +363,184 @@ pub struct Run {
     tree_down: Vec<Vec<[i32; MAX_TREE_ARITY]>>,
     /// Per search channel and node, the ranks with inter-node tree roles.
     roles: Vec<Vec<Roles>>,
+    /// The node of every rank (`comm->rankToNode`).
+    rank_to_node: Vec<usize>,
 }
 
 fn bad_graph(msg: String) -> Error {
     Error::Input { file: "<graphs>".into(), message: msg }
 }
 
-/// A rank of a channel of `g`, as node `node` sees it; checks that it is a local rank.
-fn graph_rank(g: &Graph, name: &str, c: usize, i: usize, local: usize, node: usize) -> Result<i32, Error> {
-    // NCCL indexes the flat array, so an index past the channel reads the next channel.
-    let r = g.intra.get(c * local + i).copied().unwrap_or(0);
-    if r < 0 || r as usize >= local {
-        return Err(bad_graph(format!(
-            "{name} graph channel {c} names rank {r}, but a node has ranks 0..{}",
-            local.saturating_sub(1)
-        )));
-    }
-    Ok(r + (node * local) as i32)
+/// One NCCL node: a domain of one host, its ranks shifted to that host.
+struct NodeOf<'a> {
+    /// First rank of the host.
+    offset: i32,
+    /// The domain's ranks on the first host.
+    ranks: &'a [i32],
+    graphs: &'a Graphs,
 }
 
-/// Set up the channels NCCL runs from the graphs of node 0.
+impl NodeOf<'_> {
+    /// The `i`-th rank of channel `c` of `g` (one of this node's graphs), on this node's
+    /// host. NCCL indexes the flat array with its own `localRanks`, so an index past the
+    /// channel reads the next channel.
+    fn rank(&self, g: &Graph, name: &str, c: usize, i: usize) -> Result<i32, Error> {
+        let l = self.ranks.len();
+        let r = g.intra.get(c * l + i).copied().unwrap_or(0);
+        if !self.ranks.contains(&r) {
+            return Err(bad_graph(format!(
+                "{name} graph channel {c} names rank {r}, but the node has ranks {:?}",
+                self.ranks
+            )));
+        }
+        Ok(r + self.offset)
+    }
+}
+
+/// The collective channels (`comm->nChannels`) NCCL ends up with, without laying out
+/// the rings and trees: see [`build`].
+pub fn coll_channels(gs: &Graphs, job: &Job) -> usize {
+    let (al, _) = job.align(gs);
+    let n = al.ring.n_channels.min(al.tree.n_channels).max(0) as usize;
+    let (source, _) = postset(&al, job, n);
+    source.len()
+}
+
+/// `ncclTopoPostset` on the channel count: duplicate, add CollNet and sm90 copies, then
+/// apply the user's limits. Returns which base channel each final channel copies.
+fn postset(al: &Graphs, job: &Job, n: usize) -> (Vec<usize>, Vec<Step>) {
+    let nn = job.n_nodes();
+    let nr = job.nodes * job.local_ranks;
+    let mut steps = Vec::new();
+    let mut source: Vec<usize> = (0..(2 * n).min(MAXCHANNELS)).collect();
+    steps.push(Step { what: "duplicated (second tree of the pair), capped at 64".into(), n_channels: source.len() });
+    let chain = &al.collnet_chain;
+    if job.collnet && chain.computed && chain.n_channels > 0 {
+        if (nn as i64) < job.collnet_node_threshold {
+            steps.push(Step {
+                what: format!(
+                    "CollNet off: {nn} node(s), below NCCL_COLLNET_NODE_THRESHOLD {}",
+                    job.collnet_node_threshold
+                ),
+                n_channels: source.len(),
+            });
+        } else if chain.bw_intra > chain.bw_inter && nr > nn {
+            let cur = source.len();
+            copy_channels(&mut source, (cur + cur / 2).min(MAXCHANNELS));
+            steps.push(Step {
+                what: "CollNet chain: +half to saturate intra-node bandwidth (bwIntra > bwInter)".into(),
+                n_channels: source.len(),
+            });
+        }
+    }
+    let ring = &al.ring;
+    if job.min_cc >= 90 && nn > 1 && ring.bw_intra > 45.0 && source.len() < 16 {
+        let cur = source.len();
+        copy_channels(&mut source, 2 * cur);
+        steps.push(Step {
+            what: format!("sm{} multi-node, ring bwIntra {} > 45: doubled", job.min_cc, ring.bw_intra),
+            n_channels: source.len(),
+        });
+    }
+    let lim = &job.limits;
+    let cap = lim.max_nchannels.min(lim.max_ctas);
+    if source.len() > cap {
+        source.truncate(cap);
+        steps.push(Step { what: limit_name(lim, true), n_channels: source.len() });
+    }
+    let floor = lim.min_nchannels.max(lim.min_ctas);
+    if floor > source.len() {
+        copy_channels(&mut source, floor);
+        steps.push(Step { what: limit_name(lim, false), n_channels: source.len() });
+    }
+    (source, steps)
+}
+
+/// `comm->nvlsChannels` after `ncclNvlsTuning` (0 when NVLS is not in use): the
+/// generation's default, NCCL_NVLS_NCHANNELS, then the CTA limits. The SM100 multi-node
+/// refinement, which depends on the NIC speed, is not modelled.
+pub fn nvls_channels(job: &Job, env: &Env, nvls: bool) -> usize {
+    if !nvls {
+        return 0;
+    }
+    let mut n = if job.cc >= 100 {
+        if job.n_nodes() > 1 { NVLS_NCHANNELS_SM100 } else { NVLS_NCHANNELS_SM100_NVL }
+    } else {
+        NVLS_NCHANNELS_SM90
+    };
+    n = env.channels.nvls_nchannels.unwrap_or(n as i64).max(0) as usize;
+    n.min(job.limits.max_ctas).max(job.limits.min_ctas)
+}
+
+/// NVLS channel defaults by generation (`nvls.cc`).
+const NVLS_NCHANNELS_SM90: usize = 16;
+const NVLS_NCHANNELS_SM100: usize = 32;
+const NVLS_NCHANNELS_SM100_NVL: usize = 24;
+
+/// Set up the channels NCCL runs from the graphs of rank 0 (and, where trimming split
+/// the host, those of the other domains in `job`).
 pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
-    let nn = job.nodes;
+    let hosts = job.nodes;
     let l = job.local_ranks;
-    let nr = nn * l;
-    if nn == 0 || l == 0 {
+    let nr = hosts * l;
+    if hosts == 0 || l == 0 || job.ranks.is_empty() {
         return Err(Error::Usage("a job needs at least one node and one GPU".into()));
     }
-    let ring = &gs.ring;
-    let tree = &gs.tree;
-    let n = (ring.n_channels.min(tree.n_channels)).max(0) as usize;
+    let domains = job.domains(gs);
+    let nodes: Vec<NodeOf> = (0..hosts)
+        .flat_map(|h| domains.iter().map(move |&(ranks, graphs)| NodeOf { offset: (h * l) as i32, ranks, graphs }))
+        .collect();
+    let nn = nodes.len();
+    let mut rank_to_node = vec![usize::MAX; nr];
+    for (k, node) in nodes.iter().enumerate() {
+        for &r in node.ranks {
+            rank_to_node[(r + node.offset) as usize] = k;
+        }
+    }
+    if let Some(r) = rank_to_node.iter().position(|&k| k == usize::MAX) {
+        return Err(bad_graph(format!("rank {r} belongs to no node")));
+    }
+    let (al, _) = job.align(gs);
+    let n = (al.ring.n_channels.min(al.tree.n_channels)).max(0) as usize;
     if n == 0 {
         return Err(bad_graph("the ring or tree graph has no channel; NCCL cannot set up any".into()));
     }
     if n > MAXCHANNELS / 2 {
         return Err(bad_graph(format!("{n} search channels; NCCL sets up at most {}", MAXCHANNELS / 2)));
     }
-    let mut steps = vec![Step {
-        what: format!("min(ring {}, tree {}) search channels", ring.n_channels, tree.n_channels),
-        n_channels: n,
-    }];
+    let what = if job.others.is_empty() {
+        format!("min(ring {}, tree {}) search channels", al.ring.n_channels, al.tree.n_channels)
+    } else {
+        format!(
+            "min(ring {}, tree {}) search channels, the fewest of the {} trimming domains",
+            al.ring.n_channels,
+            al.tree.n_channels,
+            domains.len()
+        )
+    };
+    let mut steps = vec![Step { what, n_channels: n }];
 
-    // Rings: each node's chain, then the chains joined node to node.
-    let swap = ring.cross_nic == 2 && n.is_multiple_of(2) && nn > 1;
+    // Rings: each node's chain, then the chains joined node to node. Odd nodes whose
+    // own ring search ended with crossNic 2 swap channel pairs.
+    let even = n.is_multiple_of(2);
+    let swaps = |k: usize| even && k % 2 == 1 && nodes[k].graphs.ring.cross_nic == 2;
     let mut ring_prev = vec![vec![-1i32; nr]; n];
     let mut ring_next = vec![vec![-1i32; nr]; n];
     for c in 0..n {
         let mut recv = vec![0i32; nn];
         let mut send = vec![0i32; nn];
-        for k in 0..nn {
-            let gc = if swap && k % 2 == 1 { c ^ 1 } else { c };
-            let chain: Vec<i32> = (0..l).map(|i| graph_rank(ring, "ring", gc, i, l, k)).collect::<Result<_, _>>()?;
-            for i in 0..l {
+        for (k, node) in nodes.iter().enumerate() {
+            let gc = if swaps(k) { c ^ 1 } else { c };
+            let ll = node.ranks.len();
+            let ring = &node.graphs.ring;
+            let chain: Vec<i32> = (0..ll).map(|i| node.rank(ring, "ring", gc, i)).collect::<Result<_, _>>()?;
+            for i in 0..ll {
                 let r = chain[i] as usize;
                 ring_prev[c][r] = if i == 0 { -1 } else { chain[i - 1] };
-                ring_next[c][r] = if i == l - 1 { -1 } else { chain[i + 1] };
+                ring_next[c][r] = if i == ll - 1 { -1 } else { chain[i + 1] };
             }
             recv[k] = chain[0];
-            send[k] = chain[l - 1];
+            send[k] = chain[ll - 1];
         }
         for k in 0..nn {
             ring_prev[c][recv[k] as usize] = send[(k + nn - 1) % nn];
@@ -340,23 +551,25 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     // Trees: the intra-node chain on both copies, then the double binary tree.
     let mut tree_up = vec![vec![-1i32; nr]; 2 * n];
     let mut tree_down = vec![vec![[-1i32; MAX_TREE_ARITY]; nr]; 2 * n];
-    let child0_index = if tree.pattern == pattern::TREE { 0 } else { 1 };
-    let child1_index = if tree.pattern == pattern::SPLIT_TREE { 1 } else { 0 };
     let mut roles = vec![Vec::with_capacity(nn); n];
     for c in 0..n {
-        for k in 0..nn {
-            let chain: Vec<i32> = (0..l).map(|i| graph_rank(tree, "tree", c, i, l, k)).collect::<Result<_, _>>()?;
-            for i in 0..l {
+        for node in &nodes {
+            let tree = &node.graphs.tree;
+            let child0_index = if tree.pattern == pattern::TREE { 0 } else { 1 };
+            let child1_index = if tree.pattern == pattern::SPLIT_TREE { 1 } else { 0 };
+            let ll = node.ranks.len();
+            let chain: Vec<i32> = (0..ll).map(|i| node.rank(tree, "tree", c, i)).collect::<Result<_, _>>()?;
+            for i in 0..ll {
                 let r = chain[i] as usize;
                 for b in [c, c + n] {
                     tree_up[b][r] = if i == 0 { -1 } else { chain[i - 1] };
-                    tree_down[b][r][0] = if i == l - 1 { -1 } else { chain[i + 1] };
+                    tree_down[b][r][0] = if i == ll - 1 { -1 } else { chain[i + 1] };
                 }
             }
             roles[c].push(Roles {
                 parent: chain[0],
-                child0: graph_rank(tree, "tree", c, child0_index, l, k)?,
-                child1: graph_rank(tree, "tree", c, child1_index, l, k)?,
+                child0: node.rank(tree, "tree", c, child0_index)?,
+                child1: node.rank(tree, "tree", c, child1_index)?,
             });
         }
     }
@@ -388,58 +601,21 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     }
 
     // Postset: duplicate, then the extra copies, then the user's limits.
-    let mut source: Vec<usize> = (0..(2 * n).min(MAXCHANNELS)).collect();
-    steps.push(Step { what: "duplicated (second tree of the pair), capped at 64".into(), n_channels: source.len() });
-    let chain = &gs.collnet_chain;
-    if job.collnet && chain.computed && chain.n_channels > 0 {
-        if (nn as i64) < job.collnet_node_threshold {
-            steps.push(Step {
-                what: format!(
-                    "CollNet off: {nn} node(s), below NCCL_COLLNET_NODE_THRESHOLD {}",
-                    job.collnet_node_threshold
-                ),
-                n_channels: source.len(),
-            });
-        } else if chain.bw_intra > chain.bw_inter && nr > nn {
-            let cur = source.len();
-            copy_channels(&mut source, (cur + cur / 2).min(MAXCHANNELS));
-            steps.push(Step {
-                what: "CollNet chain: +half to saturate intra-node bandwidth (bwIntra > bwInter)".into(),
-                n_channels: source.len(),
-            });
-        }
-    }
-    if job.min_cc >= 90 && nn > 1 && ring.bw_intra > 45.0 && source.len() < 16 {
-        let cur = source.len();
-        copy_channels(&mut source, 2 * cur);
-        steps.push(Step {
-            what: format!("sm{} multi-node, ring bwIntra {} > 45: doubled", job.min_cc, ring.bw_intra),
-            n_channels: source.len(),
-        });
-    }
-    let lim = &job.limits;
-    let cap = lim.max_nchannels.min(lim.max_ctas);
-    if source.len() > cap {
-        source.truncate(cap);
-        steps.push(Step { what: limit_name(lim, true), n_channels: source.len() });
-    }
-    let floor = lim.min_nchannels.max(lim.min_ctas);
-    if floor > source.len() {
-        copy_channels(&mut source, floor);
-        steps.push(Step { what: limit_name(lim, false), n_channels: source.len() });
-    }
+    let (source, more) = postset(&al, job, n);
+    steps.extend(more);
     let run = Run {
         nodes: nn,
-        local_ranks: l,
+        local_ranks: job.node_ranks(),
         n_ranks: nr,
-        ring_graph_channels: ring.n_channels.max(0) as usize,
-        tree_graph_channels: tree.n_channels.max(0) as usize,
+        ring_graph_channels: al.ring.n_channels.max(0) as usize,
+        tree_graph_channels: al.tree.n_channels.max(0) as usize,
         search_channels: n,
         n_channels: source.len(),
-        cross_nic_swap: swap,
+        cross_nic_swap: (0..nn).any(swaps),
         steps,
-        notes: lim.notes.clone(),
+        notes: job.limits.notes.clone(),
         source,
+        rank_to_node,
         ring_prev,
         ring_next,
         tree_up,
@@ -571,7 +747,7 @@ impl Run {
     /// NCCL's `Tree %d : up -> rank -> d0/d1/d2` lines (NCCL_DEBUG_SUBSYS=GRAPH), which
     /// a rank prints for each search channel where it links its node to others.
     pub fn tree_lines(&self, rank: usize) -> Vec<String> {
-        let node = rank / self.local_ranks;
+        let node = self.rank_to_node[rank];
         let r = rank as i32;
         let mut out = Vec::new();
         for c in 0..self.search_channels {
@@ -651,255 +827,4 @@ pub fn for_analysis(an: &crate::model::Analysis, gs: &Graphs) -> Result<Run, Err
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::search::Graph;
-
-    #[test]
-    fn btree_of_fourteen_matches_the_picture() {
-        // NCCL's comment: 0-8, 8 has 4 and 12; 4 has 2 and 6; 12 has 10 (and 13 below it).
-        assert_eq!(btree(14, 0), (-1, -1, 8, 0));
-        assert_eq!(btree(14, 8), (0, 4, 12, 1));
-        assert_eq!(btree(14, 4), (8, 2, 6, 0));
-        assert_eq!(btree(14, 12), (8, 10, 13, 1));
-        assert_eq!(btree(14, 2), (4, 1, 3, 0));
-        assert_eq!(btree(14, 13), (12, -1, -1, 1));
-        assert_eq!(btree(14, 1), (2, -1, -1, 0));
-        assert_eq!(btree(14, 3), (2, -1, -1, 1));
-        assert_eq!(btree(1, 0), (-1, -1, -1, 0));
-        assert_eq!(btree(2, 0), (-1, -1, 1, 0));
-        assert_eq!(btree(2, 1), (0, -1, -1, 1));
-        assert_eq!(btree(3, 2), (0, 1, -1, 1));
-        assert_eq!(btree(3, 1), (2, -1, -1, 0));
-    }
-
-    #[test]
-    fn btree_is_a_tree() {
-        for n in 1..70 {
-            let mut parents = 0;
-            for r in 0..n {
-                let (u, d0, d1, _) = btree(n, r);
-                if u == -1 {
-                    assert_eq!(r, 0);
-                } else {
-                    parents += 1;
-                    let (_, pd0, pd1, _) = btree(n, u);
-                    assert!(pd0 == r || pd1 == r, "n {n}: {r}'s parent {u} does not list it");
-                }
-                for d in [d0, d1] {
-                    if d != -1 {
-                        assert!(d < n);
-                        assert_eq!(btree(n, d).0, r);
-                    }
-                }
-            }
-            assert_eq!(parents, n - 1);
-        }
-    }
-
-    #[test]
-    fn dtree_mirrors_even_and_shifts_odd() {
-        // Even: the second tree is the mirror (NCCL's picture for 12: root 11, 3 under it).
-        let (a, b) = dtree(12, 11);
-        assert_eq!(a.up, 10);
-        assert_eq!((b.up, b.down0, b.down1), (-1, -1, 3));
-        let (_, b) = dtree(12, 3);
-        assert_eq!((b.up, b.down0, b.down1), (11, 7, 1));
-        // Odd: shifted by one (13 nodes: root 1, 9 under it).
-        let (_, b) = dtree(13, 1);
-        assert_eq!((b.up, b.down0, b.down1), (-1, -1, 9));
-        let (_, b) = dtree(13, 9);
-        assert_eq!((b.up, b.down0, b.down1), (1, 5, 0));
-        // Two nodes: 0 is root of the first tree, 1 of the second.
-        let (a, b) = dtree(2, 0);
-        assert_eq!((a.up, a.down1, b.up, b.down0), (-1, 1, 1, -1));
-        let (a, b) = dtree(2, 1);
-        assert_eq!((a.up, b.up, b.down1), (0, -1, 0));
-    }
-
-    fn graph(id: i32, pat: i32, l: usize, chans: &[&[i32]]) -> Graph {
-        let mut g = Graph::new(id, pat, l);
-        g.computed = true;
-        g.n_channels = chans.len() as i32;
-        for (c, ch) in chans.iter().enumerate() {
-            g.intra[c * l..(c + 1) * l].copy_from_slice(ch);
-        }
-        g.bw_intra = 20.0;
-        g.bw_inter = 20.0;
-        g
-    }
-
-    fn graphs(ring: Graph, tree: Graph) -> Graphs {
-        let l = 1;
-        Graphs {
-            ring,
-            tree,
-            collnet_chain: Graph::new(2, pattern::TREE, l),
-            collnet_direct: Graph::new(4, pattern::COLLNET_DIRECT, l),
-            nvls: Graph::new(3, pattern::NVLS, l),
-        }
-    }
-
-    fn job(nodes: usize, l: usize) -> Job {
-        Job { nodes, local_ranks: l, min_cc: 80, collnet: false, collnet_node_threshold: 2, limits: Limits::default() }
-    }
-
-    #[test]
-    fn single_node_rings_and_chains() {
-        // The A6000 pair of the cuiboyuan log: ring [0 1] x2, tree [0 1] and [1 0].
-        let gs = graphs(
-            graph(0, pattern::RING, 2, &[&[0, 1], &[0, 1]]),
-            graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1], &[1, 0]]),
-        );
-        let run = build(&gs, &job(1, 2)).unwrap();
-        assert_eq!(run.n_channels, 4);
-        assert_eq!(
-            run.ring_lines(1),
-            ["Ring 00 : 0 -> 1 -> 0", "Ring 01 : 0 -> 1 -> 0", "Ring 02 : 0 -> 1 -> 0", "Ring 03 : 0 -> 1 -> 0"]
-        );
-        assert_eq!(
-            run.trees_line(1),
-            "Trees [0] -1/-1/-1->1->0 [1] 0/-1/-1->1->-1 [2] -1/-1/-1->1->0 [3] 0/-1/-1->1->-1"
-        );
-        assert_eq!(
-            run.tree_lines(1),
-            [
-                "Tree 0 : 0 -> 1 -> -1/-1/-1",
-                "Tree 2 : 0 -> 1 -> -1/-1/-1",
-                "Tree 1 : -1 -> 1 -> 0/-1/-1",
-                "Tree 3 : -1 -> 1 -> 0/-1/-1"
-            ]
-        );
-        assert_eq!(run.channel_lines()[0], "Channel 00/04 : 0 1");
-    }
-
-    #[test]
-    fn two_nodes_join_rings_and_trees() {
-        // 2 nodes of 2 GPUs, one channel: ring 0 1 | 2 3, balanced tree chain 0 1.
-        let gs = graphs(graph(0, pattern::RING, 2, &[&[0, 1]]), graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1]]));
-        let run = build(&gs, &job(2, 2)).unwrap();
-        assert_eq!(run.n_channels, 2);
-        assert_eq!(run.ring_order(0, 0), [0, 1, 2, 3]);
-        assert_eq!(run.ring_order(1, 2), [2, 3, 0, 1]);
-        assert_eq!(run.ring_prev(0, 0), 3);
-        assert_eq!(run.ring_next(0, 1), 2);
-        // Tree 0: node 0 root; node 1's parent side (rank 2) hangs under node 0's child1
-        // side (rank 0, child type 1 as 1 > 0). Balanced: child0 = intra[1], child1 = intra[0].
-        assert_eq!(run.tree_up(0, 0), -1);
-        assert_eq!(run.tree_down(0, 0), [1, 2, -1]);
-        assert_eq!(run.tree_up(0, 2), 0);
-        assert_eq!(run.tree_down(0, 2), [3, -1, -1]);
-        // Tree 1 (mirror): node 1 root; node 0 is, in mirrored numbering, its second
-        // child, so node 0's parent side (rank 0) hangs under node 1's child1 side (rank 2).
-        assert_eq!(run.tree_up(1, 2), -1);
-        assert_eq!(run.tree_down(1, 2), [3, 0, -1]);
-        assert_eq!(run.tree_up(1, 0), 2);
-        assert_eq!(run.trees_line(0), "Trees [0] 1/2/-1->0->-1 [1] 1/-1/-1->0->2");
-        assert_eq!(run.channel_lines(), ["Channel 00/02 : 0 1 2 3", "Channel 01/02 : 0 1 2 3"]);
-    }
-
-    #[test]
-    fn cross_nic_two_swaps_channel_pairs_on_odd_nodes() {
-        let mut ring = graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]);
-        ring.cross_nic = 2;
-        let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1], &[1, 0]]));
-        let run = build(&gs, &job(2, 2)).unwrap();
-        assert!(run.cross_nic_swap);
-        // Node 1 runs channel 1's chain (3 2) on channel 0.
-        assert_eq!(run.ring_order(0, 0), [0, 1, 3, 2]);
-        assert_eq!(run.ring_order(1, 0), [0, 2, 3, 1]);
-        // Odd channel count: no swap.
-        let mut ring = graph(0, pattern::RING, 2, &[&[0, 1]]);
-        ring.cross_nic = 2;
-        let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1]]));
-        assert!(!build(&gs, &job(2, 2)).unwrap().cross_nic_swap);
-    }
-
-    #[test]
-    fn tree_pattern_puts_both_children_on_the_first_rank() {
-        let gs = graphs(graph(0, pattern::RING, 2, &[&[0, 1]]), graph(1, pattern::TREE, 2, &[&[0, 1]]));
-        let run = build(&gs, &job(3, 2)).unwrap();
-        // 3 nodes, tree 0: node 0 root with child 2 (d1 = 2 >> 1 ... btree(3,0) = d1 2).
-        assert_eq!(run.tree_down(0, 0), [1, 4, -1]);
-        assert_eq!(run.tree_up(0, 4), 0);
-        assert_eq!(run.tree_down(0, 4), [5, 2, -1]);
-        assert_eq!(run.tree_up(0, 2), 4);
-    }
-
-    #[test]
-    fn limits_follow_copy_channels() {
-        let env = Env::from_pairs([("NCCL_MAX_NCHANNELS", "3"), ("NCCL_MIN_NCHANNELS", "7")]);
-        let lim = Limits::from_env(&env);
-        assert_eq!((lim.min_nchannels, lim.max_nchannels), (7, 3));
-        let gs =
-            graphs(graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]), graph(1, pattern::TREE, 2, &[&[0, 1], &[1, 0]]));
-        let mut j = job(1, 2);
-        j.limits = lim;
-        let run = build(&gs, &j).unwrap();
-        // 2 search channels -> 4 -> max 3 -> min 7 copies of [0 1 2].
-        assert_eq!(run.source, [0, 1, 2, 0, 1, 2, 0]);
-        assert_eq!(run.n_channels, 7);
-        assert_eq!(run.ring_order(2, 0), [0, 1]);
-        assert_eq!(run.ring_order(1, 0), [0, 1]);
-        assert_eq!(run.tree_up(4, 0), 1); // copy of channel 1: chain 1 0
-    }
-
-    #[test]
-    fn legacy_and_ctas_variables() {
-        let lim = Limits::from_env(&Env::from_pairs([("NCCL_MIN_NRINGS", "4"), ("NCCL_MAX_NRINGS", "100")]));
-        assert_eq!((lim.min_nchannels, lim.max_nchannels), (4, 64));
-        // The new name wins over the legacy one.
-        let lim = Limits::from_env(&Env::from_pairs([("NCCL_MIN_NRINGS", "4"), ("NCCL_MIN_NCHANNELS", "2")]));
-        assert_eq!(lim.min_nchannels, 2);
-        let lim = Limits::from_env(&Env::from_pairs([("NCCL_MAX_NCHANNELS", "0"), ("NCCL_MIN_NCHANNELS", "99")]));
-        assert_eq!((lim.min_nchannels, lim.max_nchannels), (64, 1));
-        assert_eq!(lim.notes.len(), 2);
-        let lim = Limits::from_env(&Env::from_pairs([("NCCL_MIN_CTAS", "40"), ("NCCL_MAX_CTAS", "8")]));
-        assert_eq!((lim.min_ctas, lim.max_ctas), (8, 8));
-        let lim = Limits::from_env(&Env::from_pairs([("NCCL_MIN_CTAS", "-3")]));
-        assert_eq!(lim.min_ctas, 1);
-    }
-
-    #[test]
-    fn sm90_doubling_and_collnet_extra() {
-        let mut ring = graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]);
-        ring.bw_intra = 48.0;
-        let gs = graphs(ring, graph(1, pattern::TREE, 2, &[&[0, 1], &[1, 0]]));
-        let mut j = job(2, 2);
-        j.min_cc = 90;
-        assert_eq!(build(&gs, &j).unwrap().n_channels, 8);
-        j.nodes = 1;
-        assert_eq!(build(&gs, &j).unwrap().n_channels, 4);
-        let mut gs = gs;
-        gs.ring.bw_intra = 20.0;
-        gs.collnet_chain = graph(2, pattern::TREE, 2, &[&[0, 1], &[1, 0]]);
-        gs.collnet_chain.bw_intra = 40.0;
-        let mut j = job(2, 2);
-        j.collnet = true;
-        assert_eq!(build(&gs, &j).unwrap().n_channels, 6);
-        j.nodes = 1;
-        assert_eq!(build(&gs, &j).unwrap().n_channels, 4);
-    }
-
-    #[test]
-    fn channel_lines_are_cut_like_nccl() {
-        let l = 64;
-        let chain: Vec<i32> = (0..l as i32).collect();
-        let gs = graphs(graph(0, pattern::RING, l, &[&chain]), graph(1, pattern::TREE, l, &[&chain]));
-        let run = build(&gs, &job(1, l)).unwrap();
-        let line = &run.channel_lines()[0];
-        assert_eq!(line.len(), 127);
-        assert!(line.starts_with("Channel 00/02 :  0  1  2"));
-        assert!(line.ends_with("..."));
-    }
-
-    #[test]
-    fn bad_ranks_are_refused() {
-        let gs = graphs(graph(0, pattern::RING, 2, &[&[0, 5]]), graph(1, pattern::TREE, 2, &[&[0, 1]]));
-        let e = build(&gs, &job(1, 2)).unwrap_err().to_string();
-        assert!(e.contains("rank 5"), "{e}");
-        let gs = graphs(graph(0, pattern::RING, 2, &[&[0, 0]]), graph(1, pattern::TREE, 2, &[&[0, 1]]));
-        let e = build(&gs, &job(1, 2)).unwrap_err().to_string();
-        assert!(e.contains("does not"), "{e}");
-    }
-}
+mod tests;

@@ -107,15 +107,7 @@ pub const LL_THREAD_THRESHOLD: i64 = 8;
 pub const LL128_THREAD_THRESHOLD: i64 = 8;
 pub const SIMPLE_THREAD_THRESHOLD: i64 = 64;
 
-/// Channel and arity limits.
-pub const MAXCHANNELS: usize = 64;
+/// Arity limits (`device.h`). The search keeps the same two privately.
+// TODO(constants): use crate::search's once it exports them.
 pub const MAX_DIRECT_ARITY: usize = 7;
 pub const MAX_NVLS_ARITY: usize = 32;
-
-/// NVLS channel defaults by generation (`nvls.cc`).
-pub const NVLS_NCHANNELS_SM90: usize = 16;
-pub const NVLS_NCHANNELS_SM100: usize = 32;
-pub const NVLS_NCHANNELS_SM100_NVL: usize = 24;
-
-/// The PCIe Gen3 x16 bandwidth below which rings get fewer Simple threads.
-pub const PCI_BW: f32 = 12.0;

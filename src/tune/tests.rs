@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::env::Env;
-use crate::model::{self, Options};
+use crate::model::{self, Options, cpu};
+use crate::search::pattern;
 
 fn model_with(name: &str, nodes: usize, collnet: bool, env: &[(&str, &str)]) -> Result<Model, Error> {
     let (xml, _) = crate::fixtures::get(name)?.load()?;
@@ -19,8 +20,7 @@ fn model(name: &str, nodes: usize) -> Model {
 }
 
 fn cell(m: &Model, f: Func, a: Algo, p: Proto) -> (String, String) {
-    let (fi, ai, pi) = (f as usize, a as usize, p as usize);
-    (format!("{:.1}", m.table.latency[fi][ai][pi]), format!("{:.1}", m.table.bandwidth[fi][ai][pi]))
+    (format!("{:.1}", m.table.latency[f][a][p]), format!("{:.1}", m.table.bandwidth[f][a][p]))
 }
 
 fn pow2_sizes() -> impl Iterator<Item = u64> {
@@ -32,7 +32,7 @@ fn dgx_h100_table_follows_nccl_formulas() {
     let m = model("dgx-h100", 1);
     assert_eq!((m.comm.n_ranks, m.comm.n_nodes, m.comm.arch), (8, 1, Arch::Hopper));
     // Ring and tree: 12 search channels of 30 GB/s over NVLink, doubled to 24.
-    assert_eq!(m.comm.graphs[Algo::Ring as usize].n_channels, 12);
+    assert_eq!(m.comm.graphs[Algo::Ring].n_channels, 12);
     assert_eq!(m.comm.n_channels, 24);
     assert_eq!(m.comm.nvls_channels, 16);
     let c = |f, a, p| cell(&m, f, a, p);
@@ -57,8 +57,8 @@ fn dgx_h100_table_follows_nccl_formulas() {
         assert_eq!(c(Func::Reduce, a, Proto::Simple), ("0.0".into(), "0.0".into()));
     }
     assert_eq!(c(Func::AllGather, Algo::Pat, Proto::Simple), ("0.0".into(), "0.0".into()));
-    assert_eq!(m.table.max_threads[Algo::Ring as usize], [512, 640, 512]);
-    assert_eq!(m.table.max_threads[Algo::Pat as usize], [0, 0, 0]);
+    assert_eq!(m.table.max_threads[Algo::Ring], [512, 640, 512]);
+    assert_eq!(m.table.max_threads[Algo::Pat], [0, 0, 0]);
 }
 
 #[test]
@@ -73,9 +73,9 @@ fn pcie_multi_node_uses_network_latency_and_cpu_overhead() {
     // LL128 needs NVLink inside the node.
     assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Ll128).1, "0.0");
     // A ring below PCIe Gen3 x16 speed gets 256 Simple threads.
-    assert_eq!(m.table.max_threads[Algo::Ring as usize][Proto::Simple as usize], 256);
+    assert_eq!(m.table.max_threads[Algo::Ring][Proto::Simple], 256);
     let n = m.comm.n_ranks as i64;
-    assert_eq!(m.table.thread_thresholds[Algo::Ring as usize], [8 * n, 8, 64]);
+    assert_eq!(m.table.thread_thresholds[Algo::Ring], [8 * n, 8, 64]);
 }
 
 #[test]
@@ -178,7 +178,7 @@ fn nccl_proto_and_algo_restrict_the_choice() {
     let m = model_with("dgx-h100", 1, false, &[("NCCL_PROTO", "^LL128")]).unwrap();
     for f in Func::ALL {
         for a in Algo::ALL {
-            assert_eq!(m.table.bandwidth[f as usize][a as usize][Proto::Ll128 as usize], 0.0);
+            assert_eq!(m.table.bandwidth[f][a][Proto::Ll128], 0.0);
         }
     }
     let m = model_with("dgx-h100", 1, false, &[("NCCL_ALGO", "ring;allreduce:tree")]).unwrap();
@@ -195,20 +195,20 @@ fn nccl_proto_and_algo_restrict_the_choice() {
     assert!(e.contains("NCCL_ALGO") && e.contains("prefix"), "{e}");
     // A negated protocol list forces LL128 on even where the default would not use it.
     let m = model_with("workstation-4gpu", 1, false, &[("NCCL_PROTO", "^LL")]).unwrap();
-    assert!(m.table.bandwidth[Func::AllReduce as usize][Algo::Ring as usize][Proto::Ll128 as usize] > 0.0);
+    assert!(m.table.bandwidth[Func::AllReduce][Algo::Ring][Proto::Ll128] > 0.0);
 }
 
 #[test]
 fn thread_variables_are_honoured() {
     let m = model_with("dgx-h100", 1, false, &[("NCCL_NTHREADS", "128"), ("NCCL_LL128_NTHREADS", "320")]).unwrap();
-    assert_eq!(m.table.max_threads[Algo::Ring as usize], [128, 320, 128]);
-    assert_eq!(m.table.max_threads[Algo::Tree as usize], [128, 320, 128]);
+    assert_eq!(m.table.max_threads[Algo::Ring], [128, 320, 128]);
+    assert_eq!(m.table.max_threads[Algo::Tree], [128, 320, 128]);
     let m = model_with("dgx-h100", 1, false, &[("NCCL_NTHREADS", "100")]).unwrap();
-    assert_eq!(m.table.max_threads[Algo::Ring as usize][Proto::Simple as usize], 512);
+    assert_eq!(m.table.max_threads[Algo::Ring][Proto::Simple], 512);
     assert!(m.warnings.iter().any(|w| w.contains("NCCL_NTHREADS=100")), "{:?}", m.warnings);
     let m = model_with("dgx-h100", 1, false, &[("NCCL_THREAD_THRESHOLDS", "1 2 3 4")]).unwrap();
-    assert_eq!(m.table.thread_thresholds[Algo::Tree as usize], [1, 2, 3]);
-    assert_eq!(m.table.thread_thresholds[Algo::Ring as usize], [4, 8, 64]);
+    assert_eq!(m.table.thread_thresholds[Algo::Tree], [1, 2, 3]);
+    assert_eq!(m.table.thread_thresholds[Algo::Ring], [4, 8, 64]);
 }
 
 #[test]
@@ -221,20 +221,20 @@ fn net_overhead_and_ll128_c2c() {
     assert_ne!(cell(&base, Func::AllReduce, Algo::Ring, Proto::Ll).0, "24.0");
     // gh200 over the network: P2C paths allow LL128 on Hopper unless NCCL_LL128_C2C=0.
     let m = model("gh200", 2);
-    assert!(m.table.bandwidth[Func::AllReduce as usize][Algo::Ring as usize][Proto::Ll128 as usize] > 0.0);
+    assert!(m.table.bandwidth[Func::AllReduce][Algo::Ring][Proto::Ll128] > 0.0);
     let m = model_with("gh200", 2, false, &[("NCCL_LL128_C2C", "0")]).unwrap();
-    assert_eq!(m.table.bandwidth[Func::AllReduce as usize][Algo::Ring as usize][Proto::Ll128 as usize], 0.0);
+    assert_eq!(m.table.bandwidth[Func::AllReduce][Algo::Ring][Proto::Ll128], 0.0);
 }
 
 #[test]
 fn nvls_needs_collnet_across_nodes() {
     let m = model("dgx-h100", 2);
-    let a = Func::AllReduce as usize;
-    assert_eq!(m.table.bandwidth[a][Algo::Nvls as usize][Proto::Simple as usize], 0.0);
-    assert!(m.table.bandwidth[a][Algo::NvlsTree as usize][Proto::Simple as usize] > 0.0);
+    let a = Func::AllReduce;
+    assert_eq!(m.table.bandwidth[a][Algo::Nvls][Proto::Simple], 0.0);
+    assert!(m.table.bandwidth[a][Algo::NvlsTree][Proto::Simple] > 0.0);
     let m = model_with("dgx-h100", 2, true, &[]).unwrap();
     assert!(m.comm.collnet_enable);
-    assert!(m.table.bandwidth[a][Algo::Nvls as usize][Proto::Simple as usize] > 0.0);
+    assert!(m.table.bandwidth[a][Algo::Nvls][Proto::Simple] > 0.0);
     let m = model_with("dgx-h100", 2, true, &[("NCCL_COLLNET_NODE_THRESHOLD", "4")]).unwrap();
     assert!(!m.comm.collnet_enable);
     let m = model_with("dgx-h100", 1, false, &[("NCCL_NVLS_ENABLE", "0")]).unwrap();
@@ -251,8 +251,8 @@ fn comm_facts_steer_the_table() {
         f(&mut c);
         tune(&c, &env, None, None, &mut Vec::new()).unwrap().0
     };
-    let (ar, tree, ring) = (Func::AllReduce as usize, Algo::Tree as usize, Algo::Ring as usize);
-    let s = Proto::Simple as usize;
+    let (ar, tree, ring) = (Func::AllReduce, Algo::Tree, Algo::Ring);
+    let s = Proto::Simple;
     // A plain TREE pattern (no split/balanced tree) costs 15% of tree bandwidth.
     let t = retune(&|c| c.tree_pattern = pattern::TREE);
     let want = m.table.bandwidth[ar][tree][s] * 0.85;
@@ -265,12 +265,40 @@ fn comm_facts_steer_the_table() {
     // Intel (20.4); a fast ring makes the ceiling bind (broadcast: algbw = busbw).
     assert_eq!(m.comm.cpu_vendor, cpu::VENDOR_AMD);
     let fast = |c: &mut Comm| c.graphs[ring].bw_inter = 100.0;
-    let bc = Func::Broadcast as usize;
-    let ll = Proto::Ll as usize;
+    let bc = Func::Broadcast;
+    let ll = Proto::Ll;
     assert_eq!(retune(&fast).bandwidth[bc][ring][ll], 19.0);
     let t = retune(&|c| {
         fast(c);
         c.cpu_vendor = cpu::VENDOR_INTEL;
     });
     assert_eq!(t.bandwidth[bc][ring][ll], 20.4);
+}
+
+#[test]
+fn trimmed_ranks_count_as_nodes_of_their_own() {
+    // Without P2P or shared memory each GPU reaches the others only through the network:
+    // every rank trims the host to itself, so NCCL's tuning sees one rank per node (and
+    // the network's latency and per-node scale), not one node of 4 GPUs.
+    let env = [("NCCL_P2P_DISABLE", "1"), ("NCCL_SHM_DISABLE", "1")];
+    let m = model_with("workstation-4gpu", 1, false, &env).expect("model builds");
+    assert_eq!((m.comm.n_ranks, m.comm.n_nodes, m.comm.local_ranks), (4, 4, 1));
+    let two_hosts = model_with("workstation-4gpu", 2, false, &env).expect("model builds");
+    assert_eq!((two_hosts.comm.n_ranks, two_hosts.comm.n_nodes, two_hosts.comm.local_ranks), (8, 8, 1));
+    // One rank per node: PAT is on by default, and a ring's every step crosses the network.
+    assert!(m.comm.pat_enable);
+    let plain = model("workstation-4gpu", 1);
+    assert!(!plain.comm.pat_enable);
+}
+
+#[test]
+fn one_rank_keeps_zero_thread_thresholds() {
+    // NCCL returns from its tuning model before setting the thresholds when there is a
+    // single rank; the thread limits are set before that and stay.
+    let m = model("gh200", 1);
+    assert_eq!(m.comm.n_ranks, 1);
+    for a in Algo::ALL {
+        assert_eq!(m.table.thread_thresholds[a], [0, 0, 0], "{a}");
+    }
+    assert_eq!(m.table.max_threads[Algo::Ring], [512, 640, 512]);
 }
