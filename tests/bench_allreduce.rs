@@ -1,22 +1,22 @@
-//! End-to-end runs of `topo bench allreduce` through the library entry point, with
-//! the command line parsed as the CLI will parse it.
+//! End-to-end runs of `topo bench allreduce` through the command layer, with the
+//! given streams and an empty environment.
 
-use clap::Parser;
-use topo::bench::{self, AllreduceArgs};
+use std::collections::BTreeMap;
 
 mod common;
 
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    args: AllreduceArgs,
-}
+use topo::bench;
 
 fn run(argv: &[&str]) -> (Result<i32, topo::error::Error>, String) {
-    let cli = Cli::try_parse_from(std::iter::once("topo").chain(argv.iter().copied())).expect("flags parse");
+    let args = ["topo", "bench", "allreduce"].into_iter().chain(argv.iter().copied());
     let mut out = Vec::new();
-    let r = bench::run(&cli.args, &mut out);
+    let r = topo::cli::run_args(args, BTreeMap::new(), &mut out, &mut Vec::new());
     (r, String::from_utf8(out).expect("utf-8 output"))
+}
+
+/// Whether the flags are refused by the command line parser.
+fn refused(argv: &[&str]) -> bool {
+    matches!(run(argv).0, Err(topo::error::Error::Usage(_)))
 }
 
 /// The data rows: (size, #wrong out-of-place, #wrong in-place).
@@ -110,10 +110,10 @@ fn graph_file_rings_and_staged_edges() {
 fn bad_flags_are_usage_errors() {
     let (r, _) = run(&["--backend", "host", "-b", "1M", "-e", "1K"]);
     assert!(matches!(r, Err(topo::error::Error::Usage(_))));
-    assert!(Cli::try_parse_from(["topo", "-d", "float8"]).is_err());
-    assert!(Cli::try_parse_from(["topo", "-o", "mulsum"]).is_err());
-    assert!(Cli::try_parse_from(["topo", "--arch", "sm_90"]).is_err(), "--arch needs --compile-only");
-    assert!(Cli::try_parse_from(["topo", "--in-place", "--out-of-place"]).is_err());
+    assert!(refused(&["-d", "float8"]));
+    assert!(refused(&["-o", "mulsum"]));
+    assert!(refused(&["--arch", "sm_90"]), "--arch needs --compile-only");
+    assert!(refused(&["--in-place", "--out-of-place"]));
 }
 
 #[test]

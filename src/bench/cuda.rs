@@ -14,25 +14,28 @@
 //! the library ([`driver_present`], [`nvrtc_present`]) and returns
 //! [`Error::Unavailable`] instead.
 
+mod nvrtc;
+
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{result as cu, sys};
-use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
+use cudarc::nvrtc::sys as nvrtc_sys;
 
 use super::dtype::{DataType, RedOp};
 use super::plan::{Plan, Transport};
 use super::proxy::{
     CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy,
 };
+pub use super::report::{CompileReport, KernelStats};
 use super::schedule::RingSchedule;
 use super::{Backend, DeviceInfo};
 use crate::error::Error;
+pub use nvrtc::{Compiled, compile, compile_only, load_or_compile, normalize_arch, parse_ptxas_log};
 
 /// The kernel source, embedded at build time.
 pub const KERNEL_SOURCE: &str = include_str!("../../kernels/allreduce.cu");
@@ -105,195 +108,6 @@ pub fn kernel_names() -> Vec<String> {
     RedOp::ALL.iter().flat_map(|&o| DataType::ALL.iter().map(move |&t| kernel_name(o, t))).collect()
 }
 
-// ---------------------------------------------------------------------------------
-// NVRTC
-
-/// `sm_90`, `90` or `9.0` -> `sm_90` (also `sm_90a`).
-pub fn normalize_arch(s: &str) -> Result<String, Error> {
-    let t = s.trim().to_ascii_lowercase();
-    let digits = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(&t).replace('.', "");
-    let (num, suffix) = digits.split_at(digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len()));
-    if num.len() < 2 || !matches!(suffix, "" | "a" | "f") {
-        return Err(Error::Usage(format!("--arch '{s}': expected sm_XX (e.g. sm_80, sm_90)")));
-    }
-    Ok(format!("sm_{num}{suffix}"))
-}
-
-/// Resource use of one compiled kernel, from ptxas' report.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KernelStats {
-    pub name: String,
-    pub registers: u32,
-    pub stack_bytes: u32,
-    pub spill_stores: u32,
-    pub spill_loads: u32,
-}
-
-/// A compiled module.
-#[derive(Debug, Clone)]
-pub struct Compiled {
-    pub arch: String,
-    pub cubin: Vec<u8>,
-    pub log: String,
-    pub nvrtc_version: (i32, i32),
-}
-
-fn nvrtc_options(arch: &str) -> Vec<String> {
-    vec![
-        format!("--gpu-architecture={arch}"),
-        "--ptxas-options=-v".into(),
-        // Keep multiply and add separate, as the host backend computes them.
-        "--fmad=false".into(),
-        "--std=c++17".into(),
-        format!("-DTOPO_NTHREADS={NTHREADS}"),
-    ]
-}
-
-fn nvrtc_version() -> (i32, i32) {
-    let (mut a, mut b) = (0, 0);
-    // SAFETY: NVRTC is loaded (checked by the caller); plain out-parameters.
-    unsafe { nvrtc_sys::nvrtcVersion(&mut a, &mut b) };
-    (a, b)
-}
-
-/// Compile `kernels/allreduce.cu` to a cubin for `arch` (e.g. `sm_90`).
-pub fn compile(arch: &str) -> Result<Compiled, Error> {
-    if !nvrtc_present() {
-        return Err(no_nvrtc());
-    }
-    let arch = normalize_arch(arch)?;
-    let src = CString::new(KERNEL_SOURCE).map_err(|_| Error::Usage("kernel source contains a NUL byte".into()))?;
-    let name = CString::new("allreduce.cu").unwrap_or_default();
-    let nv = |what: &'static str| move |e: nvrtc::NvrtcError| Error::Unavailable(format!("NVRTC {what} failed: {e}"));
-    let prog = nvrtc::create_program(&src, Some(&name)).map_err(nv("nvrtcCreateProgram"))?;
-    // SAFETY: `prog` is a live program until destroyed below.
-    let result = unsafe {
-        let compiled = nvrtc::compile_program(prog, &nvrtc_options(&arch));
-        let log = nvrtc::get_program_log(prog)
-            .map(|v| {
-                let bytes: Vec<u8> = v.iter().map(|&c| c as u8).take_while(|&c| c != 0).collect();
-                String::from_utf8_lossy(&bytes).into_owned()
-            })
-            .unwrap_or_default();
-        match compiled {
-            Err(e) => Err(Error::Input {
-                file: "kernels/allreduce.cu".into(),
-                message: format!("NVRTC could not compile for {arch} ({e}):\n{log}"),
-            }),
-            Ok(()) => {
-                let mut size = 0usize;
-                let r = nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size);
-                let mut cubin = vec![0u8; size];
-                let r2 = if r == nvrtc_sys::nvrtcResult::NVRTC_SUCCESS {
-                    nvrtc_sys::nvrtcGetCUBIN(prog, cubin.as_mut_ptr() as *mut _)
-                } else {
-                    r
-                };
-                if r2 != nvrtc_sys::nvrtcResult::NVRTC_SUCCESS || size == 0 {
-                    Err(Error::Unavailable(format!("NVRTC produced no cubin for {arch} ({r2:?})")))
-                } else {
-                    Ok(Compiled { arch: arch.clone(), cubin, log, nvrtc_version: nvrtc_version() })
-                }
-            }
-        }
-    };
-    // SAFETY: created above, destroyed once.
-    let _ = unsafe { nvrtc::destroy_program(prog) };
-    result
-}
-
-/// Read ptxas' `-v` report: registers, stack and spills of each entry function.
-pub fn parse_ptxas_log(log: &str) -> Vec<KernelStats> {
-    let mut out: Vec<KernelStats> = Vec::new();
-    let mut current: Option<usize> = None;
-    let num_before = |line: &str, word: &str| -> Option<u32> {
-        let i = line.find(word)?;
-        line[..i].split_whitespace().last()?.parse().ok()
-    };
-    for line in log.lines() {
-        if let Some(i) = line.find("Compiling entry function '") {
-            let rest = &line[i + "Compiling entry function '".len()..];
-            let name = rest.split('\'').next().unwrap_or("").to_string();
-            out.push(KernelStats { name, ..Default::default() });
-            current = Some(out.len() - 1);
-        } else if let Some(c) = current {
-            if line.contains("bytes stack frame") {
-                out[c].stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
-                out[c].spill_stores = num_before(line, "bytes spill stores").unwrap_or(0);
-                out[c].spill_loads = num_before(line, "bytes spill loads").unwrap_or(0);
-            } else if line.contains("Used ") && line.contains(" registers") {
-                out[c].registers = num_before(line, "registers").unwrap_or(0);
-            }
-        }
-    }
-    out
-}
-
-/// `--compile-only`: compile for each architecture and report every kernel.
-pub fn compile_only(archs: &[String], out: &mut dyn Write) -> Result<i32, Error> {
-    let mut targets: Vec<String> = archs.iter().map(|a| normalize_arch(a)).collect::<Result<_, _>>()?;
-    let mut note = String::new();
-    if targets.is_empty() {
-        targets = local_archs().unwrap_or_default();
-        if targets.is_empty() {
-            targets = vec!["sm_80".into(), "sm_90".into()];
-            note = " (no local GPU: default targets)".into();
-        }
-    }
-    let expected = kernel_names();
-    let w = |out: &mut dyn Write, s: String| {
-        out.write_all(s.as_bytes()).map_err(|e| Error::Io { file: "<output>".into(), source: e })
-    };
-    for arch in &targets {
-        let c = compile(arch)?;
-        let stats = parse_ptxas_log(&c.log);
-        w(
-            out,
-            format!(
-                "# topo bench allreduce --compile-only: kernels/allreduce.cu with NVRTC {}.{} for {}{note}\n",
-                c.nvrtc_version.0, c.nvrtc_version.1, c.arch
-            ),
-        )?;
-        w(
-            out,
-            format!(
-                "# {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n",
-                "kernel", "registers", "stack (B)", "spill st (B)", "spill ld (B)"
-            ),
-        )?;
-        for k in &expected {
-            match stats.iter().find(|s| &s.name == k) {
-                Some(s) => w(
-                    out,
-                    format!(
-                        "  {:<32}  {:>9}  {:>11}  {:>12}  {:>11}\n",
-                        s.name, s.registers, s.stack_bytes, s.spill_stores, s.spill_loads
-                    ),
-                )?,
-                None => {
-                    return Err(Error::Input {
-                        file: "kernels/allreduce.cu".into(),
-                        message: format!("kernel {k} missing from the {arch} build (ptxas log:\n{})", c.log),
-                    });
-                }
-            }
-        }
-        let spilling = stats.iter().filter(|s| s.spill_stores > 0 || s.spill_loads > 0).count();
-        w(
-            out,
-            format!(
-                "# {}: {} kernels compiled, {} with spills, max {} registers, cubin {} bytes\n",
-                c.arch,
-                expected.len(),
-                spilling,
-                stats.iter().map(|s| s.registers).max().unwrap_or(0),
-                c.cubin.len()
-            ),
-        )?;
-    }
-    Ok(0)
-}
-
 fn local_archs() -> Result<Vec<String>, Error> {
     if !driver_present() {
         return Ok(Vec::new());
@@ -323,59 +137,6 @@ fn device_arch(d: sys::CUdevice) -> Result<String, Error> {
         )
     };
     Ok(format!("sm_{maj}{min}"))
-}
-
-/// FNV-1a, for the cache key (stable across builds, unlike `DefaultHasher`).
-fn fnv1a(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for &b in *p {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-/// `$XDG_CACHE_HOME/topo`, else `$HOME/.cache/topo`.
-pub fn cache_dir() -> Option<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(x).join("topo"));
-    }
-    std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("topo"))
-}
-
-/// The cubin for `arch`, from the cache or freshly compiled (then cached).
-pub fn load_or_compile(arch: &str) -> Result<Vec<u8>, Error> {
-    if !nvrtc_present() {
-        return Err(no_nvrtc());
-    }
-    let (a, b) = nvrtc_version();
-    let ver = format!("{a}.{b}");
-    let opts = nvrtc_options(arch).join(" ");
-    let key = fnv1a(&[KERNEL_SOURCE.as_bytes(), opts.as_bytes(), ver.as_bytes()]);
-    let path = cache_dir().map(|d| d.join(format!("allreduce-{arch}-{key:016x}.cubin")));
-    if let Some(p) = &path
-        && let Ok(bytes) = std::fs::read(p)
-        && !bytes.is_empty()
-    {
-        return Ok(bytes);
-    }
-    let c = compile(arch)?;
-    if let Some(p) = &path {
-        let tmp = p.with_extension(format!("tmp{}", std::process::id()));
-        let saved = p
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| std::fs::write(&tmp, &c.cubin))
-            .and_then(|_| std::fs::rename(&tmp, p));
-        if let Err(e) = saved {
-            eprintln!("warning: cannot cache the compiled kernels in {}: {e}", p.display());
-        }
-    }
-    Ok(c.cubin)
 }
 
 // ---------------------------------------------------------------------------------
@@ -499,11 +260,13 @@ pub struct CudaBackend {
     abort: Arc<AtomicBool>,
     broken: bool,
     notes: Vec<String>,
+    warnings: Vec<String>,
 }
 
 impl CudaBackend {
-    /// Set up every rank of `plan` on the local GPUs (rank r on GPU r mod #GPUs).
-    pub fn new(plan: &Plan, slot_bytes: usize) -> Result<CudaBackend, Error> {
+    /// Set up every rank of `plan` on the local GPUs (rank r on GPU r mod #GPUs), with
+    /// the compiled kernels cached in `kernel_cache` when given.
+    pub fn new(plan: &Plan, slot_bytes: usize, kernel_cache: Option<&Path>) -> Result<CudaBackend, Error> {
         plan.validate()?;
         let ngpu = device_count()?;
         if !nvrtc_present() {
@@ -525,13 +288,14 @@ impl CudaBackend {
             abort: Arc::new(AtomicBool::new(false)),
             broken: false,
             notes: Vec::new(),
+            warnings: Vec::new(),
         };
         if n > ngpu {
             b.notes.push(format!("{n} ranks on {ngpu} GPU(s): ranks share GPUs as separate streams"));
         }
         // Devices used, each with its context and module.
         for ordinal in 0..ngpu.min(n) {
-            b.devices.push(open_device(ordinal as i32)?);
+            b.devices.push(open_device(ordinal as i32, kernel_cache, &mut b.warnings)?);
         }
         b.set_current(0)?;
         b.abort_flag = b.host_alloc(64)? as *mut u32;
@@ -730,7 +494,7 @@ impl CudaBackend {
     }
 }
 
-fn open_device(ordinal: i32) -> Result<Device, Error> {
+fn open_device(ordinal: i32, cache: Option<&Path>, warnings: &mut Vec<String>) -> Result<Device, Error> {
     use sys::CUdevice_attribute as A;
     let dev = cu::device::get(ordinal).map_err(drv("cuDeviceGet"))?;
     // SAFETY: `dev` comes from cuDeviceGet.
@@ -750,7 +514,7 @@ fn open_device(ordinal: i32) -> Result<Device, Error> {
     );
     let name = cu::device::get_name(dev).map_err(drv("cuDeviceGetName"))?;
     let arch = device_arch(dev)?;
-    let cubin = load_or_compile(&arch)?;
+    let cubin = load_or_compile(&arch, cache, warnings)?;
     // SAFETY: a complete cubin image for this architecture.
     let module = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(drv("cuModuleLoadData"))?;
     let mut funcs = HashMap::new();
@@ -860,6 +624,9 @@ impl Backend for CudaBackend {
     fn notes(&self) -> Vec<String> {
         self.notes.clone()
     }
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
 
     fn run(
         &mut self,
@@ -917,42 +684,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn arch_names() {
-        assert_eq!(normalize_arch("sm_90").unwrap(), "sm_90");
-        assert_eq!(normalize_arch("80").unwrap(), "sm_80");
-        assert_eq!(normalize_arch("9.0").unwrap(), "sm_90");
-        assert_eq!(normalize_arch("sm_90a").unwrap(), "sm_90a");
-        assert!(normalize_arch("hopper").is_err());
-        assert!(normalize_arch("sm_9").is_err());
-    }
-
-    #[test]
-    fn ptxas_log_parsing() {
-        let log = "ptxas info    : 0 bytes gmem\n\
-ptxas info    : Compiling entry function 'allreduce_sum_float' for 'sm_90'\n\
-ptxas info    : Function properties for allreduce_sum_float\n\
-ptxas         .     8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads\n\
-ptxas info    : Used 72 registers, used 1 barriers, 4 bytes smem\n\
-ptxas info    : Compiling entry function 'allreduce_max_int8' for 'sm_90'\n\
-ptxas info    : Function properties for allreduce_max_int8\n\
-ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
-ptxas info    : Used 40 registers, 380 bytes cmem[0]\n";
-        let s = parse_ptxas_log(log);
-        assert_eq!(s.len(), 2);
-        assert_eq!(
-            s[0],
-            KernelStats {
-                name: "allreduce_sum_float".into(),
-                registers: 72,
-                stack_bytes: 8,
-                spill_stores: 4,
-                spill_loads: 12
-            }
-        );
-        assert_eq!(s[1].registers, 40);
-    }
-
-    #[test]
     fn every_kernel_is_defined_in_the_source() {
         let names = kernel_names();
         assert_eq!(names.len(), 50);
@@ -966,12 +697,6 @@ ptxas info    : Used 40 registers, 380 bytes cmem[0]\n";
     }
 
     #[test]
-    fn cache_key_is_stable() {
-        assert_eq!(fnv1a(&[b"abc"]), fnv1a(&[b"abc"]));
-        assert_ne!(fnv1a(&[b"ab", b"c"]), fnv1a(&[b"a", b"bc"]));
-    }
-
-    #[test]
     fn without_a_driver_the_backend_says_so() {
         if driver_present() {
             crate::test_skip::skip(
@@ -980,7 +705,7 @@ ptxas info    : Used 40 registers, 380 bytes cmem[0]\n";
             );
             return;
         }
-        let e = CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES).err().unwrap().to_string();
+        let e = CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES, None).err().unwrap().to_string();
         assert!(e.contains("--backend host"), "{e}");
         assert!(device_count().unwrap_err().to_string().contains("--backend host"));
     }

@@ -12,24 +12,18 @@
 use std::fmt;
 
 /// The element types nccl-tests knows, with its names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DataType {
-    #[value(alias = "char")]
     Int8,
     Uint8,
-    #[value(alias = "int")]
     Int32,
     Uint32,
     Int64,
     Uint64,
-    #[value(alias = "float16", alias = "f16")]
     Half,
-    #[value(alias = "float32", alias = "f32")]
     Float,
-    #[value(alias = "float64", alias = "f64")]
     Double,
-    #[value(alias = "bf16")]
     Bfloat16,
 }
 
@@ -86,7 +80,7 @@ impl fmt::Display for DataType {
 }
 
 /// Reduction operators (nccl-tests' names; `mulsum` is not supported).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RedOp {
     Sum,

@@ -6,6 +6,13 @@
 //! by NVRTC; [`host`] plays each rank with CPU threads, which is how the protocol is
 //! tested on machines without a GPU. A build without the `cuda` feature has no CUDA
 //! backend: `cuda` is then a stand-in (`no_cuda.rs`) whose every entry point says so.
+//!
+//! A run is three steps, so that the caller can say what each one has to say before
+//! the next: [`adjust_plan`] (the plan's notes are warnings), [`open_backend`] (the
+//! backend's warnings and notes), [`run_with_backend`] (each header and row reported
+//! through an [`Event`] as it is ready; the footer's data in the returned [`Outcome`]).
+//! Nothing here prints or reads the process environment: the caller fills [`Options`]
+//! and [`RunContext`].
 
 #[cfg(feature = "cuda")]
 pub mod cuda;
@@ -19,7 +26,6 @@ pub mod proxy;
 pub mod report;
 pub mod schedule;
 
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -30,7 +36,7 @@ pub use report::DeviceInfo;
 use report::{HeaderInfo, Perf, Row, Summary};
 
 /// Which implementation runs the collectives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BackendKind {
     /// CUDA kernels on the local GPUs.
     Cuda,
@@ -52,120 +58,52 @@ pub enum OpSel {
     One(RedOp),
 }
 
-fn parse_type(s: &str) -> Result<TypeSel, String> {
-    if s == "all" {
-        return Ok(TypeSel::All);
-    }
-    <DataType as clap::ValueEnum>::from_str(s, false).map(TypeSel::One).map_err(|_| {
-        let names: Vec<_> = DataType::ALL.iter().map(|t| t.name()).collect();
-        format!("unknown datatype '{s}' (one of {}, or all)", names.join(", "))
-    })
-}
-
-fn parse_op(s: &str) -> Result<OpSel, String> {
-    if s == "all" {
-        return Ok(OpSel::All);
-    }
-    <RedOp as clap::ValueEnum>::from_str(s, false).map(OpSel::One).map_err(|_| {
-        if s == "mulsum" {
-            "op 'mulsum' (pre-multiplied sum with a per-rank scalar) is not supported; use sum, prod, min, max, avg or all".into()
-        } else {
-            format!("unknown op '{s}' (sum, prod, min, max, avg or all)")
-        }
-    })
-}
-
-/// nccl-tests' size syntax: a number with an optional K, M or G (powers of 1024),
-/// optionally followed by B or iB.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split =
-        t.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+')).unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num.parse().map_err(|_| format!("'{s}' is not a size (e.g. 8, 1K, 32M, 1.5G)"))?;
-    let mult = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 1u64,
-        "K" | "KB" | "KIB" => 1 << 10,
-        "M" | "MB" | "MIB" => 1 << 20,
-        "G" | "GB" | "GIB" => 1 << 30,
-        _ => return Err(format!("'{s}': unknown size unit '{unit}' (K, M or G)")),
-    };
-    let bytes = v * mult as f64;
-    if !bytes.is_finite() || bytes < 0.0 || bytes > (1u64 << 50) as f64 {
-        return Err(format!("'{s}': size out of range"));
-    }
-    Ok(bytes as u64)
-}
-
-/// Flags of `topo bench allreduce` (nccl-tests' names and meanings, plus topo's).
-#[derive(Debug, Clone, clap::Args)]
-pub struct AllreduceArgs {
-    /// Smallest message size in bytes (K, M, G suffixes).
-    #[arg(short = 'b', long = "minbytes", default_value = "32M", value_parser = parse_size)]
+/// What to run (nccl-tests' settings, plus topo's). The JSON report (`-J`) is the
+/// caller's to write: see [`report::JsonDoc::new`].
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Smallest message size in bytes.
     pub minbytes: u64,
     /// Largest message size in bytes.
-    #[arg(short = 'e', long = "maxbytes", default_value = "32M", value_parser = parse_size)]
     pub maxbytes: u64,
     /// Size increment between steps, when no step factor is given.
-    #[arg(short = 'i', long = "stepbytes", default_value = "1M", value_parser = parse_size)]
     pub stepbytes: u64,
-    /// Multiply the size by this factor at each step (over 1 takes precedence over -i).
-    #[arg(short = 'f', long = "stepfactor", default_value_t = 1)]
+    /// Multiply the size by this factor at each step (over 1 takes precedence).
     pub stepfactor: u64,
     /// Timed iterations per size.
-    #[arg(short = 'n', long = "iters", default_value_t = 20)]
     pub iters: usize,
     /// Warm-up iterations per size (sizes doubling from min to max), before timing.
-    #[arg(short = 'w', long = "warmup_iters", default_value_t = 1)]
     pub warmup_iters: usize,
-    /// Validation runs per measurement (0: no validation, #wrong is N/A).
-    #[arg(short = 'c', long = "check", default_value_t = 1)]
+    /// Validation runs per measurement (0: no validation).
     pub check: usize,
-    /// Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all.
-    #[arg(short = 'd', long = "datatype", default_value = "float", value_parser = parse_type)]
     pub datatype: TypeSel,
-    /// Reduction: sum, prod, min, max, avg, or all.
-    #[arg(short = 'o', long = "op", default_value = "sum", value_parser = parse_op)]
     pub op: OpSel,
     /// Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8).
-    #[arg(short = 'g', long = "ngpus")]
     pub ngpus: Option<usize>,
-    /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1... instead).
-    #[arg(short = 'J', long = "output_file")]
-    pub output_file: Option<PathBuf>,
-    /// Run on the GPUs (cuda) or on CPU threads (host).
-    #[arg(long, value_enum, default_value = "cuda")]
     pub backend: BackendKind,
-    /// Channels (rings) to run; repeats or trims the plan's rings (default: the plan's;
-    /// without a search 8 on CUDA and 1 on the host backend).
-    #[arg(long)]
+    /// Channels (rings) to run; repeats or trims the plan's rings.
     pub channels: Option<usize>,
-    /// Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format).
-    #[arg(long = "graph-file")]
+    /// Run the ring channels (graph 0) of this NCCL graph XML file.
     pub graph_file: Option<PathBuf>,
-    /// Use this transport on every ring edge instead of the plan's (P2P when there is no model).
-    #[arg(long, value_enum)]
+    /// This transport on every ring edge instead of the plan's.
     pub transport: Option<Transport>,
-    /// Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA.
-    #[arg(long = "slot-bytes", value_parser = parse_size)]
+    /// Bytes per FIFO slot (one pipelined chunk).
     pub slot_bytes: Option<u64>,
     /// Only the in-place measurement.
-    #[arg(long = "in-place", conflicts_with = "out_of_place")]
     pub in_place: bool,
     /// Only the out-of-place measurement.
-    #[arg(long = "out-of-place")]
     pub out_of_place: bool,
-    /// Compile every kernel with NVRTC and report registers and spills; no GPU needed.
-    #[arg(long = "compile-only")]
+    /// Compile every kernel with NVRTC and report registers and spills ([`cuda::compile_only`]).
     pub compile_only: bool,
-    /// Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs', else sm_80 and sm_90).
-    #[arg(long, requires = "compile_only")]
+    /// Target architectures for `compile_only`.
     pub arch: Vec<String>,
+    /// Where the CUDA backend caches compiled kernels (none: compile every run).
+    pub kernel_cache: Option<PathBuf>,
 }
 
-impl Default for AllreduceArgs {
+impl Default for Options {
     fn default() -> Self {
-        AllreduceArgs {
+        Options {
             minbytes: 32 << 20,
             maxbytes: 32 << 20,
             stepbytes: 1 << 20,
@@ -176,7 +114,6 @@ impl Default for AllreduceArgs {
             datatype: TypeSel::One(DataType::Float),
             op: OpSel::One(RedOp::Sum),
             ngpus: None,
-            output_file: None,
             backend: BackendKind::Cuda,
             channels: None,
             graph_file: None,
@@ -186,11 +123,12 @@ impl Default for AllreduceArgs {
             out_of_place: false,
             compile_only: false,
             arch: Vec::new(),
+            kernel_cache: None,
         }
     }
 }
 
-impl AllreduceArgs {
+impl Options {
     /// Refuse flags that cannot work (before any detection or search is spent on them).
     pub fn check(&self) -> Result<(), Error> {
         #[cfg(not(feature = "cuda"))]
@@ -280,72 +218,29 @@ pub trait Backend {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
+    /// What went wrong without stopping the run (e.g. the kernel cache not writable).
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The environment of a run: things that differ between runs and that tests fix.
 #[derive(Debug, Clone)]
 pub struct RunContext {
     pub pid: u32,
+    /// The host name up to its first dot, as nccl-tests prints it.
     pub hostname: String,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
     /// Command line and environment for the JSON report.
     pub argv: Vec<String>,
     pub env: Vec<String>,
-    /// `NCCL_TESTS_MIN_BW`.
+    /// `NCCL_TESTS_MIN_BW`: the average bus bandwidth must reach 90% of it.
     pub min_bw: Option<f64>,
     pub now: fn() -> String,
 }
 
-impl RunContext {
-    /// The real environment of this process.
-    pub fn from_process() -> Result<RunContext, Error> {
-        let min_bw = match std::env::var("NCCL_TESTS_MIN_BW") {
-            Ok(v) => Some(
-                v.trim()
-                    .parse::<f64>()
-                    .map_err(|_| Error::Usage(format!("NCCL_TESTS_MIN_BW='{v}' is not a number (GB/s)")))?,
-            ),
-            Err(_) => None,
-        };
-        Ok(RunContext {
-            pid: std::process::id(),
-            hostname: hostname(),
-            progress: std::io::stderr().is_terminal(),
-            argv: std::env::args().collect(),
-            env: std::env::vars()
-                .filter(|(k, _)| k.starts_with("NCCL_") || k.starts_with("CUDA_") || k.starts_with("TOPO_"))
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect(),
-            min_bw,
-            now: report::utc_now,
-        })
-    }
-}
-
-/// The host name up to its first dot, as nccl-tests prints it.
-fn hostname() -> String {
-    let h = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
-        .unwrap_or_else(|_| "localhost".into());
-    h.trim().split('.').next().unwrap_or("localhost").to_string()
-}
-
-/// `topo bench allreduce` with the rings from `--graph-file`, or identity rings.
-/// Returns the exit status: 0, or 1 when a result was wrong (or below
-/// `NCCL_TESTS_MIN_BW`).
-pub fn run(args: &AllreduceArgs, out: &mut dyn Write) -> Result<i32, Error> {
-    args.check()?;
-    if args.compile_only {
-        return cuda::compile_only(&args.arch, out);
-    }
-    let plan = default_plan(args)?;
-    run_with_plan(args, plan, out)
-}
-
 /// The plan used when the caller has no search result: the graph file's rings, or
 /// identity rings over the default number of ranks.
-pub fn default_plan(args: &AllreduceArgs) -> Result<Plan, Error> {
+pub fn default_plan(args: &Options) -> Result<Plan, Error> {
     let plan = if let Some(g) = &args.graph_file {
         Plan::from_graph_file(g, args.ngpus)?
     } else {
@@ -363,8 +258,9 @@ pub fn default_plan(args: &AllreduceArgs) -> Result<Plan, Error> {
     Ok(plan)
 }
 
-/// Run the benchmark over `plan` (e.g. the channel search's rings and transports).
-pub fn run_with_plan(args: &AllreduceArgs, plan: Plan, out: &mut dyn Write) -> Result<i32, Error> {
+/// The plan as the options change it (`--channels`, `--transport`), checked against
+/// them. Its `notes` are warnings for the caller to give.
+pub fn adjust_plan(args: &Options, plan: Plan) -> Result<Plan, Error> {
     args.check()?;
     let mut plan = match args.channels {
         Some(c) => plan.with_channels(c),
@@ -379,24 +275,58 @@ pub fn run_with_plan(args: &AllreduceArgs, plan: Plan, out: &mut dyn Write) -> R
     {
         return Err(Error::Usage(format!("-g {n} but the plan has {} ranks", plan.nranks)));
     }
-    let ctx = RunContext::from_process()?;
-    for n in &plan.notes {
-        eprintln!("warning: {n}");
-    }
-    let mut backend: Box<dyn Backend> = match args.backend {
+    Ok(plan)
+}
+
+/// The backend the options name, set up for `plan`. Its [`Backend::warnings`] and
+/// [`Backend::notes`] are for the caller to give.
+pub fn open_backend(args: &Options, plan: &Plan) -> Result<Box<dyn Backend>, Error> {
+    Ok(match args.backend {
         BackendKind::Host => {
             let slot = args.slot_bytes.map_or(host::DEFAULT_SLOT_BYTES, |s| s as usize);
-            Box::new(host::HostBackend::new(&plan, slot)?)
+            Box::new(host::HostBackend::new(plan, slot)?)
         }
         BackendKind::Cuda => {
             let slot = args.slot_bytes.map_or(cuda::DEFAULT_SLOT_BYTES, |s| s as usize);
-            Box::new(cuda::CudaBackend::new(&plan, slot)?)
+            Box::new(cuda::CudaBackend::new(plan, slot, args.kernel_cache.as_deref())?)
         }
-    };
-    for n in backend.notes() {
-        eprintln!("note: {n}");
+    })
+}
+
+/// What a run reports while it goes, in this order: `Started` once, then per size a
+/// `Measuring`/`Measured` pair per placement and the finished `Row`.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// The backend is ready: the header facts, and how many measurements follow.
+    Started { header: &'a HeaderInfo, measurements: u64 },
+    /// One measurement (a size, type, operator and placement) begins.
+    Measuring { bytes: u64, dtype: DataType, op: RedOp, in_place: bool },
+    /// That measurement is done.
+    Measured,
+    /// A row is complete (nccl-tests prints it now).
+    Row(&'a Row),
+}
+
+/// A finished run.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub header: HeaderInfo,
+    pub rows: Vec<Row>,
+    pub summary: Summary,
+    /// The plan and the backend, described for topo's section of the report.
+    pub plan_lines: Vec<String>,
+    /// The rows carry the model's prediction.
+    pub prediction: bool,
+    pub start_time: String,
+    pub end_time: String,
+}
+
+impl Outcome {
+    /// The exit status: 0, or 1 when a result was wrong (or the average bus bandwidth
+    /// below `NCCL_TESTS_MIN_BW`).
+    pub fn status(&self) -> i32 {
+        if self.summary.passed() { 0 } else { 1 }
     }
-    run_with_backend(args, &plan, backend.as_mut(), &ctx, out)
 }
 
 /// Describe the plan for the report.
@@ -435,22 +365,18 @@ pub fn bandwidths(bytes: u64, seconds: f64, nranks: usize) -> (f64, f64) {
     (alg, alg * 2.0 * (n - 1.0) / n)
 }
 
-/// The benchmark proper, on any backend.
+/// The benchmark proper, on any backend; `on` hears of each step as it happens.
 pub fn run_with_backend(
-    args: &AllreduceArgs,
+    args: &Options,
     plan: &Plan,
     backend: &mut dyn Backend,
     ctx: &RunContext,
-    out: &mut dyn Write,
-) -> Result<i32, Error> {
+    on: &mut dyn FnMut(Event<'_>) -> Result<(), Error>,
+) -> Result<Outcome, Error> {
     args.check()?;
     let n = backend.nranks();
     let sizes = args.sizes();
-    let json_path = args.output_file.as_deref().map(report::json_destination);
     let start_time = (ctx.now)();
-    if let Some(p) = &json_path {
-        writeln!(out, "# Writing JSON output to {}", p.display()).map_err(|e| Error::io(p, e))?;
-    }
     backend.prepare(args.maxbytes as usize)?;
     let header = HeaderInfo {
         topo_version: env!("CARGO_PKG_VERSION").into(),
@@ -467,8 +393,6 @@ pub fn run_with_backend(
         hostname: ctx.hostname.clone(),
         devices: backend.devices(),
     };
-    report::write_header(out, &header)?;
-
     let placements: Vec<bool> = match (args.in_place, args.out_of_place) {
         (true, _) => vec![true],
         (_, true) => vec![false],
@@ -476,7 +400,7 @@ pub fn run_with_backend(
     };
     let combos: Vec<(DataType, RedOp)> =
         args.types().into_iter().flat_map(|t| args.ops().into_iter().map(move |o| (t, o))).collect();
-    let bar = progress_bar(ctx.progress, (combos.len() * sizes.len() * placements.len()) as u64);
+    on(Event::Started { header: &header, measurements: (combos.len() * sizes.len() * placements.len()) as u64 })?;
     let mut rows = Vec::new();
     let mut rep = 0u64;
     for &(dtype, op) in &combos {
@@ -506,13 +430,7 @@ pub fn run_with_backend(
                 bottleneck: plan.prediction.as_ref().map(|p| p.bottleneck.clone()),
             };
             for &in_place in &placements {
-                if let Some(b) = &bar {
-                    b.set_message(format!(
-                        "{} {dtype} {op} {}",
-                        report_size(bytes),
-                        if in_place { "in-place" } else { "out-of-place" }
-                    ));
-                }
+                on(Event::Measuring { bytes, dtype, op, in_place })?;
                 if args.check > 0 {
                     init_inputs(backend, dtype, op, count, in_place, 0x99)?;
                 }
@@ -539,71 +457,24 @@ pub fn run_with_backend(
                 } else {
                     row.out_of_place = Some(perf);
                 }
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
+                on(Event::Measured)?;
             }
-            let line = report::format_row(&row);
-            match &bar {
-                Some(b) => b.suspend(|| out.write_all(line.as_bytes())),
-                None => out.write_all(line.as_bytes()),
-            }
-            .map_err(|e| Error::Io { file: "<output>".into(), source: e })?;
+            on(Event::Row(&row))?;
             rows.push(row);
         }
     }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     let summary = Summary::from_rows(&rows, ctx.min_bw);
-    report::write_footer(out, &summary)?;
-    let mut lines = plan_lines(plan, backend.name());
-    lines.extend(backend.notes());
-    report::write_topo_section(out, &rows, &lines, plan.prediction.is_some())?;
-
-    if let Some(p) = json_path {
-        let doc = report::JsonDoc {
-            version: 3,
-            start_time,
-            args: ctx.argv.clone(),
-            env: ctx.env.clone(),
-            nccl_version: 0,
-            config: report::JsonConfig::from_header(&header),
-            results: rows.iter().map(|r| report::JsonResult::from_row(r, args.iters)).collect(),
-            out_of_bounds: report::JsonOob::new(&summary),
-            average_bus_bandwidth: report::JsonAvg::new(&summary),
-            errors: Vec::new(),
-            end_time: (ctx.now)(),
-            topo: report::JsonTopo {
-                version: env!("CARGO_PKG_VERSION").into(),
-                backend: backend.name().into(),
-                plan: lines,
-                prediction: plan.prediction.is_some(),
-            },
-        };
-        report::write_json(&p, &doc)?;
-    }
-    Ok(if summary.passed() { 0 } else { 1 })
-}
-
-fn report_size(b: u64) -> String {
-    match b {
-        b if b >= 1 << 30 => format!("{}G", b >> 30),
-        b if b >= 1 << 20 => format!("{}M", b >> 20),
-        b if b >= 1 << 10 => format!("{}K", b >> 10),
-        b => format!("{b}B"),
-    }
-}
-
-fn progress_bar(enabled: bool, total: u64) -> Option<indicatif::ProgressBar> {
-    if !enabled {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}") {
-        bar.set_style(style);
-    }
-    Some(bar)
+    let mut plan_lines = plan_lines(plan, backend.name());
+    plan_lines.extend(backend.notes());
+    Ok(Outcome {
+        header,
+        rows,
+        summary,
+        plan_lines,
+        prediction: plan.prediction.is_some(),
+        start_time,
+        end_time: (ctx.now)(),
+    })
 }
 
 /// View a slice of plain elements as bytes.
@@ -719,12 +590,29 @@ mod tests {
         RunContext {
             pid: 4242,
             hostname: "testhost".into(),
-            progress: false,
             argv: vec!["topo".into()],
             env: vec![],
             min_bw: None,
             now: || "2026-01-01 00:00:00".into(),
         }
+    }
+
+    /// A run as the command line prints it: the header and rows as they come, then
+    /// the conclusion.
+    fn run_text(args: &Options, plan: &Plan, b: &mut dyn Backend) -> (Outcome, String) {
+        use crate::render::bench as r;
+        let mut text = String::new();
+        let o = run_with_backend(args, plan, b, &fixed_ctx(), &mut |e| {
+            match e {
+                Event::Started { header, .. } => text.push_str(&r::header(header)),
+                Event::Row(row) => text.push_str(&r::row(row)),
+                Event::Measuring { .. } | Event::Measured => {}
+            }
+            Ok(())
+        })
+        .unwrap();
+        text.push_str(&r::conclusion(&o));
+        (o, text)
     }
 
     const SNAPSHOT: &str = "\
@@ -764,7 +652,7 @@ mod tests {
 
     #[test]
     fn output_snapshot() {
-        let args = AllreduceArgs {
+        let args = Options {
             minbytes: 1024,
             maxbytes: 1 << 20,
             stepfactor: 32,
@@ -774,18 +662,15 @@ mod tests {
         };
         let plan = Plan::simple_ring(4, 1);
         let mut b = FixedTime(host::HostBackend::new(&plan, 4096).unwrap());
-        let mut out = Vec::new();
-        let status = run_with_backend(&args, &plan, &mut b, &fixed_ctx(), &mut out).unwrap();
-        assert_eq!(status, 0);
-        let text = String::from_utf8(out).unwrap().replace(env!("CARGO_PKG_VERSION"), "VERSION");
+        let (o, text) = run_text(&args, &plan, &mut b);
+        assert_eq!(o.status(), 0);
+        let text = text.replace(env!("CARGO_PKG_VERSION"), "VERSION");
         assert_eq!(text, SNAPSHOT, "got:\n{text}");
     }
 
     #[test]
     fn prediction_and_json() {
-        let dir = tempfile::tempdir().unwrap();
-        let json = dir.path().join("out.json");
-        let args = AllreduceArgs {
+        let args = Options {
             minbytes: 4096,
             maxbytes: 8192,
             stepbytes: 4096,
@@ -793,7 +678,6 @@ mod tests {
             backend: BackendKind::Host,
             datatype: TypeSel::All,
             op: OpSel::One(RedOp::Max),
-            output_file: Some(json.clone()),
             ..Default::default()
         };
         let mut plan = Plan::simple_ring(3, 2);
@@ -802,9 +686,8 @@ mod tests {
             bottleneck: "GPU0->GPU1 NVL".into(),
         });
         let mut b = FixedTime(host::HostBackend::new(&plan, 1024).unwrap());
-        let mut out = Vec::new();
-        assert_eq!(run_with_backend(&args, &plan, &mut b, &fixed_ctx(), &mut out).unwrap(), 0);
-        let text = String::from_utf8(out).unwrap();
+        let (o, text) = run_text(&args, &plan, &mut b);
+        assert_eq!(o.status(), 0);
         assert!(text.contains("# topo: model bottleneck: GPU0->GPU1 NVL"), "{text}");
         assert!(text.contains("bfloat16"), "{text}");
         // 4096 B: predicted 0.41 GB/s, measured 4096/(5000+1024 ns)*4/3 = 0.906 GB/s.
@@ -812,7 +695,7 @@ mod tests {
         let line =
             text.lines().map(fields).find(|f| f.len() > 3 && f[0] == "#" && f[1] == "4096" && f[2] == "int8").unwrap();
         assert_eq!(&line[6..], ["0.41", "221.34", "212.52", "GPU0->GPU1", "NVL"]);
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let doc = serde_json::to_value(report::JsonDoc::new(&o, &fixed_ctx())).unwrap();
         assert_eq!(doc["version"], 3);
         assert_eq!(doc["results"].as_array().unwrap().len(), 20);
         assert_eq!(doc["results"][0]["root"], "    -1");
@@ -820,15 +703,13 @@ mod tests {
         assert_eq!(doc["config"]["devices"].as_array().unwrap().len(), 3);
         assert_eq!(doc["out_of_bounds"]["okay"], "true");
         assert!(doc["results"][0]["topo"]["efficiency_out_of_place"].as_f64().unwrap() > 1.0);
-        // A second run does not overwrite the first file.
-        let mut out = Vec::new();
-        run_with_backend(&args, &plan, &mut b, &fixed_ctx(), &mut out).unwrap();
-        assert!(dir.path().join("out.json.0").exists());
+        assert_eq!(doc["start_time"], "2026-01-01 00:00:00");
+        assert_eq!(doc["topo"]["backend"], "host");
     }
 
     #[test]
     fn unchecked_runs_print_na_and_in_place_only() {
-        let args = AllreduceArgs {
+        let args = Options {
             minbytes: 100,
             maxbytes: 100,
             iters: 1,
@@ -839,9 +720,7 @@ mod tests {
         };
         let plan = Plan::simple_ring(2, 1);
         let mut b = FixedTime(host::HostBackend::new(&plan, 1024).unwrap());
-        let mut out = Vec::new();
-        run_with_backend(&args, &plan, &mut b, &fixed_ctx(), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let (_, text) = run_text(&args, &plan, &mut b);
         let row = text.lines().find(|l| !l.starts_with('#') && !l.is_empty()).unwrap();
         assert_eq!(
             row,
@@ -856,20 +735,11 @@ mod tests {
 
     #[test]
     fn sizes_and_flags() {
-        let a = AllreduceArgs { minbytes: 1024, maxbytes: 16 << 20, stepfactor: 4, ..Default::default() };
+        let a = Options { minbytes: 1024, maxbytes: 16 << 20, stepfactor: 4, ..Default::default() };
         assert_eq!(a.sizes().len(), 8);
-        let a = AllreduceArgs { minbytes: 0, maxbytes: 3, stepbytes: 1, ..Default::default() };
+        let a = Options { minbytes: 0, maxbytes: 3, stepbytes: 1, ..Default::default() };
         assert_eq!(a.sizes(), vec![0, 1, 2, 3]);
-        assert_eq!(parse_size("1K").unwrap(), 1024);
-        assert_eq!(parse_size("16M").unwrap(), 16 << 20);
-        assert_eq!(parse_size("1.5G").unwrap(), 3 << 29);
-        assert_eq!(parse_size("8").unwrap(), 8);
-        assert!(parse_size("12Q").is_err());
-        assert!(parse_size("x").is_err());
-        assert_eq!(parse_type("bf16").unwrap(), TypeSel::One(DataType::Bfloat16));
-        assert_eq!(parse_type("all").unwrap(), TypeSel::All);
-        assert!(parse_op("mulsum").unwrap_err().contains("not supported"));
-        let bad = AllreduceArgs { minbytes: 10, maxbytes: 5, ..Default::default() };
+        let bad = Options { minbytes: 10, maxbytes: 5, ..Default::default() };
         assert!(bad.check().is_err());
         let (alg, bus) = bandwidths(1_000_000_000, 1.0, 4);
         assert_eq!((alg, bus), (1.0, 1.5));

@@ -2,11 +2,12 @@
 //! the rest of topo uses, every one of which says that this build has no CUDA support.
 //! The host backend is unaffected.
 
-use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 use super::dtype::{DataType, RedOp};
 use super::plan::Plan;
+pub use super::report::{CompileReport, KernelStats};
 use super::{Backend, DeviceInfo};
 use crate::error::Error;
 
@@ -40,7 +41,7 @@ pub fn device_count() -> Result<usize, Error> {
 }
 
 /// `--compile-only`: an error in this build.
-pub fn compile_only(_archs: &[String], _out: &mut dyn Write) -> Result<i32, Error> {
+pub fn compile_only(_archs: &[String]) -> Result<Vec<CompileReport>, Error> {
     Err(unsupported())
 }
 
@@ -48,7 +49,7 @@ pub fn compile_only(_archs: &[String], _out: &mut dyn Write) -> Result<i32, Erro
 pub enum CudaBackend {}
 
 impl CudaBackend {
-    pub fn new(_plan: &Plan, _slot_bytes: usize) -> Result<CudaBackend, Error> {
+    pub fn new(_plan: &Plan, _slot_bytes: usize, _kernel_cache: Option<&Path>) -> Result<CudaBackend, Error> {
         Err(unsupported())
     }
 }
@@ -88,8 +89,8 @@ mod tests {
     fn every_entry_point_names_the_missing_feature() {
         let e = device_count().unwrap_err().to_string();
         assert!(e.contains("`cuda` feature") && e.contains("--backend host"), "{e}");
-        assert!(compile_only(&["sm_90".into()], &mut Vec::new()).is_err());
-        assert!(CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES).is_err());
+        assert!(compile_only(&["sm_90".into()]).is_err());
+        assert!(CudaBackend::new(&Plan::simple_ring(2, 1), DEFAULT_SLOT_BYTES, None).is_err());
         assert!(!driver_present() && !nvrtc_present());
     }
 }

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::xml::{self, Xml};
 
 /// How data moves along one ring edge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Transport {
     /// The sender writes straight into the receiver's FIFO (CUDA peer access).

@@ -180,6 +180,38 @@ value_enum!(crate::render::search::GraphSel {
     crate::render::search::GraphSel::All => ["all"],
 });
 
+value_enum!(crate::bench::BackendKind {
+    crate::bench::BackendKind::Cuda => ["cuda"]: "CUDA kernels on the local GPUs",
+    crate::bench::BackendKind::Host => ["host"]: "CPU threads (one per rank and channel): the same protocol, host measurements",
+});
+
+value_enum!(crate::bench::Transport {
+    crate::bench::Transport::P2p => ["p2p"]: "The sender writes straight into the receiver's FIFO (CUDA peer access)",
+    crate::bench::Transport::HostStaged => ["host-staged"]:
+        "The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver's FIFO",
+});
+
+value_enum!(crate::bench::DataType {
+    crate::bench::DataType::Int8 => ["int8", "char"],
+    crate::bench::DataType::Uint8 => ["uint8"],
+    crate::bench::DataType::Int32 => ["int32", "int"],
+    crate::bench::DataType::Uint32 => ["uint32"],
+    crate::bench::DataType::Int64 => ["int64"],
+    crate::bench::DataType::Uint64 => ["uint64"],
+    crate::bench::DataType::Half => ["half", "float16", "f16"],
+    crate::bench::DataType::Float => ["float", "float32", "f32"],
+    crate::bench::DataType::Double => ["double", "float64", "f64"],
+    crate::bench::DataType::Bfloat16 => ["bfloat16", "bf16"],
+});
+
+value_enum!(crate::bench::RedOp {
+    crate::bench::RedOp::Sum => ["sum"],
+    crate::bench::RedOp::Prod => ["prod"],
+    crate::bench::RedOp::Max => ["max"],
+    crate::bench::RedOp::Min => ["min"],
+    crate::bench::RedOp::Avg => ["avg"],
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +229,25 @@ mod tests {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
         assert!(parse_size("99999999999G").is_err());
+    }
+
+    #[test]
+    fn bench_enums_keep_their_names_and_aliases() {
+        use crate::bench::{BackendKind, DataType, RedOp, Transport};
+        use clap::ValueEnum;
+        for t in DataType::ALL {
+            assert_eq!(DataType::from_str(t.name(), false), Ok(t));
+        }
+        for o in RedOp::ALL {
+            assert_eq!(RedOp::from_str(o.name(), false), Ok(o));
+        }
+        for (alias, t) in [("char", DataType::Int8), ("int", DataType::Int32), ("f16", DataType::Half)] {
+            assert_eq!(DataType::from_str(alias, false), Ok(t));
+        }
+        assert_eq!(DataType::from_str("bf16", false), Ok(DataType::Bfloat16));
+        assert_eq!(DataType::from_str("float64", false), Ok(DataType::Double));
+        assert_eq!(Transport::from_str("host-staged", false), Ok(Transport::HostStaged));
+        assert_eq!(BackendKind::from_str("host", false), Ok(BackendKind::Host));
+        assert!(RedOp::from_str("mulsum", false).is_err());
     }
 }

@@ -1,12 +1,21 @@
 //! `topo bench allreduce`: nccl-tests' `all_reduce_perf` through topo's own ring
 //! kernels, along the channels the search chose, with the model's prediction beside
 //! each measurement.
+//!
+//! The run streams as nccl-tests' does: the header once the backend is ready, each row
+//! the moment its size is measured (with a progress bar on a terminal's stderr), then
+//! the footer and topo's section.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
-use super::args::{InputArgs, ModelArgs};
+use super::args::{InputArgs, ModelArgs, parse_size};
 use super::{Ctx, analyze_input, search_options};
+use crate::bench::{self, BackendKind, DataType, Event, OpSel, Plan, RedOp, RunContext, Transport, TypeSel};
 use crate::error::Error;
+use crate::render;
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
@@ -17,11 +26,190 @@ pub enum BenchCommand {
 #[derive(Debug, Args)]
 pub struct BenchAllreduceArgs {
     #[command(flatten)]
-    pub bench: crate::bench::AllreduceArgs,
+    pub bench: AllreduceArgs,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+/// Flags of `topo bench allreduce` (nccl-tests' names and meanings, plus topo's).
+#[derive(Debug, Clone, Args)]
+pub struct AllreduceArgs {
+    /// Smallest message size in bytes (K, M, G suffixes).
+    #[arg(short = 'b', long = "minbytes", default_value = "32M", value_parser = parse_size)]
+    pub minbytes: u64,
+    /// Largest message size in bytes.
+    #[arg(short = 'e', long = "maxbytes", default_value = "32M", value_parser = parse_size)]
+    pub maxbytes: u64,
+    /// Size increment between steps, when no step factor is given.
+    #[arg(short = 'i', long = "stepbytes", default_value = "1M", value_parser = parse_size)]
+    pub stepbytes: u64,
+    /// Multiply the size by this factor at each step (over 1 takes precedence over -i).
+    #[arg(short = 'f', long = "stepfactor", default_value_t = 1)]
+    pub stepfactor: u64,
+    /// Timed iterations per size.
+    #[arg(short = 'n', long = "iters", default_value_t = 20)]
+    pub iters: usize,
+    /// Warm-up iterations per size (sizes doubling from min to max), before timing.
+    #[arg(short = 'w', long = "warmup_iters", default_value_t = 1)]
+    pub warmup_iters: usize,
+    /// Validation runs per measurement (0: no validation, #wrong is N/A).
+    #[arg(short = 'c', long = "check", default_value_t = 1)]
+    pub check: usize,
+    /// Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all.
+    #[arg(short = 'd', long = "datatype", default_value = "float", value_parser = parse_type)]
+    pub datatype: TypeSel,
+    /// Reduction: sum, prod, min, max, avg, or all.
+    #[arg(short = 'o', long = "op", default_value = "sum", value_parser = parse_op)]
+    pub op: OpSel,
+    /// Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8).
+    #[arg(short = 'g', long = "ngpus")]
+    pub ngpus: Option<usize>,
+    /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1... instead).
+    #[arg(short = 'J', long = "output_file")]
+    pub output_file: Option<PathBuf>,
+    /// Run on the GPUs (cuda) or on CPU threads (host).
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub backend: BackendKind,
+    /// Channels (rings) to run; repeats or trims the plan's rings (default: the plan's;
+    /// without a search 8 on CUDA and 1 on the host backend).
+    #[arg(long)]
+    pub channels: Option<usize>,
+    /// Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format).
+    #[arg(long = "graph-file")]
+    pub graph_file: Option<PathBuf>,
+    /// Use this transport on every ring edge instead of the plan's (P2P when there is no model).
+    #[arg(long, value_enum)]
+    pub transport: Option<Transport>,
+    /// Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA.
+    #[arg(long = "slot-bytes", value_parser = parse_size)]
+    pub slot_bytes: Option<u64>,
+    /// Only the in-place measurement.
+    #[arg(long = "in-place", conflicts_with = "out_of_place")]
+    pub in_place: bool,
+    /// Only the out-of-place measurement.
+    #[arg(long = "out-of-place")]
+    pub out_of_place: bool,
+    /// Compile every kernel with NVRTC and report registers and spills; no GPU needed.
+    #[arg(long = "compile-only")]
+    pub compile_only: bool,
+    /// Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs', else sm_80 and sm_90).
+    #[arg(long, requires = "compile_only")]
+    pub arch: Vec<String>,
+}
+
+impl AllreduceArgs {
+    /// The bench stage's options; the kernel cache folder comes from the environment.
+    fn options(&self, vars: &BTreeMap<String, String>) -> bench::Options {
+        bench::Options {
+            minbytes: self.minbytes,
+            maxbytes: self.maxbytes,
+            stepbytes: self.stepbytes,
+            stepfactor: self.stepfactor,
+            iters: self.iters,
+            warmup_iters: self.warmup_iters,
+            check: self.check,
+            datatype: self.datatype,
+            op: self.op,
+            ngpus: self.ngpus,
+            backend: self.backend,
+            channels: self.channels,
+            graph_file: self.graph_file.clone(),
+            transport: self.transport,
+            slot_bytes: self.slot_bytes,
+            in_place: self.in_place,
+            out_of_place: self.out_of_place,
+            compile_only: self.compile_only,
+            arch: self.arch.clone(),
+            kernel_cache: kernel_cache(vars),
+        }
+    }
+}
+
+fn parse_type(s: &str) -> Result<TypeSel, String> {
+    if s == "all" {
+        return Ok(TypeSel::All);
+    }
+    <DataType as clap::ValueEnum>::from_str(s, false).map(TypeSel::One).map_err(|_| {
+        let names: Vec<_> = DataType::ALL.iter().map(|t| t.name()).collect();
+        format!("unknown datatype '{s}' (one of {}, or all)", names.join(", "))
+    })
+}
+
+fn parse_op(s: &str) -> Result<OpSel, String> {
+    if s == "all" {
+        return Ok(OpSel::All);
+    }
+    <RedOp as clap::ValueEnum>::from_str(s, false).map(OpSel::One).map_err(|_| {
+        if s == "mulsum" {
+            "op 'mulsum' (pre-multiplied sum with a per-rank scalar) is not supported; use sum, prod, min, max, avg or all".into()
+        } else {
+            format!("unknown op '{s}' (sum, prod, min, max, avg or all)")
+        }
+    })
+}
+
+/// `$XDG_CACHE_HOME/topo`, else `$HOME/.cache/topo`: where compiled kernels are kept.
+fn kernel_cache(vars: &BTreeMap<String, String>) -> Option<PathBuf> {
+    let var = |k: &str| vars.get(k).filter(|v| !v.is_empty());
+    if let Some(x) = var("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(x).join("topo"));
+    }
+    var("HOME").map(|h| PathBuf::from(h).join(".cache").join("topo"))
+}
+
+/// This process, this machine and the environment, as the report shows them.
+fn run_context(ctx: &Ctx) -> Result<RunContext, Error> {
+    let min_bw = match ctx.vars.get("NCCL_TESTS_MIN_BW") {
+        Some(v) => Some(
+            v.trim()
+                .parse::<f64>()
+                .map_err(|_| Error::Usage(format!("NCCL_TESTS_MIN_BW='{v}' is not a number (GB/s)")))?,
+        ),
+        None => None,
+    };
+    Ok(RunContext {
+        pid: std::process::id(),
+        hostname: hostname(),
+        argv: ctx.argv.clone(),
+        env: ctx
+            .vars
+            .iter()
+            .filter(|(k, _)| k.starts_with("NCCL_") || k.starts_with("CUDA_") || k.starts_with("TOPO_"))
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect(),
+        min_bw,
+        now: bench::report::utc_now,
+    })
+}
+
+/// The host name up to its first dot, as nccl-tests prints it.
+fn hostname() -> String {
+    let h = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .unwrap_or_else(|_| "localhost".into());
+    h.trim().split('.').next().unwrap_or("localhost").to_string()
+}
+
+/// nccl-tests never overwrites a JSON file: it tries `FILE`, then `FILE.0`, `FILE.1`...
+fn json_destination(path: &Path) -> PathBuf {
+    if !path.exists() {
+        return path.to_path_buf();
+    }
+    (0..)
+        .map(|i| PathBuf::from(format!("{}.{i}", path.display())))
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
+/// Write `text` to `path` all at once, never replacing an existing file.
+fn write_new(path: &Path, text: &str) -> Result<(), Error> {
+    let tmp = PathBuf::from(format!("{}.tmp-{}", path.display(), std::process::id()));
+    std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    linked.map_err(|e| Error::io(path, e))
 }
 
 pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
@@ -34,15 +222,33 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
 /// topology (or on this machine for the CUDA backend), each ring edge uses the transport
 /// the model chose (P2P, else host-staged through the proxy), and the tuning model gives
 /// the predicted bus bandwidth. A graph file, or the host backend with no topology named,
-/// runs the plain rings instead.
+/// runs the plain rings instead. Exit status 1 when a result was wrong (or below
+/// `NCCL_TESTS_MIN_BW`).
 fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
-    use crate::bench::{BackendKind, Plan, Prediction, RingChannel, Transport};
-    let b = &a.bench;
-    b.check()?;
-    let named = a.input.named();
-    if b.compile_only || b.graph_file.is_some() || (b.backend == BackendKind::Host && !named) {
-        return crate::bench::run(b, ctx.out);
+    let opts = a.bench.options(&ctx.vars);
+    opts.check()?;
+    if opts.compile_only {
+        let reports = bench::cuda::compile_only(&opts.arch)?;
+        ctx.print(&render::bench::compile_only(&reports))?;
+        return Ok(0);
     }
+    let plan = if opts.graph_file.is_some() || (opts.backend == BackendKind::Host && !a.input.named()) {
+        bench::default_plan(&opts)?
+    } else {
+        if opts.backend == BackendKind::Cuda {
+            // No GPU to run on: say so (and point to the host backend) before any
+            // detection or search is spent.
+            bench::cuda::device_count()?;
+        }
+        searched_plan(a, &opts, ctx)?
+    };
+    run_plan(&opts, a.bench.output_file.as_deref(), plan, ctx)
+}
+
+/// The rings and transports of NCCL's ring graph on the named topology, with the
+/// tuning model's ring prediction.
+fn searched_plan(a: &BenchAllreduceArgs, opts: &bench::Options, ctx: &mut Ctx) -> Result<Plan, Error> {
+    use crate::bench::{Prediction, RingChannel};
     let (_, an) = analyze_input(&a.input, &a.model, ctx)?;
     let so = search_options(&an, ctx)?;
     let (gs, sys) = crate::search::run(&an, &so)?;
@@ -64,8 +270,10 @@ fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     // time (best protocol); the report also names what NCCL itself would pick.
     let model = std::sync::Arc::new(crate::tune::Model::new(&an, &gs)?);
     let nccl_pick = model
-        .predict(crate::tune::Func::AllReduce, b.maxbytes)
-        .map(|p| format!("at {} B NCCL would pick {} {}: {}", b.maxbytes, p.algo.name(), p.proto.name(), p.bottleneck))
+        .predict(crate::tune::Func::AllReduce, opts.maxbytes)
+        .map(|p| {
+            format!("at {} B NCCL would pick {} {}: {}", opts.maxbytes, p.algo.name(), p.proto.name(), p.bottleneck)
+        })
         .unwrap_or_else(|e| e.to_string());
     let ring_bw = ring.bw_intra.min(if sys.inter { ring.bw_inter } else { ring.bw_intra });
     let bottleneck = format!("ring {}x{} GB/s {}", ring.n_channels, crate::render::gbs(ring_bw), ring.type_intra);
@@ -81,13 +289,13 @@ fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         if t.is_finite() { bytes as f64 / (t as f64 * 1e3) * 2.0 * (ranks - 1.0) / ranks } else { 0.0 }
     };
     let mut notes = Vec::new();
-    if b.backend == BackendKind::Host {
+    if opts.backend == BackendKind::Host {
         notes.push(format!(
             "host backend: {n} ranks are threads of this machine; the prediction is NCCL's for {}",
             an.input
         ));
     }
-    let plan = Plan {
+    Ok(Plan {
         nranks: n,
         channels,
         transports,
@@ -97,6 +305,141 @@ fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
             an.input, ring.n_channels, ring.type_intra
         ),
         notes,
-    };
-    crate::bench::run_with_plan(b, plan, ctx.out)
+    })
+}
+
+/// Run over `plan`, streaming the report to stdout; the JSON report to `json` when given.
+fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ctx) -> Result<i32, Error> {
+    let plan = bench::adjust_plan(opts, plan)?;
+    let rc = run_context(ctx)?;
+    for n in &plan.notes {
+        ctx.say_raw(&format!("warning: {n}"))?;
+    }
+    let mut backend = bench::open_backend(opts, &plan)?;
+    for w in backend.warnings() {
+        ctx.say_raw(&format!("warning: {w}"))?;
+    }
+    for n in backend.notes() {
+        ctx.say_raw(&format!("note: {n}"))?;
+    }
+    let json = json.map(json_destination);
+    if let Some(p) = &json {
+        ctx.print(&render::bench::json_destination(p))?;
+    }
+    let progress = ctx.err_is_terminal;
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let outcome = bench::run_with_backend(opts, &plan, backend.as_mut(), &rc, &mut |e| {
+        match e {
+            Event::Started { header, measurements } => {
+                ctx.print(&render::bench::header(header))?;
+                bar = progress.then(|| progress_bar(measurements));
+            }
+            Event::Measuring { bytes, dtype, op, in_place } => {
+                if let Some(b) = &bar {
+                    let placement = if in_place { "in-place" } else { "out-of-place" };
+                    b.set_message(format!("{} {dtype} {op} {placement}", short_size(bytes)));
+                }
+            }
+            Event::Measured => {
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+            }
+            Event::Row(row) => {
+                let line = render::bench::row(row);
+                match &bar {
+                    Some(b) => b.suspend(|| ctx.print(&line))?,
+                    None => ctx.print(&line)?,
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let outcome = outcome?;
+    ctx.print(&render::bench::conclusion(&outcome))?;
+    if let Some(p) = json {
+        let doc = bench::report::JsonDoc::new(&outcome, &rc);
+        let text = serde_json::to_string(&doc).map_err(|e| Error::Usage(format!("JSON output: {e}")))?;
+        write_new(&p, &(text + "\n"))?;
+    }
+    Ok(outcome.status())
+}
+
+/// A size for the progress bar: 4K, 16M, 8G.
+fn short_size(b: u64) -> String {
+    match b {
+        b if b >= 1 << 30 => format!("{}G", b >> 30),
+        b if b >= 1 << 20 => format!("{}M", b >> 20),
+        b if b >= 1 << 10 => format!("{}K", b >> 10),
+        b => format!("{b}B"),
+    }
+}
+
+fn progress_bar(total: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(Some(total), indicatif::ProgressDrawTarget::stderr());
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_and_op_flags() {
+        assert_eq!(parse_type("bf16").unwrap(), TypeSel::One(DataType::Bfloat16));
+        assert_eq!(parse_type("all").unwrap(), TypeSel::All);
+        assert!(parse_type("float8").unwrap_err().contains("or all"));
+        assert_eq!(parse_op("avg").unwrap(), OpSel::One(RedOp::Avg));
+        assert!(parse_op("mulsum").unwrap_err().contains("not supported"));
+    }
+
+    #[test]
+    fn sizes_as_nccl_tests_reads_them() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: AllreduceArgs,
+        }
+        let a = Cli::try_parse_from(["t", "-b", "1K", "-e", "16M", "-f", "4", "--slot-bytes", "4KiB"]).unwrap().a;
+        let o = a.options(&BTreeMap::new());
+        assert_eq!((o.minbytes, o.maxbytes, o.slot_bytes), (1024, 16 << 20, Some(4096)));
+        assert_eq!(o.sizes().len(), 8);
+        // nccl-tests refuses decimals; so does topo.
+        assert!(Cli::try_parse_from(["t", "-e", "1.5G"]).is_err());
+        assert!(Cli::try_parse_from(["t", "-b", "12Q"]).is_err());
+    }
+
+    #[test]
+    fn kernel_cache_from_the_environment() {
+        let vars = |kv: &[(&str, &str)]| kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        assert_eq!(kernel_cache(&vars(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")])), Some("/x/topo".into()));
+        assert_eq!(kernel_cache(&vars(&[("XDG_CACHE_HOME", ""), ("HOME", "/h")])), Some("/h/.cache/topo".into()));
+        assert_eq!(kernel_cache(&vars(&[])), None);
+    }
+
+    #[test]
+    fn json_destination_does_not_clobber() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        assert_eq!(json_destination(&p), p);
+        write_new(&p, "x").unwrap();
+        assert_eq!(json_destination(&p), d.path().join("r.json.0"));
+        assert!(write_new(&p, "y").is_err());
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "x");
+    }
+
+    #[test]
+    fn min_bw_must_be_a_number() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let vars = [("NCCL_TESTS_MIN_BW".to_string(), "fast".to_string())].into_iter().collect();
+        let ctx = Ctx::new(&mut out, &mut err, vars, vec![]);
+        assert!(run_context(&ctx).unwrap_err().to_string().contains("NCCL_TESTS_MIN_BW"));
+    }
 }
