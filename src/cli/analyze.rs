@@ -26,6 +26,12 @@ pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         let mut doc = an.to_json(crate::search::graphs_json(&sys, &gs));
         let run = crate::search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
         doc["run"] = render::search::run_json(&run, 0);
+        // NCCL's init fails when its tuning does (a bad NCCL_ALGO, say): so does this.
+        let m = crate::tune::Model::new(&an, &gs)?;
+        for w in &m.warnings {
+            ctx.warn(w)?;
+        }
+        doc["tuning"] = render::tune::tuning_json(&m);
         render::to_json_string(&doc)
     } else {
         let mut s = render::show::tree(&an);

@@ -211,6 +211,16 @@ fn table_json(m: &Model) -> serde_json::Value {
     })
 }
 
+/// The `tuning` object of `topo analyze --json`: what `ncclTopoTuneModel` leaves in rank
+/// 0's communicator (channel counts, threads, thresholds, latency and bandwidth tables).
+pub fn tuning_json(m: &Model) -> serde_json::Value {
+    let mut v = table_json(m);
+    // NCCL logs `comm->nChannels` twice: as coll and as collnet channels.
+    v["channels"] =
+        serde_json::json!({"coll": m.comm.n_channels, "collnet": m.comm.n_channels, "nvls": m.comm.nvls_channels});
+    v
+}
+
 /// What `topo tune` prints: the header, NCCL's table when asked, then the sweep; or
 /// the same as JSON.
 pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, json: bool) -> String {
