@@ -343,7 +343,7 @@ pub fn run(cli: Cli, out: &mut dyn Write) -> Result<i32, Error> {
             if a.json {
                 let so = crate::search::SearchOptions::from_analysis(&an)?;
                 let (gs, sys) = crate::search::command::search_with_progress(&an, &so)?;
-                let mut doc = an.to_json(crate::search::graphs_json(&sys, &gs));
+                let mut doc = an.to_json(crate::render::graphs::graphs_json(&sys, &gs));
                 let run = crate::search::command::run_of(&an, &gs);
                 doc["run"] = render::search::run_json(&run, 0);
                 render::to_json_string(&doc)
@@ -456,7 +456,7 @@ fn bench_allreduce(a: &BenchAllreduceArgs, out: &mut dyn Write) -> Result<i32, E
 fn searched_graphs(an: &Analysis) -> serde_json::Value {
     crate::search::SearchOptions::from_analysis(an)
         .and_then(|so| crate::search::run(an, &so))
-        .map(|(gs, sys)| crate::search::graphs_json(&sys, &gs))
+        .map(|(gs, sys)| crate::render::graphs::graphs_json(&sys, &gs))
         .unwrap_or_else(|_| crate::diff::no_graphs(an))
 }
 

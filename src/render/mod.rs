@@ -1,6 +1,7 @@
 //! Output for people and scripts: text trees and tables, JSON, Graphviz.
 
 pub mod dot;
+pub mod graphs;
 pub mod paths;
 pub mod search;
 pub mod show;

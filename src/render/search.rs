@@ -240,7 +240,7 @@ pub fn json(
 ) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for g in selected(gs, sel) {
-        m.insert(g.name().into(), crate::search::graph_json(sys, g));
+        m.insert(g.name().into(), crate::render::graphs::graph_json(sys, g));
     }
     m.insert("run".into(), run_json(run, rank));
     if let Some((file, costs)) = cost {
