@@ -2,7 +2,7 @@
 
 use crate::model::NodeType;
 use crate::model::system::System;
-use crate::search::{Graph, Graphs, pattern};
+use crate::search::{Graph, Graphs, Pattern};
 
 /// The JSON of one graph (schema 1), or null when NCCL does not use it.
 pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
@@ -10,8 +10,10 @@ pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
         return serde_json::Value::Null;
     }
     let ngpus = sys.count(NodeType::Gpu);
-    let net_dev = |id: i64| -> i64 {
-        sys.find(NodeType::Net, id).and_then(|n| sys.list(NodeType::Net)[n].net().map(|x| x.dev as i64)).unwrap_or(-1)
+    let net_dev = |id: Option<i64>| -> i64 {
+        id.and_then(|id| sys.find(NodeType::Net, id))
+            .and_then(|n| sys.list(NodeType::Net)[n].net().map(|x| x.dev as i64))
+            .unwrap_or(-1)
     };
     let channels: Vec<serde_json::Value> = (0..g.n_channels as usize)
         .map(|c| {
@@ -19,7 +21,7 @@ pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
             if sys.inter {
                 m.insert("net_in".into(), net_dev(g.inter[c * 2]).into());
             }
-            if g.pattern == pattern::NVLS {
+            if g.pattern == Pattern::Nvls {
                 m.insert("head".into(), g.intra[c * ngpus].into());
             } else {
                 m.insert("ranks".into(), g.intra[c * ngpus..(c + 1) * ngpus].to_vec().into());
@@ -31,15 +33,15 @@ pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
         })
         .collect();
     serde_json::json!({
-        "pattern": g.pattern,
-        "crossnic": g.cross_nic,
+        "pattern": g.pattern.number(),
+        "crossnic": g.cross_nic.number(),
         "nchannels": g.n_channels,
         "bw_intra": g.bw_intra,
         "bw_inter": g.bw_inter,
         "latency_inter": g.latency_inter,
         "type_intra": g.type_intra.name(),
         "type_inter": g.type_inter.name(),
-        "same_channels": g.same_channels,
+        "same_channels": g.same_channels as i32,
         "from_graph_file": g.from_file,
         "channels": channels,
     })

@@ -14,7 +14,7 @@ use crate::render::dot;
 use crate::render::paths::new_table;
 use crate::search::channels::Run;
 use crate::search::cost::{self, Cost};
-use crate::search::{Graph, Graphs};
+use crate::search::{Graph, GraphId, Graphs};
 
 /// A graph `--graph` can pick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,12 +50,14 @@ pub fn selected<'a>(gs: &'a Graphs, sel: &[GraphSel]) -> Vec<&'a Graph> {
 fn absent_reason(an: &Analysis, g: &Graph) -> &'static str {
     let sys = &an.system;
     match g.id {
-        2 | 4 if !an.options.collnet => "CollNet is off (--collnet turns it on)",
-        3 if !an.options.nvls => "NVLS is off (--no-nvls)",
-        3 if an.options.env.param("NVLS_ENABLE", 2) == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
-        3 if sys.count(NodeType::Nvs) == 0 => "no NVSwitch",
-        3 if crate::search::cc_min(sys) < 90 => "NVLS needs sm90 or later",
-        3 if sys.count(NodeType::Gpu) < 2 => "a single GPU",
+        GraphId::CollNetChain | GraphId::CollNetDirect if !an.options.collnet => {
+            "CollNet is off (--collnet turns it on)"
+        }
+        GraphId::Nvls if !an.options.nvls => "NVLS is off (--no-nvls)",
+        GraphId::Nvls if an.options.env.param("NVLS_ENABLE", 2) == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
+        GraphId::Nvls if sys.count(NodeType::Nvs) == 0 => "no NVSwitch",
+        GraphId::Nvls if crate::search::cc_min(sys) < 90 => "NVLS needs sm90 or later",
+        GraphId::Nvls if sys.count(NodeType::Gpu) < 2 => "a single GPU",
         _ if g.computed => "the search found no channel",
         _ => "not computed",
     }
@@ -97,22 +99,22 @@ fn graph_text(an: &Analysis, g: &Graph, out: &mut String) {
     if sys.inter {
         header.push(Cell::new("NET IN"));
     }
-    header.push(Cell::new(if g.pattern == crate::search::pattern::NVLS { "HEAD GPU" } else { "GPUS (rank bus)" }));
+    header.push(Cell::new(if g.pattern == crate::search::Pattern::Nvls { "HEAD GPU" } else { "GPUS (rank bus)" }));
     if sys.inter {
         header.push(Cell::new("NET OUT"));
     }
     t.set_header(header);
     for c in 0..g.n_channels as usize {
         let ranks = &g.intra[c * n..(c + 1) * n];
-        let width = if g.pattern == crate::search::pattern::NVLS { 1 } else { n };
+        let width = if g.pattern == crate::search::Pattern::Nvls { 1 } else { n };
         let gpus: Vec<String> = ranks[..width].iter().map(|&r| gpu_cell(sys, r)).collect();
         let mut row = vec![Cell::new(c).set_alignment(CellAlignment::Right)];
         if sys.inter {
-            row.push(Cell::new(net_cell(sys, g.inter[c * 2])));
+            row.push(Cell::new(net_cell(sys, g.inter_number(c * 2))));
         }
         row.push(Cell::new(gpus.join("  ")));
         if sys.inter {
-            row.push(Cell::new(net_cell(sys, g.inter[c * 2 + 1])));
+            row.push(Cell::new(net_cell(sys, g.inter_number(c * 2 + 1))));
         }
         t.add_row(row);
     }

@@ -20,7 +20,7 @@
 
 use crate::env::Env;
 use crate::error::Error;
-use crate::search::{Graph, Graphs, MAXCHANNELS, pattern};
+use crate::search::{CrossNic, Graph, Graphs, MAXCHANNELS, Pattern};
 
 /// Children a tree node can have (`NCCL_MAX_TREE_ARITY`).
 pub const MAX_TREE_ARITY: usize = 3;
@@ -319,7 +319,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     }];
 
     // Rings: each node's chain, then the chains joined node to node.
-    let swap = ring.cross_nic == 2 && n.is_multiple_of(2) && nn > 1;
+    let swap = ring.cross_nic == CrossNic::Alternate && n.is_multiple_of(2) && nn > 1;
     let mut ring_prev = vec![vec![-1i32; nr]; n];
     let mut ring_next = vec![vec![-1i32; nr]; n];
     for c in 0..n {
@@ -345,8 +345,8 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     // Trees: the intra-node chain on both copies, then the double binary tree.
     let mut tree_up = vec![vec![-1i32; nr]; 2 * n];
     let mut tree_down = vec![vec![[-1i32; MAX_TREE_ARITY]; nr]; 2 * n];
-    let child0_index = if tree.pattern == pattern::TREE { 0 } else { 1 };
-    let child1_index = if tree.pattern == pattern::SPLIT_TREE { 1 } else { 0 };
+    let child0_index = if tree.pattern == Pattern::Tree { 0 } else { 1 };
+    let child1_index = if tree.pattern == Pattern::SplitTree { 1 } else { 0 };
     let mut roles = vec![Vec::with_capacity(nn); n];
     for c in 0..n {
         for k in 0..nn {
@@ -658,7 +658,7 @@ pub fn for_analysis(an: &crate::model::Analysis, gs: &Graphs) -> Result<Run, Err
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::Graph;
+    use crate::search::{Graph, GraphId, pattern};
 
     #[test]
     fn btree_of_fourteen_matches_the_picture() {
@@ -723,7 +723,7 @@ mod tests {
     }
 
     fn graph(id: i32, pat: i32, l: usize, chans: &[&[i32]]) -> Graph {
-        let mut g = Graph::new(id, pat, l);
+        let mut g = Graph::new(GraphId::ALL[id as usize], Pattern::from_number(pat).unwrap(), l);
         g.computed = true;
         g.n_channels = chans.len() as i32;
         for (c, ch) in chans.iter().enumerate() {
@@ -739,9 +739,9 @@ mod tests {
         Graphs {
             ring,
             tree,
-            collnet_chain: Graph::new(2, pattern::TREE, l),
-            collnet_direct: Graph::new(4, pattern::COLLNET_DIRECT, l),
-            nvls: Graph::new(3, pattern::NVLS, l),
+            collnet_chain: Graph::new(GraphId::CollNetChain, Pattern::Tree, l),
+            collnet_direct: Graph::new(GraphId::CollNetDirect, Pattern::CollNetDirect, l),
+            nvls: Graph::new(GraphId::Nvls, Pattern::Nvls, l),
         }
     }
 
@@ -806,7 +806,7 @@ mod tests {
     #[test]
     fn cross_nic_two_swaps_channel_pairs_on_odd_nodes() {
         let mut ring = graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]);
-        ring.cross_nic = 2;
+        ring.cross_nic = CrossNic::Alternate;
         let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1], &[1, 0]]));
         let run = build(&gs, &job(2, 2)).unwrap();
         assert!(run.cross_nic_swap);
@@ -815,7 +815,7 @@ mod tests {
         assert_eq!(run.ring_order(1, 0), [0, 2, 3, 1]);
         // Odd channel count: no swap.
         let mut ring = graph(0, pattern::RING, 2, &[&[0, 1]]);
-        ring.cross_nic = 2;
+        ring.cross_nic = CrossNic::Alternate;
         let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1]]));
         assert!(!build(&gs, &job(2, 2)).unwrap().cross_nic_swap);
     }

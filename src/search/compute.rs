@@ -2,8 +2,9 @@
 //! graphs NCCL computes at init.
 
 use super::bandwidth::{self, LinkBw, Milli, Rounded};
-use super::graph::{Graph, Graphs, pattern};
-use super::limits::*;
+use super::graph::{CrossNic, Graph, GraphId, Graphs, Pattern};
+use super::ladder::{Ladder, Pass};
+use super::limits::{GLOBAL_TIMEOUT, MAX_DIRECT_ARITY, MAX_NVLS_ARITY, MAXCHANNELS};
 use super::options::SearchOptions;
 use super::recursion::{Progress, Search};
 use super::speeds::speed_ladder;
@@ -50,10 +51,6 @@ fn split_nvlink(sys: &System) -> bool {
 /// Smallest compute capability of the GPUs (NCCL's `minCompCap` for one node).
 pub fn cc_min(sys: &System) -> i32 {
     sys.list(NodeType::Dev).iter().map(|d| d.cc()).min().unwrap_or(0)
-}
-
-fn add_path_type(t: PathType, d: u8) -> PathType {
-    PathType::from_u8(t as u8 + d)
 }
 
 /// `ncclTopoCompute` for one graph.
@@ -126,11 +123,11 @@ fn compute_graph(
 fn amounts_in_thousandths(sys: &System, graph: &Graph) -> bool {
     let ngpus = sys.count(NodeType::Gpu);
     let mults: &[f32] = match graph.pattern {
-        pattern::NVLS => &[1.0, 2.0],
-        pattern::COLLNET_DIRECT if ngpus > 1 => &[1.0, 1.0 / (ngpus as f32 - 1.0)],
+        Pattern::Nvls => &[1.0, 2.0],
+        Pattern::CollNetDirect if ngpus > 1 => &[1.0, 1.0 / (ngpus as f32 - 1.0)],
         _ => &[1.0],
     };
-    let halves = if graph.pattern == pattern::BALANCED_TREE { 2 } else { 1 };
+    let halves = if graph.pattern == Pattern::BalancedTree { 2 } else { 1 };
     speed_ladder(cc_min(sys), sys.inter).iter().all(|&s| {
         [s, s / 2.0][..halves].iter().all(|&x| {
             mults.iter().all(|&m| {
@@ -157,13 +154,13 @@ fn search_graph<B: LinkBw>(
     let ndevs = sys.count(NodeType::Dev);
     graph.computed = true;
     let cross_nic = if sys.count(NodeType::Net) > 1
-        && matches!(graph.pattern, pattern::RING | pattern::BALANCED_TREE | pattern::SPLIT_TREE)
+        && matches!(graph.pattern, Pattern::Ring | Pattern::BalancedTree | Pattern::SplitTree)
     {
-        o.cross_nic
+        CrossNic::from_env(o.cross_nic)
     } else {
-        0
+        CrossNic::Off
     };
-    graph.cross_nic = if cross_nic == 1 { 1 } else { 0 };
+    graph.cross_nic = if cross_nic == CrossNic::On { CrossNic::On } else { CrossNic::Off };
     graph.bw_intra = 0.0;
     graph.bw_inter = 0.0;
     graph.latency_inter = 0.0;
@@ -182,7 +179,7 @@ fn search_graph<B: LinkBw>(
     graph.type_intra = min_intra;
     graph.type_inter = min_inter;
     graph.n_channels = 0;
-    let try_same = if graph.pattern == pattern::NVLS { 0 } else { 1 };
+    let try_same = graph.pattern != Pattern::Nvls;
     graph.same_channels = try_same;
     let (cpu_arch, cpu_vendor) = match sys.list(NodeType::Cpu).first().map(|c| &c.kind) {
         Some(crate::model::system::Kind::Cpu { arch, vendor, .. }) => (*arch, *vendor),
@@ -196,153 +193,65 @@ fn search_graph<B: LinkBw>(
             return Ok(true);
         }
     }
-    if graph.pattern == pattern::NVLS && (sys.count(NodeType::Nvs) == 0 || ccmin < 90) {
+    if graph.pattern == Pattern::Nvls && (sys.count(NodeType::Nvs) == 0 || ccmin < 90) {
         return Ok(true);
     }
-    if graph.pattern == pattern::NVLS {
+    if graph.pattern == Pattern::Nvls {
         graph.max_channels = (MAX_NVLS_ARITY as i32).min(ngpus as i32);
     }
-    if graph.pattern == pattern::COLLNET_DIRECT {
+    if graph.pattern == Pattern::CollNetDirect {
         graph.max_channels = (MAX_DIRECT_ARITY as i32 + 1).min(ngpus as i32);
     }
-    if ngpus == 1 && graph.pattern != pattern::RING {
-        graph.pattern = pattern::TREE;
+    if ngpus == 1 && graph.pattern != Pattern::Ring {
+        graph.pattern = Pattern::Tree;
     }
-    if !sys.inter && graph.pattern == pattern::NVLS {
+    if !sys.inter && graph.pattern == Pattern::Nvls {
         graph.min_channels = graph.max_channels;
     }
-    if graph.pattern == pattern::RING && split_nvlink(sys) && graph.max_channels >= 2 && graph.min_channels == 1 {
+    if graph.pattern == Pattern::Ring && split_nvlink(sys) && graph.max_channels >= 2 && graph.min_channels == 1 {
         graph.min_channels = 2;
     }
-    let mut tmp = graph.clone();
     let speeds = speed_ladder(ccmin, sys.inter);
-    let nspeeds = speeds.len();
-    let mut pass = 1;
-    let mut si = 0usize;
-    let max_bw = sys.max_bw;
     let mut total_bw = sys.total_bw;
-    if ndevs > 1 && graph.pattern != pattern::RING {
+    if ndevs > 1 && graph.pattern != Pattern::Ring {
         total_bw = (total_bw as f64 * (ndevs as f64 * 1.0 / (ndevs as f64 - 1.0))) as f32;
     }
-    while (speeds[si] > max_bw || speeds[si] * graph.min_channels as f32 > total_bw) && si < nspeeds - 1 {
-        si += 1;
+    let mut speed = 0;
+    while (speeds[speed] > sys.max_bw || speeds[speed] * graph.min_channels as f32 > total_bw)
+        && speed < speeds.len() - 1
+    {
+        speed += 1;
     }
-    tmp.bw_intra = speeds[si];
-    tmp.bw_inter = speeds[si];
-    let mut global_timeout = GLOBAL_TIMEOUT;
+    let mut ladder = Ladder {
+        tmp: graph.clone(),
+        pass: Pass::Relax,
+        speeds,
+        speed,
+        global_budget: GLOBAL_TIMEOUT,
+        try_same,
+        cross_nic,
+        min_intra,
+        max_intra,
+        min_inter,
+        max_inter,
+        amd_x86: cpu_arch == cpu::ARCH_X86 && cpu_vendor == cpu::VENDOR_AMD,
+        cc_min: ccmin,
+        inter: sys.inter,
+        max_bw: sys.max_bw,
+    };
+    ladder.tmp.bw_intra = speeds[speed];
+    ladder.tmp.bw_inter = speeds[speed];
+    // The optimum the rounds stop at: every channel's inter bandwidth adds up to the
+    // system's (not the total adjusted above, as in NCCL).
+    let optimum = sys.total_bw;
     let mut search = Search::<B>::new(sys, p, o, progress);
-
-    'search: loop {
-        let mut time = if tmp.same_channels != 0 {
-            TIMEOUT_SAMECHANNELS
-        } else if tmp.pattern == pattern::TREE {
-            TIMEOUT_TREE
-        } else {
-            TIMEOUT
-        };
-        tmp.n_channels = 0;
-        global_timeout -= time as i64;
-        search.rec(&mut tmp, graph, &mut time);
-
-        let done = time == -1 || graph.n_channels as f32 * graph.bw_inter >= search.sys.total_bw;
-        if !done && pass == 1 {
-            if tmp.same_channels == 1
-                && !(cpu_arch == cpu::ARCH_X86 && cpu_vendor == cpu::VENDOR_AMD && tmp.type_intra == PathType::Sys)
-            {
-                tmp.same_channels = 0;
-                continue 'search;
-            }
-            tmp.same_channels = try_same;
-            if time != -1 {
-                global_timeout += time as i64;
-            } else {
-                global_timeout = GLOBAL_TIMEOUT;
-            }
-            let give_up = global_timeout < 0 && graph.n_channels > 0;
-            if !give_up {
-                if ccmin >= 90 && tmp.pattern == pattern::BALANCED_TREE {
-                    tmp.pattern = pattern::TREE;
-                    continue 'search;
-                }
-                tmp.pattern = graph.pattern;
-                let max_i = if search.sys.inter { tmp.type_inter } else { max_intra };
-                if tmp.type_intra < max_i && (graph.n_channels == 0 || tmp.type_intra < graph.type_intra) {
-                    tmp.type_intra = add_path_type(tmp.type_intra, 1);
-                    if tmp.type_intra < PathType::Dis {
-                        continue 'search;
-                    }
-                }
-                tmp.type_intra = min_intra;
-                if search.sys.inter
-                    && tmp.type_inter < max_inter
-                    && (graph.n_channels == 0 || tmp.type_inter < graph.type_inter || tmp.type_inter < PathType::Pxn)
-                {
-                    tmp.type_inter = add_path_type(tmp.type_inter, 1);
-                    if tmp.type_inter < PathType::Dis {
-                        continue 'search;
-                    }
-                }
-                tmp.type_inter = min_inter;
-                if cross_nic == 2
-                    && tmp.cross_nic == 0
-                    && matches!(graph.pattern, pattern::RING | pattern::BALANCED_TREE)
-                {
-                    tmp.cross_nic = 2;
-                    continue 'search;
-                }
-                tmp.cross_nic = if cross_nic == 1 { 1 } else { 0 };
-                if si < nspeeds - 1 && (graph.n_channels == 0 || speeds[si + 1] / graph.bw_inter > 0.49) {
-                    si += 1;
-                    tmp.bw_inter = speeds[si];
-                    tmp.bw_intra = speeds[si];
-                    continue 'search;
-                }
-                si = 0;
-                while speeds[si] > max_bw && si < nspeeds - 1 {
-                    si += 1;
-                }
-                tmp.bw_intra = speeds[si];
-                tmp.bw_inter = speeds[si];
-            }
+    loop {
+        let mut budget = ladder.round_budget();
+        ladder.tmp.n_channels = 0;
+        search.rec(&mut ladder.tmp, graph, &mut budget);
+        if !ladder.next_round(graph, budget, optimum, ngpus) {
+            break;
         }
-        // done:
-        if pass == 1 {
-            time = -1;
-            dup_channels(graph, ccmin, ngpus);
-            tmp = graph.clone();
-            si = 0;
-            while speeds[si] > graph.bw_inter && si < nspeeds - 1 {
-                si += 1;
-            }
-            tmp.bw_intra = speeds[si];
-            tmp.bw_inter = speeds[si];
-            tmp.min_channels = graph.n_channels;
-            pass = 2;
-        }
-        if pass == 2 {
-            if time != 0 && si > 0 {
-                if graph.pattern == pattern::RING {
-                    si -= 1;
-                    tmp.bw_intra = speeds[si];
-                    tmp.bw_inter = speeds[si];
-                    continue 'search;
-                } else if graph.pattern == pattern::NVLS
-                    && tmp.bw_inter == graph.bw_inter
-                    && tmp.bw_inter < tmp.bw_intra * 2.0
-                {
-                    tmp.min_channels = graph.n_channels;
-                    tmp.max_channels = graph.n_channels;
-                    si -= 1;
-                    tmp.bw_inter = speeds[si];
-                    continue 'search;
-                } else if tmp.bw_intra == graph.bw_intra && tmp.bw_intra < tmp.bw_inter * 2.0 {
-                    si -= 1;
-                    tmp.bw_intra = speeds[si];
-                    continue 'search;
-                }
-            }
-        }
-        break;
     }
     if !search.bws.exact() || discard {
         return Ok(false);
@@ -352,7 +261,7 @@ fn search_graph<B: LinkBw>(
     }
     search.links.write_back(search.sys);
     let sys = search.sys;
-    if graph.n_channels == 0 && !graph.coll_net && graph.pattern != pattern::NVLS {
+    if graph.n_channels == 0 && !graph.coll_net && graph.pattern != Pattern::Nvls {
         for i in 0..ngpus {
             graph.intra[i] = sys.list(NodeType::Gpu)[i].gpu_rank();
         }
@@ -363,14 +272,14 @@ fn search_graph<B: LinkBw>(
         let last = s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
         match (first, last) {
             (Some(a), Some(b)) => {
-                graph.inter[0] = a;
-                graph.inter[1] = b;
+                graph.inter[0] = Some(a);
+                graph.inter[1] = Some(b);
                 graph.bw_inter = 0.1;
                 graph.type_inter = PathType::Sys;
             }
             _ => {
-                graph.inter[0] = -1;
-                graph.inter[1] = -1;
+                graph.inter[0] = None;
+                graph.inter[1] = None;
                 graph.bw_inter = 0.0;
                 graph.type_inter = PathType::Dis;
             }
@@ -378,27 +287,6 @@ fn search_graph<B: LinkBw>(
         graph.n_channels = 1;
     }
     Ok(true)
-}
-
-fn dup_channels(g: &mut Graph, ccmin: i32, ngpus: usize) {
-    if g.n_channels == 0 || g.pattern == pattern::NVLS || g.bw_intra < 25.0 {
-        return;
-    }
-    if ccmin > 80 && g.bw_intra < 50.0 && g.n_channels > 4 {
-        return;
-    }
-    let n = g.n_channels as usize;
-    let dup = (n * 2).min(g.max_channels as usize);
-    for i in 0..(dup - n) * ngpus {
-        g.intra[n * ngpus + i] = g.intra[i];
-    }
-    for i in 0..(dup - n) * 2 {
-        g.inter[n * 2 + i] = g.inter[i];
-    }
-    let div = dup.div_ceil(n) as f32;
-    g.bw_intra /= div;
-    g.bw_inter /= div;
-    g.n_channels = dup as i32;
 }
 
 /// Compute the graphs NCCL computes at init, in its order, on one system.
@@ -430,19 +318,19 @@ pub(super) fn compute_all_by(
         compute_graph(sys, p, o, g, Some(&mut |steps| progress(name, steps)), how)
     };
     let ngpus = sys.count(NodeType::Gpu);
-    let mut ring = Graph::new(0, pattern::RING, ngpus);
+    let mut ring = Graph::new(GraphId::Ring, Pattern::Ring, ngpus);
     ring.min_channels = 1;
     ring.max_channels = (MAXCHANNELS / 2) as i32;
     compute(sys, &mut ring)?;
-    let mut tree = Graph::new(1, pattern::BALANCED_TREE, ngpus);
+    let mut tree = Graph::new(GraphId::Tree, Pattern::BalancedTree, ngpus);
     tree.min_channels = ring.n_channels;
     tree.max_channels = ring.n_channels;
     compute(sys, &mut tree)?;
-    let mut chain = Graph::new(2, pattern::TREE, ngpus);
+    let mut chain = Graph::new(GraphId::CollNetChain, Pattern::Tree, ngpus);
     chain.coll_net = true;
     chain.min_channels = ring.n_channels;
     chain.max_channels = ring.n_channels;
-    let mut direct = Graph::new(4, pattern::COLLNET_DIRECT, ngpus);
+    let mut direct = Graph::new(GraphId::CollNetDirect, Pattern::CollNetDirect, ngpus);
     direct.coll_net = true;
     direct.min_channels = 1;
     direct.max_channels = MAXCHANNELS as i32;
@@ -450,7 +338,7 @@ pub(super) fn compute_all_by(
         compute(sys, &mut chain)?;
         compute(sys, &mut direct)?;
     }
-    let mut nvls = Graph::new(3, pattern::NVLS, ngpus);
+    let mut nvls = Graph::new(GraphId::Nvls, Pattern::Nvls, ngpus);
     nvls.min_channels = 1;
     nvls.max_channels = MAXCHANNELS as i32;
     // NVLink SHARP needs multicast, which the driver offers only for Hopper and later

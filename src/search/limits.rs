@@ -12,8 +12,11 @@ pub const MAX_DIRECT_ARITY: usize = 7;
 /// (`NCCL_SEARCH_GLOBAL_TIMEOUT`).
 pub const GLOBAL_TIMEOUT: i64 = 1 << 19;
 /// Steps of one round (`NCCL_SEARCH_TIMEOUT`).
-pub const TIMEOUT: i32 = 1 << 14;
+pub const TIMEOUT: u32 = 1 << 14;
 /// Steps of one round with the plain tree pattern (`NCCL_SEARCH_TIMEOUT_TREE`).
-pub const TIMEOUT_TREE: i32 = 1 << 14;
+pub const TIMEOUT_TREE: u32 = 1 << 14;
 /// Steps of one round that asks every channel to be the same (`NCCL_SEARCH_TIMEOUT_SAMECHANNELS`).
-pub const TIMEOUT_SAMECHANNELS: i32 = 1 << 8;
+pub const TIMEOUT_SAMECHANNELS: u32 = 1 << 8;
+/// Steps of the try in PCI order that starts each round between nodes (NCCL's `1 << 10`
+/// in `ncclTopoSearchRecNet`).
+pub const FORCED_PCI_STEPS: u32 = 1 << 10;

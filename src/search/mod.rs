@@ -17,6 +17,7 @@ pub mod xml;
 
 mod compute;
 pub mod graph;
+pub mod ladder;
 pub mod limits;
 mod nets;
 pub mod options;
@@ -27,7 +28,7 @@ pub mod speeds;
 mod tests;
 
 pub use compute::{cc_min, compute, compute_all, compute_all_with, compute_with, run, run_with};
-pub use graph::{Graph, Graphs, pattern};
+pub use graph::{CrossNic, Graph, GraphId, Graphs, Pattern, pattern};
 pub use limits::MAXCHANNELS;
 pub use options::SearchOptions;
 pub use recursion::Progress;

@@ -2,7 +2,7 @@
 //! NETs a channel may join (`ncclTopoSearchTryNet`'s checks).
 
 use super::bandwidth::LinkBw;
-use super::graph::{Graph, pattern};
+use super::graph::{CrossNic, Graph, Pattern};
 use super::limits::MAXCHANNELS;
 use super::recursion::{LocalGpus, Search};
 use crate::model::paths;
@@ -138,14 +138,14 @@ impl<B: LinkBw> Search<'_, '_, B> {
         if ni.plane != -1 && si.plane != -1 && ni.plane != si.plane {
             return false;
         }
-        if g.pattern == pattern::TREE && net.id != sn.id {
+        if g.pattern == Pattern::Tree && net.id != sn.id {
             return false;
         }
-        if g.pattern == pattern::RING && g.cross_nic == 2 {
-            if g.n_channels & 1 != 0 && net.id != g.inter[(g.n_channels as usize - 1) * 2] {
+        if g.pattern == Pattern::Ring && g.cross_nic == CrossNic::Alternate {
+            if g.n_channels & 1 != 0 && Some(net.id) != g.inter[(g.n_channels as usize - 1) * 2] {
                 return false;
             }
-        } else if g.cross_nic == 0 {
+        } else if g.cross_nic == CrossNic::Off {
             if ni.rail != -1 && si.rail != -1 {
                 if ni.rail != si.rail {
                     return false;
@@ -160,7 +160,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
                 return false;
             }
         }
-        if g.pattern == pattern::BALANCED_TREE && step != 0 && net.id != g.inter[g.n_channels as usize * 2 + 1] {
+        if g.pattern == Pattern::BalancedTree && step != 0 && Some(net.id) != g.inter[g.n_channels as usize * 2 + 1] {
             return false;
         }
         true

@@ -5,8 +5,8 @@
 use std::rc::Rc;
 
 use super::bandwidth::{self, LinkBw, Plan, PlanKind};
-use super::graph::{Graph, pattern};
-use super::limits::MAXCHANNELS;
+use super::graph::{CrossNic, Graph, Pattern};
+use super::limits::{FORCED_PCI_STEPS, MAXCHANNELS};
 use super::links;
 use super::options::SearchOptions;
 use super::sort::{MAX_SNAPS, SortCache};
@@ -14,8 +14,46 @@ use crate::model::paths::Params;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType, PathType};
 
-pub(super) const FORCED_ORDER_PCI: i32 = 1;
-pub(super) const FORCED_ORDER_REPLAY: i32 = 2;
+/// How the GPU recursion picks the next GPU (NCCL's `forcedOrder`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Order {
+    /// The GPUs sorted by bandwidth (`ncclTopoSearchNextGpuSort`).
+    Sorted,
+    /// The GPUs in PCI order: the next index (`FORCED_ORDER_PCI`).
+    Pci,
+    /// The GPUs of the channel before, in its order (`FORCED_ORDER_REPLAY`).
+    Replay,
+}
+
+/// What is left of a round's step budget: NCCL's `time`, which counts steps down to 0
+/// and is set to -1 when the best graph possible was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Budget {
+    /// Steps left; 0 when spent (NCCL's 0: the round ends, the graph may still improve).
+    Left(u32),
+    /// A graph with as many channels as asked for was found (NCCL's -1): the round
+    /// stops, and the graph is not improved further in this pass.
+    Found,
+}
+
+impl Budget {
+    /// Take one step; false when none is left (spent, or the search is over).
+    #[inline(always)]
+    pub(super) fn take_step(&mut self) -> bool {
+        match self {
+            Budget::Left(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The steps were all spent before the best graph was found.
+    pub(super) fn spent(self) -> bool {
+        self == Budget::Left(0)
+    }
+}
 
 /// Called now and then during a long search with the steps taken so far.
 pub type Progress<'a> = &'a mut dyn FnMut(u64);
@@ -297,7 +335,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             return None;
         }
         if mult == 1.0
-            && matches!(g.pattern, pattern::BALANCED_TREE | pattern::TREE | pattern::SPLIT_TREE)
+            && matches!(g.pattern, Pattern::BalancedTree | Pattern::Tree | Pattern::SplitTree)
             && info.back_ty > ty
         {
             return None;
@@ -347,8 +385,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         step: i32,
         back_to_net: i32,
         back_to_first: i32,
-        forced: i32,
-        time: &mut i32,
+        forced: Order,
+        time: &mut Budget,
         from: Option<NodeRef>,
         gi: usize,
     ) {
@@ -362,7 +400,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         }
     }
 
-    pub(super) fn try_collnet_direct(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut i32) {
+    pub(super) fn try_collnet_direct(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut Budget) {
         let n = self.ngpus();
         let mul = 1.0f32 / (n as f32 - 1.0);
         let me = NodeRef::new(NodeType::Gpu, gi);
@@ -398,7 +436,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                         step += 1;
                     }
                 }
-                self.rec_gpu(g, save, None, n as i32, -1, -1, 0, time);
+                self.rec_gpu(g, save, None, n as i32, -1, -1, Order::Sorted, time);
             }
             while bwd > 0 {
                 bwd -= 1;
@@ -411,7 +449,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         }
     }
 
-    pub(super) fn try_nvls(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut i32) {
+    pub(super) fn try_nvls(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut Budget) {
         let n = self.ngpus();
         let nvs = NodeRef::new(NodeType::Nvs, 0);
         let mut d0 = 0;
@@ -439,7 +477,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             if !ok {
                 d1 -= 1;
             } else {
-                self.rec_gpu(g, save, None, n as i32, -1, -1, 0, time);
+                self.rec_gpu(g, save, None, n as i32, -1, -1, Order::Sorted, time);
             }
             while d1 > 0 {
                 d1 -= 1;
@@ -458,7 +496,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         if g.n_channels < g.min_channels {
             return false;
         }
-        if g.pattern == pattern::NVLS {
+        if g.pattern == Pattern::Nvls {
             let mut copy = false;
             if g.n_channels > r.n_channels && g.n_channels as usize <= self.ngpus() {
                 copy = true;
@@ -488,13 +526,12 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         step: i32,
         back_to_net: i32,
         back_to_first: i32,
-        forced: i32,
-        time: &mut i32,
+        forced: Order,
+        time: &mut Budget,
     ) {
-        if *time <= 0 {
+        if !time.take_step() {
             return;
         }
-        *time -= 1;
         self.steps += 1;
         if self.steps.is_multiple_of(PROGRESS_EVERY)
             && let Some(f) = self.progress.as_mut()
@@ -507,7 +544,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             if self.compare(g, save) {
                 *save = g.clone();
                 if g.n_channels == g.max_channels {
-                    *time = -1;
+                    *time = Budget::Found;
                 }
             }
             if g.n_channels < g.max_channels {
@@ -529,7 +566,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     }
                     let mut next_back = -1;
                     let save_bw = g.bw_inter;
-                    if g.pattern == pattern::BALANCED_TREE {
+                    if g.pattern == Pattern::BalancedTree {
                         if step == 0 {
                             next_back = 1;
                         }
@@ -539,9 +576,9 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     let got = self.follow_path(g, Some(me), to, 1.0);
                     g.bw_inter = save_bw;
                     if got.is_some() {
-                        g.inter[g.n_channels as usize * 2 + 1] = self.sys.list(NodeType::Net)[nidx].id;
+                        g.inter[g.n_channels as usize * 2 + 1] = Some(self.sys.list(NodeType::Net)[nidx].id);
                         self.rec_gpu(g, save, Some(gi), step, next_back, back_to_first, forced, time);
-                        if g.pattern == pattern::BALANCED_TREE {
+                        if g.pattern == Pattern::BalancedTree {
                             g.bw_inter /= 2.0;
                         }
                         self.follow_path(g, Some(me), to, -1.0);
@@ -549,19 +586,19 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     }
                 }
             }
-        } else if g.pattern == pattern::NVLS {
+        } else if g.pattern == Pattern::Nvls {
             self.try_nvls(g, save, gi, time);
-        } else if g.pattern == pattern::COLLNET_DIRECT {
+        } else if g.pattern == Pattern::CollNetDirect {
             self.try_collnet_direct(g, save, gi, time);
         } else if (step as usize) < n - 1 {
             let at = (g.n_channels as usize * n + step as usize) * n;
             if self.cands.len() < at + n {
                 self.cands.resize(at + n, 0);
             }
-            let count = if forced == FORCED_ORDER_PCI {
+            let count = if forced == Order::Pci {
                 self.cands[at] = (step + 1) as u32;
                 1
-            } else if forced == FORCED_ORDER_REPLAY {
+            } else if forced == Order::Replay {
                 match self.replay_gpu(g, step) {
                     Some(q) => {
                         self.cands[at] = q as u32;
@@ -601,14 +638,14 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         save: &mut Graph,
         back_to_net: i32,
         back_to_first: i32,
-        time: &mut i32,
+        time: &mut Budget,
     ) {
         let bw = g.bw_inter as i32;
         let nets = self.select_nets(g.type_inter as i32, None);
         let count = nets.len();
         let mut found = false;
         for i in 0..count {
-            if matches!(g.pattern, pattern::NVLS | pattern::COLLNET_DIRECT) && found {
+            if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) && found {
                 break;
             }
             let n = nets[(g.n_channels as usize + i) % count];
@@ -623,42 +660,52 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             if nbw < bw as f32 {
                 continue;
             }
-            if g.pattern == pattern::RING
-                && g.cross_nic == 2
+            if g.pattern == Pattern::Ring
+                && g.cross_nic == CrossNic::Alternate
                 && g.n_channels & 1 != 0
-                && id != g.inter[(g.n_channels as usize - 1) * 2 + 1]
+                && Some(id) != g.inter[(g.n_channels as usize - 1) * 2 + 1]
             {
                 continue;
             }
-            g.inter[g.n_channels as usize * 2] = id;
+            g.inter[g.n_channels as usize * 2] = Some(id);
             self.start_net[g.n_channels as usize] = self.net_index(id);
             g.latency_inter = lat;
             self.adjust_asic_bw(n, -(bw as f32));
             let from = Some(NodeRef::new(NodeType::Net, n));
-            if matches!(g.pattern, pattern::NVLS | pattern::COLLNET_DIRECT) {
+            if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) {
                 if (g.n_channels as usize) < count && local_gpu != -1 {
                     let rank = self.sys.list(NodeType::Gpu)[local_gpu as usize].gpu_rank();
                     let ng = self.ngpus();
                     let dup = (0..g.n_channels as usize).any(|c| g.intra[c * ng] == rank);
                     if !dup {
-                        self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, local_gpu as usize);
+                        self.try_gpu(
+                            g,
+                            save,
+                            0,
+                            back_to_net,
+                            back_to_first,
+                            Order::Sorted,
+                            time,
+                            from,
+                            local_gpu as usize,
+                        );
                         found = true;
                     }
                 }
-            } else if g.n_channels > 0 && g.same_channels == 1 {
+            } else if g.n_channels > 0 && g.same_channels {
                 if let Some(q) = self.replay_gpu(g, -1) {
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, FORCED_ORDER_REPLAY, time, from, q);
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Replay, time, from, q);
                 }
             } else {
                 if g.n_channels == 0 && self.sys.count(NodeType::Nvs) == 0 {
-                    let mut t = 1 << 10;
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, FORCED_ORDER_PCI, &mut t, from, 0);
-                    if t == -1 {
-                        *time = -1;
+                    let mut t = Budget::Left(FORCED_PCI_STEPS);
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Pci, &mut t, from, 0);
+                    if t == Budget::Found {
+                        *time = Budget::Found;
                     }
                 }
                 if local_gpu != -1 {
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, local_gpu as usize);
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu as usize);
                 }
                 let locals = self.local_gpus_of_net(n);
                 if locals.1 == PathType::Dis {
@@ -669,7 +716,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     if q as i32 == local_gpu {
                         continue;
                     }
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, 0, time, from, q);
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
                 }
             }
             self.adjust_asic_bw(n, bw as f32);
@@ -686,21 +733,21 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         }
     }
 
-    pub(super) fn params(&self, pat: i32) -> (i32, i32) {
+    pub(super) fn params(&self, pat: Pattern) -> (i32, i32) {
         let n = self.ngpus() as i32;
         if self.sys.inter {
             let btn = match pat {
-                pattern::RING => n - 1,
-                pattern::SPLIT_TREE => 1,
+                Pattern::Ring => n - 1,
+                Pattern::SplitTree => 1,
                 _ => 0,
             };
             (btn, -1)
         } else {
-            (-1, if pat == pattern::RING { n - 1 } else { -1 })
+            (-1, if pat == Pattern::Ring { n - 1 } else { -1 })
         }
     }
 
-    pub(super) fn rec(&mut self, g: &mut Graph, save: &mut Graph, time: &mut i32) {
+    pub(super) fn rec(&mut self, g: &mut Graph, save: &mut Graph, time: &mut Budget) {
         let (btn, btf) = self.params(g.pattern);
         if self.sys.inter {
             if self.sorts.ok {
@@ -724,20 +771,20 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             self.rec_net(g, save, btn, btf, time);
             return;
         }
-        if g.pattern == pattern::NVLS {
+        if g.pattern == Pattern::Nvls {
             let q = g.n_channels as usize;
             if q < self.ngpus() {
-                self.try_gpu(g, save, 0, btn, btf, 0, time, None, q);
+                self.try_gpu(g, save, 0, btn, btf, Order::Sorted, time, None, q);
             }
             return;
         } else if g.n_channels == 0 {
-            self.try_gpu(g, save, 0, btn, btf, FORCED_ORDER_PCI, time, None, 0);
+            self.try_gpu(g, save, 0, btn, btf, Order::Pci, time, None, 0);
         } else if let Some(q) = self.replay_gpu(g, -1) {
-            self.try_gpu(g, save, 0, btn, btf, FORCED_ORDER_REPLAY, time, None, q);
+            self.try_gpu(g, save, 0, btn, btf, Order::Replay, time, None, q);
         }
-        if g.same_channels == 0 || g.n_channels == 0 {
+        if !g.same_channels || g.n_channels == 0 {
             for q in 0..self.ngpus() {
-                self.try_gpu(g, save, 0, btn, btf, 0, time, None, q);
+                self.try_gpu(g, save, 0, btn, btf, Order::Sorted, time, None, q);
             }
         }
     }

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::bandwidth::LinkBw;
-use super::graph::{Graph, pattern};
+use super::graph::{Graph, Pattern};
 use super::recursion::{Search, gpu_pci_bw};
 
 /// The GPU sort with a NET, made once per channel visit.
@@ -52,8 +52,8 @@ impl<B: LinkBw> Search<'_, '_, B> {
             let prev = (gpu + n - 1) % n;
             let nxt = (gpu + 1) % n;
             let (first, mut len) = match g.pattern {
-                pattern::RING => ([nxt, prev], 2),
-                pattern::SPLIT_TREE | pattern::BALANCED_TREE => ([prev, nxt], 2),
+                Pattern::Ring => ([nxt, prev], 2),
+                Pattern::SplitTree | Pattern::BalancedTree => ([prev, nxt], 2),
                 _ => ([nxt, nxt], 1),
             };
             if nxt == prev {

@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::model::system::{System, id_system, topo_id};
 use crate::model::{NodeType, PathType};
-use crate::search::{Graph, Graphs};
+use crate::search::{CrossNic, Graph, GraphId, Graphs, Pattern};
 use crate::xml::{self, Xml};
 
 /// C's `%g` for a float promoted to double: 6 significant digits, trailing zeros
@@ -74,22 +74,22 @@ fn type_from(s: &str) -> PathType {
 
 fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), Error> {
     let id = x.add(Some(parent), "graph");
-    x.set_attr(id, "id", g.id.to_string());
-    x.set_attr(id, "pattern", g.pattern.to_string());
-    x.set_attr(id, "crossnic", g.cross_nic.to_string());
+    x.set_attr(id, "id", g.id.number().to_string());
+    x.set_attr(id, "pattern", g.pattern.number().to_string());
+    x.set_attr(id, "crossnic", g.cross_nic.number().to_string());
     x.set_attr(id, "nchannels", g.n_channels.to_string());
     x.set_attr(id, "speedintra", fmt_g(g.bw_intra));
     x.set_attr(id, "speedinter", fmt_g(g.bw_inter));
     x.set_attr(id, "latencyinter", fmt_g(g.latency_inter));
     x.set_attr(id, "typeintra", type_name(g.type_intra)?);
     x.set_attr(id, "typeinter", type_name(g.type_inter)?);
-    x.set_attr(id, "samechannels", g.same_channels.to_string());
+    x.set_attr(id, "samechannels", (g.same_channels as i32).to_string());
     let ngpus = sys.count(NodeType::Gpu);
     for c in 0..g.n_channels as usize {
         let ch = x.add(Some(id), "channel");
         if sys.inter {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", fmt_hex(g.inter[c * 2]));
+            x.set_attr(n, "dev", fmt_hex(g.inter_number(c * 2)));
         }
         for k in 0..ngpus {
             let rank = g.intra[c * ngpus + k];
@@ -101,13 +101,13 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), 
             let n = x.add(Some(ch), "gpu");
             x.set_attr(n, "dev", fmt_hex(dev));
             x.set_attr(n, "rank", rank.to_string());
-            if g.id == 3 {
+            if g.id == GraphId::Nvls {
                 break;
             }
         }
         if sys.inter {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", fmt_hex(g.inter[c * 2 + 1]));
+            x.set_attr(n, "dev", fmt_hex(g.inter_number(c * 2 + 1)));
         }
     }
     Ok(())
@@ -147,22 +147,27 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
         if gx.name(gid) != "graph" {
             continue;
         }
-        if xml::strtol(&req(gid, "id")?) as i32 != graph.id {
+        if xml::strtol(&req(gid, "id")?) as i32 != graph.id.number() {
             continue;
         }
         let cross = xml::strtol(&req(gid, "crossnic")?) as i32;
         if cross_nic_env == 0 && cross == 1 {
             continue;
         }
-        graph.cross_nic = cross;
-        graph.pattern = xml::strtol(&req(gid, "pattern")?) as i32;
+        let bad = |what: &str, v: i32| Error::Input {
+            file: file.into(),
+            message: format!("line {}: {what}=\"{v}\" is not one NCCL knows", gx.line(gid)),
+        };
+        graph.cross_nic = CrossNic::from_number(cross).ok_or_else(|| bad("crossnic", cross))?;
+        let pattern = xml::strtol(&req(gid, "pattern")?) as i32;
+        graph.pattern = Pattern::from_number(pattern).ok_or_else(|| bad("pattern", pattern))?;
         graph.n_channels = xml::strtol(&req(gid, "nchannels")?) as i32;
         graph.bw_intra = xml::strtof(&req(gid, "speedintra")?);
         graph.bw_inter = xml::strtof(&req(gid, "speedinter")?);
         graph.latency_inter = gx.attr(gid, "latencyinter").map_or(0.0, xml::strtof);
         graph.type_intra = type_from(gx.attr(gid, "typeintra").unwrap_or(""));
         graph.type_inter = type_from(gx.attr(gid, "typeinter").unwrap_or(""));
-        graph.same_channels = xml::strtol(&req(gid, "samechannels")?) as i32;
+        graph.same_channels = xml::strtol(&req(gid, "samechannels")?) != 0;
         let channels: Vec<usize> = gx.children(gid).to_vec();
         if channels.len() > crate::search::MAXCHANNELS {
             return Err(Error::Input {
@@ -171,12 +176,15 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
             });
         }
         for (c, &ch) in channels.iter().enumerate() {
+            // NCCL's graph starts zeroed: a NET the file leaves out reads as id 0.
+            graph.inter[c * 2] = Some(0);
+            graph.inter[c * 2 + 1] = Some(0);
             let (mut n, mut k) = (0, 0);
             for &sub in gx.children(ch) {
                 let dev = i64::from_str_radix(req(sub, "dev")?.trim_start_matches("0x"), 16).unwrap_or(0);
                 match gx.name(sub) {
                     "net" if n < 2 => {
-                        graph.inter[c * 2 + n] = dev;
+                        graph.inter[c * 2 + n] = Some(dev);
                         n += 1;
                     }
                     "gpu" if k < ngpus => {
