@@ -375,12 +375,22 @@ mod tests {
         assert_eq!((l.tmp.pattern, l.tmp.bw_intra, l.tmp.same_channels), (Pattern::BalancedTree, 30.0, true));
     }
 
-    /// A round that found the best graph possible ends pass 1 at once.
+    /// A round that found the best graph possible ends pass 1 at once; pass 2 then
+    /// raises a ring's speed while there is a higher one.
     #[test]
     fn found_ends_relaxing() {
         let mut l = ladder(Pattern::Ring);
         let mut best = l.tmp.clone();
+        best.bw_intra = 40.0;
+        best.bw_inter = 40.0;
         assert!(!l.next_round(&mut best, Budget::Found, 1000.0, 2));
         assert_eq!(l.pass, Pass::Raise);
+        let mut l = ladder(Pattern::Ring);
+        best.bw_intra = 30.0;
+        best.bw_inter = 30.0;
+        assert!(l.next_round(&mut best, Budget::Found, 1000.0, 2));
+        assert_eq!((l.pass, l.tmp.bw_intra, l.tmp.bw_inter), (Pass::Raise, 40.0, 40.0));
+        // A round of pass 2 that ran out of steps ends the search.
+        assert!(!l.next_round(&mut best, Budget::Left(0), 1000.0, 2));
     }
 }

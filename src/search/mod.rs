@@ -16,6 +16,7 @@ pub mod links;
 pub mod xml;
 
 mod compute;
+mod fanout;
 pub mod graph;
 pub mod ladder;
 pub mod limits;
