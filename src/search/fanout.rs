@@ -9,6 +9,7 @@ use crate::model::NodeType;
 use crate::model::system::NodeRef;
 
 impl<B: LinkBw> Search<'_, '_, B> {
+    #[inline]
     pub(super) fn try_collnet_direct(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut Budget) {
         let n = self.ngpus();
         let mul = 1.0f32 / (n as f32 - 1.0);
@@ -58,6 +59,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
         }
     }
 
+    #[inline]
     pub(super) fn try_nvls(&mut self, g: &mut Graph, save: &mut Graph, gi: usize, time: &mut Budget) {
         let n = self.ngpus();
         let nvs = NodeRef::new(NodeType::Nvs, 0);

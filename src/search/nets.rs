@@ -67,6 +67,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
     }
 
     /// `ncclTopoSelectNets`, remembered: the answer depends only on the paths.
+    #[inline]
     pub(super) fn select_nets(&mut self, type_inter: i32, gpu: Option<usize>) -> std::rc::Rc<[usize]> {
         let ng = self.ngpus();
         let key = (type_inter + 1).clamp(0, PathType::Dis as i32 + 1) as usize * (ng + 1) + gpu.map_or(0, |g| g + 1);
@@ -81,6 +82,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
     }
 
     /// `ncclTopoGetLocal(NET, GPU)`, remembered.
+    #[inline]
     pub(super) fn local_gpus_of_net(&mut self, n: usize) -> LocalGpus {
         if let Some(Some(v)) = self.local_gpus.get(n) {
             return v.clone();
@@ -131,6 +133,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
         nets
     }
 
+    #[inline]
     pub(super) fn check_net(&self, g: &Graph, start: usize, n: usize, step: i32) -> bool {
         let nets = self.sys.list(NodeType::Net);
         let (net, sn) = (&nets[n], &nets[start]);

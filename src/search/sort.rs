@@ -41,6 +41,7 @@ pub(super) const MAX_SNAPS: usize = 1 << 14;
 impl<B: LinkBw> Search<'_, '_, B> {
     /// `ncclTopoSearchNextGpuSort`: the GPUs to try after `gpu`, best first, into
     /// `cands[at..at + ngpus]`; returns how many.
+    #[inline]
     pub(super) fn next_gpus(&mut self, g: &Graph, gpu: usize, sort_net: i32, at: usize) -> usize {
         let flag = 1u64 << g.n_channels;
         let n = self.ngpus();

@@ -124,17 +124,66 @@ pub fn dump(sys: &System, gs: &Graphs) -> Result<String, Error> {
     Ok(xml::write(&x))
 }
 
+/// The structure of an NCCL graph file, read once here for every reader of graph files
+/// (the search's NCCL_GRAPH_FILE with [`load_graph`], the benchmark's `--graph-file`):
+/// a `<graphs>` root whose `<graph>` elements hold one channel per child element, each
+/// channel's children its `<gpu>` and `<net>` hops. The readers interpret the
+/// attributes their own way.
+#[derive(Debug, Clone, Copy)]
+pub struct GraphFile<'x> {
+    pub doc: &'x Xml,
+    /// The `<graphs>` element.
+    pub root: usize,
+}
+
+/// Why a document is not a graph file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotGraphFile {
+    /// No element at all.
+    Empty,
+    /// The root element has another name (given, with its line).
+    Root { name: String, line: u32 },
+}
+
+impl<'x> GraphFile<'x> {
+    pub fn new(doc: &'x Xml) -> Result<GraphFile<'x>, NotGraphFile> {
+        let root = doc.root().ok_or(NotGraphFile::Empty)?;
+        if doc.name(root) != "graphs" {
+            return Err(NotGraphFile::Root { name: doc.name(root).to_string(), line: doc.line(root) });
+        }
+        Ok(GraphFile { doc, root })
+    }
+
+    /// The `<graph>` elements, in the file's order.
+    pub fn graphs(&self) -> impl Iterator<Item = usize> + 'x {
+        self.doc.children_named(self.root, "graph")
+    }
+
+    /// The channels of a `<graph>`: NCCL takes every child element as one.
+    pub fn channels(&self, graph: usize) -> &'x [usize] {
+        self.doc.children(graph)
+    }
+
+    /// The hops of a channel (`<gpu>`, `<net>`, or whatever else the file holds), in order.
+    pub fn hops(&self, channel: usize) -> &'x [usize] {
+        self.doc.children(channel)
+    }
+}
+
 /// Load the graph with `graph.id` from a graph file into `graph`, as NCCL does for
 /// NCCL_GRAPH_FILE. Returns the number of channels read (0 when the file has none for
 /// this graph, or when NCCL_CROSS_NIC=0 rules out a cross-NIC graph).
 pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_nic_env: i32) -> Result<usize, Error> {
-    let Some(root) = gx.root() else { return Ok(0) };
-    if gx.name(root) != "graphs" {
-        return Err(Error::Input {
-            file: file.into(),
-            message: format!("top element is <{}>, expected <graphs>", gx.name(root)),
-        });
-    }
+    let gf = match GraphFile::new(gx) {
+        Ok(gf) => gf,
+        Err(NotGraphFile::Empty) => return Ok(0),
+        Err(NotGraphFile::Root { name, .. }) => {
+            return Err(Error::Input {
+                file: file.into(),
+                message: format!("top element is <{name}>, expected <graphs>"),
+            });
+        }
+    };
     let req = |id: usize, k: &str| -> Result<String, Error> {
         gx.attr(id, k).map(str::to_string).ok_or_else(|| Error::Input {
             file: file.into(),
@@ -143,10 +192,7 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
     };
     let ngpus = sys.count(NodeType::Gpu);
     let mut n_read = 0;
-    for &gid in gx.children(root) {
-        if gx.name(gid) != "graph" {
-            continue;
-        }
+    for gid in gf.graphs() {
         if xml::strtol(&req(gid, "id")?) as i32 != graph.id.number() {
             continue;
         }
@@ -168,7 +214,7 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
         graph.type_intra = type_from(gx.attr(gid, "typeintra").unwrap_or(""));
         graph.type_inter = type_from(gx.attr(gid, "typeinter").unwrap_or(""));
         graph.same_channels = xml::strtol(&req(gid, "samechannels")?) != 0;
-        let channels: Vec<usize> = gx.children(gid).to_vec();
+        let channels = gf.channels(gid);
         if channels.len() > crate::search::MAXCHANNELS {
             return Err(Error::Input {
                 file: file.into(),
@@ -180,7 +226,7 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
             graph.inter[c * 2] = Some(0);
             graph.inter[c * 2 + 1] = Some(0);
             let (mut n, mut k) = (0, 0);
-            for &sub in gx.children(ch) {
+            for &sub in gf.hops(ch) {
                 let dev = i64::from_str_radix(req(sub, "dev")?.trim_start_matches("0x"), 16).unwrap_or(0);
                 match gx.name(sub) {
                     "net" if n < 2 => {
