@@ -14,7 +14,7 @@ use crate::render::dot;
 use crate::render::paths::new_table;
 use crate::search::channels::Run;
 use crate::search::cost::{self, Cost};
-use crate::search::{Graph, GraphId, Graphs};
+use crate::search::{Graph, Graphs};
 
 /// A graph `--graph` can pick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -49,15 +49,13 @@ pub fn selected<'a>(gs: &'a Graphs, sel: &[GraphSel]) -> Vec<&'a Graph> {
 /// Why NCCL has no channels in a graph.
 fn absent_reason(an: &Analysis, g: &Graph) -> &'static str {
     let sys = &an.system;
-    match g.id {
-        GraphId::CollNetChain | GraphId::CollNetDirect if !an.options.collnet => {
-            "CollNet is off (--collnet turns it on)"
-        }
-        GraphId::Nvls if !an.options.nvls => "NVLS is off (--no-nvls)",
-        GraphId::Nvls if an.options.env.param("NVLS_ENABLE", 2) == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
-        GraphId::Nvls if sys.count(NodeType::Nvs) == 0 => "no NVSwitch",
-        GraphId::Nvls if crate::search::cc_min(sys) < 90 => "NVLS needs sm90 or later",
-        GraphId::Nvls if sys.count(NodeType::Gpu) < 2 => "a single GPU",
+    match g.id.number() {
+        2 | 4 if !an.options.collnet => "CollNet is off (--collnet turns it on)",
+        3 if !an.options.nvls => "NVLS is off (--no-nvls)",
+        3 if an.options.env.param("NVLS_ENABLE", 2) == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
+        3 if sys.count(NodeType::Nvs) == 0 => "no NVSwitch",
+        3 if crate::search::cc_min(sys) < 90 => "NVLS needs sm90 or later",
+        3 if sys.count(NodeType::Gpu) < 2 => "a single GPU",
         _ if g.computed => "the search found no channel",
         _ => "not computed",
     }
