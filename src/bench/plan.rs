@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::search::xml::{GraphFile, NotGraphFile};
 use crate::xml::{self, Xml};
 
 /// How data moves along one ring edge.
@@ -163,21 +164,23 @@ impl Plan {
             file: if line > 0 { format!("{file}:{line}") } else { file.clone() },
             message: m,
         };
-        let root = doc.root().ok_or_else(|| err(0, "empty document".into()))?;
-        if doc.name(root) != "graphs" {
-            return Err(err(
-                doc.line(root),
-                format!("root element is <{}>, expected <graphs> (an NCCL graph file)", doc.name(root)),
-            ));
-        }
+        // The file's structure is the search's reading (one reader of graph files); the
+        // ring plan is this module's interpretation of it.
+        let gf = GraphFile::new(doc).map_err(|e| match e {
+            NotGraphFile::Empty => err(0, "empty document".into()),
+            NotGraphFile::Root { name, line } => {
+                err(line, format!("root element is <{name}>, expected <graphs> (an NCCL graph file)"))
+            }
+        })?;
+        let root = gf.root;
         if let Some(v) = doc.attr(root, "version")
             && xml::parse_c_int(v) != Some(1)
         {
             return Err(err(doc.line(root), format!("<graphs version=\"{v}\">: only version 1 is known")));
         }
         let mut notes = Vec::new();
-        let graph = doc
-            .children_named(root, "graph")
+        let graph = gf
+            .graphs()
             .find(|&g| doc.attr(g, "id").and_then(xml::parse_c_int) == Some(0))
             .ok_or_else(|| err(doc.line(root), "no <graph id=\"0\"> (the ring graph)".into()))?;
         match doc.attr(graph, "pattern").map(|p| (p, xml::parse_c_int(p))) {
@@ -188,9 +191,9 @@ impl Plan {
             None => notes.push(format!("{file}:{}: graph 0 has no pattern attribute; read as a ring", doc.line(graph))),
         }
         let mut channels = Vec::new();
-        for ch in doc.children_named(graph, "channel") {
+        for ch in gf.channels(graph).iter().copied().filter(|&c| doc.name(c) == "channel") {
             let mut order = Vec::new();
-            for &el in doc.children(ch) {
+            for &el in gf.hops(ch) {
                 let line = doc.line(el);
                 match doc.name(el) {
                     "gpu" => {

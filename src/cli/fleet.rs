@@ -68,7 +68,7 @@ pub(super) fn graphs_fn(env: &Env) -> Result<impl Fn(&Analysis) -> serde_json::V
         let mut so = crate::search::SearchOptions::from_analysis(an);
         so.graph_file = file.clone();
         crate::search::run(an, &so)
-            .map(|(gs, sys)| crate::search::graphs_json(&sys, &gs))
+            .map(|(gs, sys)| crate::render::graphs::graphs_json(&sys, &gs))
             .unwrap_or_else(|_| crate::diff::no_graphs(an))
     })
 }

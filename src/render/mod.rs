@@ -5,6 +5,7 @@ pub mod detect;
 pub mod diff;
 pub mod dot;
 pub mod fleet;
+pub mod graphs;
 pub mod paths;
 pub mod search;
 pub mod show;

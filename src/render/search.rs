@@ -49,7 +49,7 @@ pub fn selected<'a>(gs: &'a Graphs, sel: &[GraphSel]) -> Vec<&'a Graph> {
 /// Why NCCL has no channels in a graph.
 fn absent_reason(an: &Analysis, g: &Graph) -> &'static str {
     let sys = &an.system;
-    match g.id {
+    match g.id.number() {
         2 | 4 if !an.options.collnet => "CollNet is off (--collnet turns it on)",
         3 if !an.options.nvls => "NVLS is off (--no-nvls)",
         3 if an.options.env.search.nvls_enable == 0 => "NVLS is off (NCCL_NVLS_ENABLE=0)",
@@ -97,22 +97,22 @@ fn graph_text(an: &Analysis, g: &Graph, out: &mut String) {
     if sys.inter {
         header.push(Cell::new("NET IN"));
     }
-    header.push(Cell::new(if g.pattern == crate::search::pattern::NVLS { "HEAD GPU" } else { "GPUS (rank bus)" }));
+    header.push(Cell::new(if g.pattern == crate::search::Pattern::Nvls { "HEAD GPU" } else { "GPUS (rank bus)" }));
     if sys.inter {
         header.push(Cell::new("NET OUT"));
     }
     t.set_header(header);
     for c in 0..g.n_channels as usize {
         let ranks = &g.intra[c * n..(c + 1) * n];
-        let width = if g.pattern == crate::search::pattern::NVLS { 1 } else { n };
+        let width = if g.pattern == crate::search::Pattern::Nvls { 1 } else { n };
         let gpus: Vec<String> = ranks[..width].iter().map(|&r| gpu_cell(sys, r)).collect();
         let mut row = vec![Cell::new(c).set_alignment(CellAlignment::Right)];
         if sys.inter {
-            row.push(Cell::new(net_cell(sys, g.inter[c * 2])));
+            row.push(Cell::new(net_cell(sys, g.inter_number(c * 2))));
         }
         row.push(Cell::new(gpus.join("  ")));
         if sys.inter {
-            row.push(Cell::new(net_cell(sys, g.inter[c * 2 + 1])));
+            row.push(Cell::new(net_cell(sys, g.inter_number(c * 2 + 1))));
         }
         t.add_row(row);
     }
@@ -240,7 +240,7 @@ pub fn json(
 ) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for g in selected(gs, sel) {
-        m.insert(g.name().into(), crate::search::graph_json(sys, g));
+        m.insert(g.name().into(), crate::render::graphs::graph_json(sys, g));
     }
     m.insert("run".into(), run_json(run, rank));
     if let Some((file, costs)) = cost {

@@ -20,7 +20,7 @@
 
 use crate::env::Env;
 use crate::error::Error;
-use crate::search::{Graph, Graphs, MAXCHANNELS, pattern};
+use crate::search::{CrossNic, Graph, Graphs, MAXCHANNELS, Pattern};
 
 /// Children a tree node can have (`NCCL_MAX_TREE_ARITY`).
 pub const MAX_TREE_ARITY: usize = 3;
@@ -312,7 +312,7 @@ impl Job {
             }
             tree_pattern = tree_pattern.max(o.graphs.tree.pattern);
         }
-        (out, tree_pattern)
+        (out, tree_pattern.number())
     }
 }
 
@@ -523,7 +523,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     // Rings: each node's chain, then the chains joined node to node. Odd nodes whose
     // own ring search ended with crossNic 2 swap channel pairs.
     let even = n.is_multiple_of(2);
-    let swaps = |k: usize| even && k % 2 == 1 && nodes[k].graphs.ring.cross_nic == 2;
+    let swaps = |k: usize| even && k % 2 == 1 && nodes[k].graphs.ring.cross_nic == CrossNic::Alternate;
     let mut ring_prev = vec![vec![-1i32; nr]; n];
     let mut ring_next = vec![vec![-1i32; nr]; n];
     for c in 0..n {
@@ -555,8 +555,8 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     for c in 0..n {
         for node in &nodes {
             let tree = &node.graphs.tree;
-            let child0_index = if tree.pattern == pattern::TREE { 0 } else { 1 };
-            let child1_index = if tree.pattern == pattern::SPLIT_TREE { 1 } else { 0 };
+            let child0_index = if tree.pattern == Pattern::Tree { 0 } else { 1 };
+            let child1_index = if tree.pattern == Pattern::SplitTree { 1 } else { 0 };
             let ll = node.ranks.len();
             let chain: Vec<i32> = (0..ll).map(|i| node.rank(tree, "tree", c, i)).collect::<Result<_, _>>()?;
             for i in 0..ll {

@@ -16,7 +16,7 @@ use crate::model::analysis::node_label;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType};
 use crate::search::links::{self, LinkTable};
-use crate::search::{Graph, pattern};
+use crate::search::{Graph, Pattern};
 
 /// One path of a channel: where it goes and the bandwidth it carries.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -111,8 +111,9 @@ fn gpu(sys: &System, file: &str, g: &Graph, c: usize, rank: i32) -> Result<NodeR
     })
 }
 
-fn net(sys: &System, file: &str, g: &Graph, c: usize, id: i64) -> Result<NodeRef, Error> {
-    sys.find(NodeType::Net, id).map(|i| NodeRef::new(NodeType::Net, i)).ok_or_else(|| {
+fn net(sys: &System, file: &str, g: &Graph, c: usize, id: Option<i64>) -> Result<NodeRef, Error> {
+    id.and_then(|id| sys.find(NodeType::Net, id)).map(|i| NodeRef::new(NodeType::Net, i)).ok_or_else(|| {
+        let id = id.unwrap_or(-1);
         bad(file, format!("{} graph channel {c}: NET {id:#x} is not a network device of this system", g.name()))
     })
 }
@@ -123,11 +124,11 @@ pub fn validate(sys: &System, file: &str, g: &Graph) -> Result<(), Error> {
     let n = sys.count(NodeType::Gpu);
     for c in 0..g.n_channels.max(0) as usize {
         let ranks = &g.intra[c * n..(c + 1) * n];
-        let width = if g.pattern == pattern::NVLS { 1 } else { n };
+        let width = if g.pattern == Pattern::Nvls { 1 } else { n };
         for &r in &ranks[..width] {
             gpu(sys, file, g, c, r)?;
         }
-        if !matches!(g.pattern, pattern::NVLS | pattern::COLLNET_DIRECT) {
+        if !matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) {
             let mut seen = ranks.to_vec();
             seen.sort_unstable();
             if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
@@ -147,7 +148,7 @@ pub fn legs(sys: &System, file: &str, g: &Graph, c: usize) -> Result<Vec<Leg>, E
     let n = sys.count(NodeType::Gpu);
     let ranks = &g.intra[c * n..(c + 1) * n];
     let gpus: Vec<NodeRef> = match g.pattern {
-        pattern::NVLS => vec![gpu(sys, file, g, c, ranks[0])?],
+        Pattern::Nvls => vec![gpu(sys, file, g, c, ranks[0])?],
         _ => ranks.iter().map(|&r| gpu(sys, file, g, c, r)).collect::<Result<_, _>>()?,
     };
     let (bi, be) = (g.bw_intra, g.bw_inter);
@@ -155,7 +156,7 @@ pub fn legs(sys: &System, file: &str, g: &Graph, c: usize) -> Result<Vec<Leg>, E
     let mut out = Vec::new();
     let head = gpus[0];
     match g.pattern {
-        pattern::NVLS => {
+        Pattern::Nvls => {
             let nvs = NodeRef::new(NodeType::Nvs, 0);
             if sys.count(NodeType::Nvs) == 0 {
                 return Err(bad(file, format!("nvls graph channel {c}: this system has no NVSwitch")));
@@ -166,7 +167,7 @@ pub fn legs(sys: &System, file: &str, g: &Graph, c: usize) -> Result<Vec<Leg>, E
                 out.push(leg(NodeRef::new(NodeType::Gpu, q), nvs, bi, m));
             }
         }
-        pattern::COLLNET_DIRECT => {
+        Pattern::CollNetDirect => {
             if n > 1 {
                 let m = 1.0 / (n as f32 - 1.0);
                 for q in 0..n {
@@ -182,7 +183,7 @@ pub fn legs(sys: &System, file: &str, g: &Graph, c: usize) -> Result<Vec<Leg>, E
             for w in gpus.windows(2) {
                 out.push(leg(w[0], w[1], bi, 1.0));
             }
-            if !sys.inter && g.pattern == pattern::RING && n > 1 {
+            if !sys.inter && g.pattern == Pattern::Ring && n > 1 {
                 out.push(leg(gpus[n - 1], gpus[0], bi, 1.0));
             }
         }
@@ -192,9 +193,9 @@ pub fn legs(sys: &System, file: &str, g: &Graph, c: usize) -> Result<Vec<Leg>, E
         let nout = net(sys, file, g, c, g.inter[c * 2 + 1])?;
         out.push(leg(nin, head, be, 1.0));
         let (back, bw) = match g.pattern {
-            pattern::RING => (gpus[gpus.len() - 1], be),
-            pattern::SPLIT_TREE => (gpus[1.min(gpus.len() - 1)], be),
-            pattern::BALANCED_TREE => (head, be / 2.0),
+            Pattern::Ring => (gpus[gpus.len() - 1], be),
+            Pattern::SplitTree => (gpus[1.min(gpus.len() - 1)], be),
+            Pattern::BalancedTree => (head, be / 2.0),
             _ => (head, be),
         };
         out.push(leg(back, nout, bw, 1.0));
@@ -325,7 +326,7 @@ pub fn lint_graph_file(gx: &crate::xml::Xml, file: &str, ngpus: usize) -> Vec<St
                 if n > chans.len() as i64 { ", the missing ones all rank 0" } else { "" }
             ));
         }
-        if pat == pattern::NVLS {
+        if pat == Pattern::Nvls.number() {
             continue;
         }
         for (c, &ch) in chans.iter().enumerate() {
@@ -368,7 +369,7 @@ mod tests {
 "#;
 
     fn ring(chans: &[&[i32]], bw: f32) -> Graph {
-        let mut g = Graph::new(0, pattern::RING, 2);
+        let mut g = Graph::new(crate::search::GraphId::Ring, Pattern::Ring, 2);
         g.n_channels = chans.len() as i32;
         g.bw_intra = bw;
         g.bw_inter = bw;

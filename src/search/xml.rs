@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::model::system::{System, id_system, topo_id};
 use crate::model::{NodeType, PathType};
-use crate::search::{Graph, Graphs};
+use crate::search::{CrossNic, Graph, GraphId, Graphs, Pattern};
 use crate::xml::{self, Xml};
 
 /// C's `%g` for a float promoted to double: 6 significant digits, trailing zeros
@@ -74,22 +74,22 @@ fn type_from(s: &str) -> PathType {
 
 fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), Error> {
     let id = x.add(Some(parent), "graph");
-    x.set_attr(id, "id", g.id.to_string());
-    x.set_attr(id, "pattern", g.pattern.to_string());
-    x.set_attr(id, "crossnic", g.cross_nic.to_string());
+    x.set_attr(id, "id", g.id.number().to_string());
+    x.set_attr(id, "pattern", g.pattern.number().to_string());
+    x.set_attr(id, "crossnic", g.cross_nic.number().to_string());
     x.set_attr(id, "nchannels", g.n_channels.to_string());
     x.set_attr(id, "speedintra", fmt_g(g.bw_intra));
     x.set_attr(id, "speedinter", fmt_g(g.bw_inter));
     x.set_attr(id, "latencyinter", fmt_g(g.latency_inter));
     x.set_attr(id, "typeintra", type_name(g.type_intra)?);
     x.set_attr(id, "typeinter", type_name(g.type_inter)?);
-    x.set_attr(id, "samechannels", g.same_channels.to_string());
+    x.set_attr(id, "samechannels", (g.same_channels as i32).to_string());
     let ngpus = sys.count(NodeType::Gpu);
     for c in 0..g.n_channels as usize {
         let ch = x.add(Some(id), "channel");
         if sys.inter {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", fmt_hex(g.inter[c * 2]));
+            x.set_attr(n, "dev", fmt_hex(g.inter_number(c * 2)));
         }
         for k in 0..ngpus {
             let rank = g.intra[c * ngpus + k];
@@ -101,13 +101,13 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), 
             let n = x.add(Some(ch), "gpu");
             x.set_attr(n, "dev", fmt_hex(dev));
             x.set_attr(n, "rank", rank.to_string());
-            if g.id == 3 {
+            if g.id == GraphId::Nvls {
                 break;
             }
         }
         if sys.inter {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", fmt_hex(g.inter[c * 2 + 1]));
+            x.set_attr(n, "dev", fmt_hex(g.inter_number(c * 2 + 1)));
         }
     }
     Ok(())
@@ -124,17 +124,66 @@ pub fn dump(sys: &System, gs: &Graphs) -> Result<String, Error> {
     Ok(xml::write(&x))
 }
 
+/// The structure of an NCCL graph file, read once here for every reader of graph files
+/// (the search's NCCL_GRAPH_FILE with [`load_graph`], the benchmark's `--graph-file`):
+/// a `<graphs>` root whose `<graph>` elements hold one channel per child element, each
+/// channel's children its `<gpu>` and `<net>` hops. The readers interpret the
+/// attributes their own way.
+#[derive(Debug, Clone, Copy)]
+pub struct GraphFile<'x> {
+    pub doc: &'x Xml,
+    /// The `<graphs>` element.
+    pub root: usize,
+}
+
+/// Why a document is not a graph file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotGraphFile {
+    /// No element at all.
+    Empty,
+    /// The root element has another name (given, with its line).
+    Root { name: String, line: u32 },
+}
+
+impl<'x> GraphFile<'x> {
+    pub fn new(doc: &'x Xml) -> Result<GraphFile<'x>, NotGraphFile> {
+        let root = doc.root().ok_or(NotGraphFile::Empty)?;
+        if doc.name(root) != "graphs" {
+            return Err(NotGraphFile::Root { name: doc.name(root).to_string(), line: doc.line(root) });
+        }
+        Ok(GraphFile { doc, root })
+    }
+
+    /// The `<graph>` elements, in the file's order.
+    pub fn graphs(&self) -> impl Iterator<Item = usize> + 'x {
+        self.doc.children_named(self.root, "graph")
+    }
+
+    /// The channels of a `<graph>`: NCCL takes every child element as one.
+    pub fn channels(&self, graph: usize) -> &'x [usize] {
+        self.doc.children(graph)
+    }
+
+    /// The hops of a channel (`<gpu>`, `<net>`, or whatever else the file holds), in order.
+    pub fn hops(&self, channel: usize) -> &'x [usize] {
+        self.doc.children(channel)
+    }
+}
+
 /// Load the graph with `graph.id` from a graph file into `graph`, as NCCL does for
 /// NCCL_GRAPH_FILE. Returns the number of channels read (0 when the file has none for
 /// this graph, or when NCCL_CROSS_NIC=0 rules out a cross-NIC graph).
 pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_nic_env: i32) -> Result<usize, Error> {
-    let Some(root) = gx.root() else { return Ok(0) };
-    if gx.name(root) != "graphs" {
-        return Err(Error::Input {
-            file: file.into(),
-            message: format!("top element is <{}>, expected <graphs>", gx.name(root)),
-        });
-    }
+    let gf = match GraphFile::new(gx) {
+        Ok(gf) => gf,
+        Err(NotGraphFile::Empty) => return Ok(0),
+        Err(NotGraphFile::Root { name, .. }) => {
+            return Err(Error::Input {
+                file: file.into(),
+                message: format!("top element is <{name}>, expected <graphs>"),
+            });
+        }
+    };
     let req = |id: usize, k: &str| -> Result<String, Error> {
         gx.attr(id, k).map(str::to_string).ok_or_else(|| Error::Input {
             file: file.into(),
@@ -143,27 +192,29 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
     };
     let ngpus = sys.count(NodeType::Gpu);
     let mut n_read = 0;
-    for &gid in gx.children(root) {
-        if gx.name(gid) != "graph" {
-            continue;
-        }
-        if xml::strtol(&req(gid, "id")?) as i32 != graph.id {
+    for gid in gf.graphs() {
+        if xml::strtol(&req(gid, "id")?) as i32 != graph.id.number() {
             continue;
         }
         let cross = xml::strtol(&req(gid, "crossnic")?) as i32;
         if cross_nic_env == 0 && cross == 1 {
             continue;
         }
-        graph.cross_nic = cross;
-        graph.pattern = xml::strtol(&req(gid, "pattern")?) as i32;
+        let bad = |what: &str, v: i32| Error::Input {
+            file: file.into(),
+            message: format!("line {}: {what}=\"{v}\" is not one NCCL knows", gx.line(gid)),
+        };
+        graph.cross_nic = CrossNic::from_number(cross).ok_or_else(|| bad("crossnic", cross))?;
+        let pattern = xml::strtol(&req(gid, "pattern")?) as i32;
+        graph.pattern = Pattern::from_number(pattern).ok_or_else(|| bad("pattern", pattern))?;
         graph.n_channels = xml::strtol(&req(gid, "nchannels")?) as i32;
         graph.bw_intra = xml::strtof(&req(gid, "speedintra")?);
         graph.bw_inter = xml::strtof(&req(gid, "speedinter")?);
         graph.latency_inter = gx.attr(gid, "latencyinter").map_or(0.0, xml::strtof);
         graph.type_intra = type_from(gx.attr(gid, "typeintra").unwrap_or(""));
         graph.type_inter = type_from(gx.attr(gid, "typeinter").unwrap_or(""));
-        graph.same_channels = xml::strtol(&req(gid, "samechannels")?) as i32;
-        let channels: Vec<usize> = gx.children(gid).to_vec();
+        graph.same_channels = xml::strtol(&req(gid, "samechannels")?) != 0;
+        let channels = gf.channels(gid);
         if channels.len() > crate::search::MAXCHANNELS {
             return Err(Error::Input {
                 file: file.into(),
@@ -171,12 +222,15 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
             });
         }
         for (c, &ch) in channels.iter().enumerate() {
+            // NCCL's graph starts zeroed: a NET the file leaves out reads as id 0.
+            graph.inter[c * 2] = Some(0);
+            graph.inter[c * 2 + 1] = Some(0);
             let (mut n, mut k) = (0, 0);
-            for &sub in gx.children(ch) {
+            for &sub in gf.hops(ch) {
                 let dev = i64::from_str_radix(req(sub, "dev")?.trim_start_matches("0x"), 16).unwrap_or(0);
                 match gx.name(sub) {
                     "net" if n < 2 => {
-                        graph.inter[c * 2 + n] = dev;
+                        graph.inter[c * 2 + n] = Some(dev);
                         n += 1;
                     }
                     "gpu" if k < ngpus => {

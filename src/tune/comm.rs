@@ -38,12 +38,12 @@ impl GraphFacts {
     }
     pub(super) fn of(g: &Graph) -> GraphFacts {
         if !g.computed {
-            return GraphFacts::zero(g.pattern);
+            return GraphFacts::zero(g.pattern.number());
         }
         GraphFacts {
-            pattern: g.pattern,
+            pattern: g.pattern.number(),
             n_channels: g.n_channels,
-            same_channels: g.same_channels,
+            same_channels: g.same_channels as i32,
             bw_intra: g.bw_intra,
             bw_inter: g.bw_inter,
             type_intra: g.type_intra,

@@ -107,7 +107,5 @@ pub const LL_THREAD_THRESHOLD: i64 = 8;
 pub const LL128_THREAD_THRESHOLD: i64 = 8;
 pub const SIMPLE_THREAD_THRESHOLD: i64 = 64;
 
-/// Arity limits (`device.h`). The search keeps the same two privately.
-// TODO(constants): use crate::search's once it exports them.
-pub const MAX_DIRECT_ARITY: usize = 7;
-pub const MAX_NVLS_ARITY: usize = 32;
+/// Arity limits (`device.h`), defined once in the search.
+pub use crate::search::limits::{MAX_DIRECT_ARITY, MAX_NVLS_ARITY};

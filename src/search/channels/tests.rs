@@ -2,7 +2,7 @@
 //! steps, and trimmed ranks as nodes of their own.
 
 use super::*;
-use crate::search::Graph;
+use crate::search::{Graph, GraphId, pattern};
 
 #[test]
 fn btree_of_fourteen_matches_the_picture() {
@@ -67,7 +67,7 @@ fn dtree_mirrors_even_and_shifts_odd() {
 }
 
 fn graph(id: i32, pat: i32, l: usize, chans: &[&[i32]]) -> Graph {
-    let mut g = Graph::new(id, pat, l);
+    let mut g = Graph::new(GraphId::ALL[id as usize], Pattern::from_number(pat).unwrap(), l);
     g.computed = true;
     g.n_channels = chans.len() as i32;
     for (c, ch) in chans.iter().enumerate() {
@@ -83,9 +83,9 @@ fn graphs(ring: Graph, tree: Graph) -> Graphs {
     Graphs {
         ring,
         tree,
-        collnet_chain: Graph::new(2, pattern::TREE, l),
-        collnet_direct: Graph::new(4, pattern::COLLNET_DIRECT, l),
-        nvls: Graph::new(3, pattern::NVLS, l),
+        collnet_chain: Graph::new(GraphId::CollNetChain, Pattern::Tree, l),
+        collnet_direct: Graph::new(GraphId::CollNetDirect, Pattern::CollNetDirect, l),
+        nvls: Graph::new(GraphId::Nvls, Pattern::Nvls, l),
     }
 }
 
@@ -157,7 +157,7 @@ fn two_nodes_join_rings_and_trees() {
 #[test]
 fn cross_nic_two_swaps_channel_pairs_on_odd_nodes() {
     let mut ring = graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]);
-    ring.cross_nic = 2;
+    ring.cross_nic = CrossNic::Alternate;
     let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1], &[1, 0]]));
     let run = build(&gs, &job(2, 2)).unwrap();
     assert!(run.cross_nic_swap);
@@ -166,7 +166,7 @@ fn cross_nic_two_swaps_channel_pairs_on_odd_nodes() {
     assert_eq!(run.ring_order(1, 0), [0, 2, 3, 1]);
     // Odd channel count: no swap.
     let mut ring = graph(0, pattern::RING, 2, &[&[0, 1]]);
-    ring.cross_nic = 2;
+    ring.cross_nic = CrossNic::Alternate;
     let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1]]));
     assert!(!build(&gs, &job(2, 2)).unwrap().cross_nic_swap);
 }
@@ -289,17 +289,20 @@ fn alignment_takes_the_worst_of_every_domain() {
     j.ranks = vec![0, 1];
     let mut ring = graph(0, pattern::RING, 2, &[&[0, 1], &[1, 0]]);
     ring.bw_intra = 24.0;
-    ring.cross_nic = 0;
+    ring.cross_nic = CrossNic::Off;
     let gs = graphs(ring, graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1], &[1, 0]]));
     let mut oring = graph(0, pattern::RING, 2, &[&[2, 3]]);
     oring.bw_intra = 12.0;
     oring.type_intra = crate::model::PathType::Phb;
-    oring.cross_nic = 1;
+    oring.cross_nic = CrossNic::On;
     let other = graphs(oring, graph(1, pattern::TREE, 2, &[&[2, 3], &[3, 2]]));
     j.others = vec![Domain { ranks: vec![2, 3], graphs: other }];
     let (al, tree_pattern) = j.align(&gs);
     assert_eq!((al.ring.n_channels, al.tree.n_channels), (1, 2));
-    assert_eq!((al.ring.bw_intra, al.ring.type_intra, al.ring.cross_nic), (12.0, crate::model::PathType::Phb, 1));
+    assert_eq!(
+        (al.ring.bw_intra, al.ring.type_intra, al.ring.cross_nic),
+        (12.0, crate::model::PathType::Phb, CrossNic::On)
+    );
     assert_eq!(tree_pattern, pattern::TREE);
 }
 

@@ -1,0 +1,367 @@
+//! `ncclTopoCompute`: the rounds of the search for one graph, its relaxation, and the
+//! graphs NCCL computes at init.
+
+use super::bandwidth::{self, LinkBw, Milli, Rounded};
+use super::graph::{CrossNic, Graph, GraphId, Graphs, Pattern};
+use super::ladder::{Ladder, Pass};
+use super::limits::{GLOBAL_TIMEOUT, MAX_DIRECT_ARITY, MAX_NVLS_ARITY, MAXCHANNELS};
+use super::options::SearchOptions;
+use super::recursion::{Progress, Search};
+use super::speeds::speed_ladder;
+use super::xml;
+use crate::error::Error;
+use crate::model::paths::Params;
+use crate::model::system::System;
+use crate::model::{NodeType, PathType, cpu};
+
+fn gpu_min_max_path(sys: &System, ty: NodeType) -> (PathType, PathType) {
+    let mut min = PathType::Sys;
+    let mut max = PathType::Loc;
+    for (i, g) in sys.list(NodeType::Gpu).iter().enumerate() {
+        let paths = &g.paths[ty as usize];
+        for (j, p) in paths.iter().enumerate().take(sys.count(ty)) {
+            if ty == NodeType::Gpu && i == j {
+                continue;
+            }
+            min = min.min(p.ty);
+            max = max.max(p.ty);
+        }
+    }
+    (min, max)
+}
+
+fn split_nvlink(sys: &System) -> bool {
+    let n = sys.count(NodeType::Gpu);
+    let mut dom: Vec<usize> = (0..n).collect();
+    for g in 0..n {
+        let d = dom[g];
+        for q in g + 1..n {
+            if sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize][q].ty == PathType::Nvl {
+                dom[q] = d;
+            }
+        }
+    }
+    let mut count = vec![0; n];
+    for g in 0..n {
+        count[dom[g]] += 1;
+    }
+    count.iter().filter(|&&c| c > 1).count() == 2
+}
+
+/// Smallest compute capability of the GPUs (NCCL's `minCompCap` for one node).
+pub fn cc_min(sys: &System) -> i32 {
+    sys.list(NodeType::Dev).iter().map(|d| d.cc()).min().unwrap_or(0)
+}
+
+/// `ncclTopoCompute` for one graph.
+pub fn compute(sys: &mut System, p: &Params, o: &SearchOptions, graph: &mut Graph) -> Result<(), Error> {
+    compute_with(sys, p, o, graph, None)
+}
+
+/// [`compute`], calling `progress` with the steps taken every so often.
+///
+/// The search first keeps the links' bandwidths in thousandths ([`Milli`]), which is
+/// faster and gives NCCL's float results exactly on the values machines have; if it
+/// meets a value it cannot represent, the graph is searched again with NCCL's float
+/// arithmetic ([`Rounded`]) from the same start.
+pub fn compute_with(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    graph: &mut Graph,
+    progress: Option<Progress<'_>>,
+) -> Result<(), Error> {
+    compute_graph(sys, p, o, graph, progress, Bookkeeping::Fastest)
+}
+
+/// Which bookkeeping of link bandwidths a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bookkeeping {
+    /// [`Milli`] where it is exact, else [`Rounded`].
+    Fastest,
+    /// [`Rounded`] only (the tests compare both).
+    #[cfg(test)]
+    Floats,
+    /// [`Milli`], its result thrown away as if it had not been exact, then
+    /// [`Rounded`]: the tests check that nothing of the first search remains.
+    #[cfg(test)]
+    Rerun,
+}
+
+fn compute_graph(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    graph: &mut Graph,
+    mut progress: Option<Progress<'_>>,
+    how: Bookkeeping,
+) -> Result<(), Error> {
+    #[cfg(test)]
+    let rerun = how == Bookkeeping::Rerun;
+    #[cfg(not(test))]
+    let rerun = false;
+    if (how == Bookkeeping::Fastest || rerun) && amounts_in_thousandths(sys, graph) {
+        let start = graph.clone();
+        let nets: Vec<f32> = sys.list(NodeType::Net).iter().map(|n| n.net().map_or(0.0, |x| x.bw)).collect();
+        if search_graph::<Milli>(sys, p, o, graph, progress.as_mut().map(|f| &mut **f as &mut dyn FnMut(u64)), rerun)? {
+            return Ok(());
+        }
+        *graph = start;
+        for (node, bw) in sys.nodes[NodeType::Net as usize].iter_mut().zip(nets) {
+            if let Some(x) = node.net_mut() {
+                x.bw = bw;
+            }
+        }
+    }
+    search_graph::<Rounded>(sys, p, o, graph, progress, false).map(|_| ())
+}
+
+/// Whether the amounts this graph's search reserves (each speed of its ladder, halved
+/// between NICs for balanced trees, times the NVLS or CollNet multiplier, with the PCI
+/// surcharge) are whole numbers of thousandths. Rarer amounts (a reverse link's
+/// eighth) are checked as they come.
+fn amounts_in_thousandths(sys: &System, graph: &Graph) -> bool {
+    let ngpus = sys.count(NodeType::Gpu);
+    let mults: &[f32] = match graph.pattern {
+        Pattern::Nvls => &[1.0, 2.0],
+        Pattern::CollNetDirect if ngpus > 1 => &[1.0, 1.0 / (ngpus as f32 - 1.0)],
+        _ => &[1.0],
+    };
+    let halves = if graph.pattern == Pattern::BalancedTree { 2 } else { 1 };
+    speed_ladder(cc_min(sys), sys.inter).iter().all(|&s| {
+        [s, s / 2.0][..halves].iter().all(|&x| {
+            mults.iter().all(|&m| {
+                let bw = x * m;
+                bandwidth::to_milli(bw).is_some() && bandwidth::to_milli(bw * 6.0 / 5.0).is_some()
+            })
+        })
+    })
+}
+
+/// One graph's search with the given bookkeeping of link bandwidths; false when that
+/// bookkeeping could not follow NCCL exactly (nothing is written back then), or when
+/// told to act as if (`discard`, for the tests).
+fn search_graph<B: LinkBw>(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    graph: &mut Graph,
+    progress: Option<Progress<'_>>,
+    discard: bool,
+) -> Result<bool, Error> {
+    let ccmin = cc_min(sys);
+    let ngpus = sys.count(NodeType::Gpu);
+    let ndevs = sys.count(NodeType::Dev);
+    graph.computed = true;
+    let cross_nic = if sys.count(NodeType::Net) > 1
+        && matches!(graph.pattern, Pattern::Ring | Pattern::BalancedTree | Pattern::SplitTree)
+    {
+        CrossNic::from_env(o.cross_nic)
+    } else {
+        CrossNic::Off
+    };
+    graph.cross_nic = if cross_nic == CrossNic::On { CrossNic::On } else { CrossNic::Off };
+    graph.bw_intra = 0.0;
+    graph.bw_inter = 0.0;
+    graph.latency_inter = 0.0;
+    let (mut min_intra, mut max_intra) = (PathType::Loc, PathType::Sys);
+    let (mut min_inter, mut max_inter) = (PathType::Pix, PathType::Sys);
+    if ngpus > 1 {
+        (min_intra, max_intra) = gpu_min_max_path(sys, NodeType::Gpu);
+    }
+    if sys.inter {
+        (min_inter, max_inter) = gpu_min_max_path(sys, NodeType::Net);
+        max_intra = max_inter;
+    }
+    if ccmin < 90 {
+        max_inter = PathType::Sys;
+    }
+    graph.type_intra = min_intra;
+    graph.type_inter = min_inter;
+    graph.n_channels = 0;
+    let try_same = graph.pattern != Pattern::Nvls;
+    graph.same_channels = try_same;
+    let (cpu_arch, cpu_vendor) = match sys.list(NodeType::Cpu).first().map(|c| &c.kind) {
+        Some(crate::model::system::Kind::Cpu { arch, vendor, .. }) => (*arch, *vendor),
+        _ => (0, 0),
+    };
+
+    if let Some((file, gx)) = &o.graph_file {
+        let n = xml::load_graph(gx, file, sys, graph, o.cross_nic)?;
+        if n > 0 && graph.n_channels > 0 {
+            graph.from_file = true;
+            return Ok(true);
+        }
+    }
+    if graph.pattern == Pattern::Nvls && (sys.count(NodeType::Nvs) == 0 || ccmin < 90) {
+        return Ok(true);
+    }
+    if graph.pattern == Pattern::Nvls {
+        graph.max_channels = (MAX_NVLS_ARITY as i32).min(ngpus as i32);
+    }
+    if graph.pattern == Pattern::CollNetDirect {
+        graph.max_channels = (MAX_DIRECT_ARITY as i32 + 1).min(ngpus as i32);
+    }
+    if ngpus == 1 && graph.pattern != Pattern::Ring {
+        graph.pattern = Pattern::Tree;
+    }
+    if !sys.inter && graph.pattern == Pattern::Nvls {
+        graph.min_channels = graph.max_channels;
+    }
+    if graph.pattern == Pattern::Ring && split_nvlink(sys) && graph.max_channels >= 2 && graph.min_channels == 1 {
+        graph.min_channels = 2;
+    }
+    let speeds = speed_ladder(ccmin, sys.inter);
+    let mut total_bw = sys.total_bw;
+    if ndevs > 1 && graph.pattern != Pattern::Ring {
+        total_bw = (total_bw as f64 * (ndevs as f64 * 1.0 / (ndevs as f64 - 1.0))) as f32;
+    }
+    let mut speed = 0;
+    while (speeds[speed] > sys.max_bw || speeds[speed] * graph.min_channels as f32 > total_bw)
+        && speed < speeds.len() - 1
+    {
+        speed += 1;
+    }
+    let mut ladder = Ladder {
+        tmp: graph.clone(),
+        pass: Pass::Relax,
+        speeds,
+        speed,
+        global_budget: GLOBAL_TIMEOUT,
+        try_same,
+        cross_nic,
+        min_intra,
+        max_intra,
+        min_inter,
+        max_inter,
+        amd_x86: cpu_arch == cpu::ARCH_X86 && cpu_vendor == cpu::VENDOR_AMD,
+        cc_min: ccmin,
+        inter: sys.inter,
+        max_bw: sys.max_bw,
+    };
+    ladder.tmp.bw_intra = speeds[speed];
+    ladder.tmp.bw_inter = speeds[speed];
+    // The optimum the rounds stop at: every channel's inter bandwidth adds up to the
+    // system's (not the total adjusted above, as in NCCL).
+    let optimum = sys.total_bw;
+    let mut search = Search::<B>::new(sys, p, o, progress);
+    loop {
+        let mut budget = ladder.round_budget();
+        ladder.tmp.n_channels = 0;
+        search.rec(&mut ladder.tmp, graph, &mut budget);
+        if !ladder.next_round(graph, budget, optimum, ngpus) {
+            break;
+        }
+    }
+    if !search.bws.exact() || discard {
+        return Ok(false);
+    }
+    for (l, bw) in search.links.bw.iter_mut().enumerate() {
+        *bw = search.bws.value(l);
+    }
+    search.links.write_back(search.sys);
+    let sys = search.sys;
+    if graph.n_channels == 0 && !graph.coll_net && graph.pattern != Pattern::Nvls {
+        for i in 0..ngpus {
+            graph.intra[i] = sys.list(NodeType::Gpu)[i].gpu_rank();
+        }
+        graph.bw_intra = 0.1;
+        graph.type_intra = PathType::Sys;
+        let mut s = Search::<Rounded>::new(sys, p, o, None);
+        let first = s.select_nets(-1, Some(0)).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
+        let last = s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
+        match (first, last) {
+            (Some(a), Some(b)) => {
+                graph.inter[0] = Some(a);
+                graph.inter[1] = Some(b);
+                graph.bw_inter = 0.1;
+                graph.type_inter = PathType::Sys;
+            }
+            _ => {
+                graph.inter[0] = None;
+                graph.inter[1] = None;
+                graph.bw_inter = 0.0;
+                graph.type_inter = PathType::Dis;
+            }
+        }
+        graph.n_channels = 1;
+    }
+    Ok(true)
+}
+
+/// Compute the graphs NCCL computes at init, in its order, on one system.
+pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Graphs, Error> {
+    compute_all_with(sys, p, o, &mut |_, _| {})
+}
+
+/// [`compute_all`], telling `progress` which graph is being searched and the steps taken
+/// in it so far (every few thousand steps, and once with 0 when a graph starts).
+pub fn compute_all_with(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    progress: &mut dyn FnMut(&'static str, u64),
+) -> Result<Graphs, Error> {
+    compute_all_by(sys, p, o, progress, Bookkeeping::Fastest)
+}
+
+pub(super) fn compute_all_by(
+    sys: &mut System,
+    p: &Params,
+    o: &SearchOptions,
+    progress: &mut dyn FnMut(&'static str, u64),
+    how: Bookkeeping,
+) -> Result<Graphs, Error> {
+    let mut compute = |sys: &mut System, g: &mut Graph| -> Result<(), Error> {
+        let name = g.name();
+        progress(name, 0);
+        compute_graph(sys, p, o, g, Some(&mut |steps| progress(name, steps)), how)
+    };
+    let ngpus = sys.count(NodeType::Gpu);
+    let mut ring = Graph::new(GraphId::Ring, Pattern::Ring, ngpus);
+    ring.min_channels = 1;
+    ring.max_channels = (MAXCHANNELS / 2) as i32;
+    compute(sys, &mut ring)?;
+    let mut tree = Graph::new(GraphId::Tree, Pattern::BalancedTree, ngpus);
+    tree.min_channels = ring.n_channels;
+    tree.max_channels = ring.n_channels;
+    compute(sys, &mut tree)?;
+    let mut chain = Graph::new(GraphId::CollNetChain, Pattern::Tree, ngpus);
+    chain.coll_net = true;
+    chain.min_channels = ring.n_channels;
+    chain.max_channels = ring.n_channels;
+    let mut direct = Graph::new(GraphId::CollNetDirect, Pattern::CollNetDirect, ngpus);
+    direct.coll_net = true;
+    direct.min_channels = 1;
+    direct.max_channels = MAXCHANNELS as i32;
+    if o.collnet {
+        compute(sys, &mut chain)?;
+        compute(sys, &mut direct)?;
+    }
+    let mut nvls = Graph::new(GraphId::Nvls, Pattern::Nvls, ngpus);
+    nvls.min_channels = 1;
+    nvls.max_channels = MAXCHANNELS as i32;
+    // NVLink SHARP needs multicast, which the driver offers only for Hopper and later
+    // GPUs behind NVSwitches; NCCL does not even run the search otherwise.
+    if o.nvls && ngpus >= 2 && sys.count(NodeType::Nvs) > 0 && cc_min(sys) >= 90 {
+        compute(sys, &mut nvls)?;
+    }
+    Ok(Graphs { ring, tree, collnet_chain: chain, collnet_direct: direct, nvls })
+}
+
+/// Run the search on a copy of the analysed system. Returns the graphs and the system
+/// as the search left it (link bandwidths reduced by rounding, as in NCCL).
+pub fn run(an: &crate::model::Analysis, o: &SearchOptions) -> Result<(Graphs, System), Error> {
+    run_with(an, o, &mut |_, _| {})
+}
+
+/// [`run`] with progress reports (see [`compute_all_with`]).
+pub fn run_with(
+    an: &crate::model::Analysis,
+    o: &SearchOptions,
+    progress: &mut dyn FnMut(&'static str, u64),
+) -> Result<(Graphs, System), Error> {
+    let mut sys = an.system.clone();
+    let gs = compute_all_with(&mut sys, &an.params, o, progress)?;
+    Ok((gs, sys))
+}

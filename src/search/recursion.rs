@@ -1,0 +1,725 @@
+//! The recursion of NCCL's channel search (`ncclTopoSearchRec` and what it calls): a
+//! depth-first walk over GPUs (and NETs between nodes) that reserves bandwidth on each
+//! link it crosses and keeps the best graph seen.
+
+use std::rc::Rc;
+
+use super::bandwidth::{self, LinkBw, Plan, PlanKind};
+use super::graph::{CrossNic, Graph, Pattern};
+use super::limits::{FORCED_PCI_STEPS, MAXCHANNELS};
+use super::links;
+use super::options::SearchOptions;
+use super::sort::{MAX_SNAPS, SortCache};
+use crate::model::paths::Params;
+use crate::model::system::{NodeRef, System};
+use crate::model::{LinkType, NodeType, PathType};
+
+/// How the GPU recursion picks the next GPU (NCCL's `forcedOrder`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Order {
+    /// The GPUs sorted by bandwidth (`ncclTopoSearchNextGpuSort`).
+    Sorted,
+    /// The GPUs in PCI order: the next index (`FORCED_ORDER_PCI`).
+    Pci,
+    /// The GPUs of the channel before, in its order (`FORCED_ORDER_REPLAY`).
+    Replay,
+}
+
+/// What is left of a round's step budget: NCCL's `time`, which counts steps down to 0
+/// and is set to -1 when the best graph possible was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Budget {
+    /// Steps left; 0 when spent (NCCL's 0: the round ends, the graph may still improve).
+    Left(u32),
+    /// A graph with as many channels as asked for was found (NCCL's -1): the round
+    /// stops, and the graph is not improved further in this pass.
+    Found,
+}
+
+impl Budget {
+    /// Take one step; false when none is left (spent, or the search is over).
+    #[inline(always)]
+    pub(super) fn take_step(&mut self) -> bool {
+        match self {
+            Budget::Left(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The steps were all spent before the best graph was found.
+    pub(super) fn spent(self) -> bool {
+        self == Budget::Left(0)
+    }
+}
+
+/// Called now and then during a long search with the steps taken so far.
+pub type Progress<'a> = &'a mut dyn FnMut(u64);
+
+/// How often (in search steps) the progress callback is called.
+pub(super) const PROGRESS_EVERY: u64 = 1 << 14;
+
+pub(super) struct Search<'a, 'b, B: LinkBw> {
+    pub(super) sys: &'a mut System,
+    pub(super) p: &'a Params,
+    pub(super) o: &'a SearchOptions,
+    pub(super) used: Vec<u64>,
+    /// The GPUs' ranks, by index (the system's, which the search never changes).
+    pub(super) ranks: Vec<i32>,
+    /// `ncclTopoSelectNets` results, which depend only on the paths (never on the
+    /// bandwidth left), keyed by `(typeInter + 1) * (ngpus + 1) + gpu + 1`.
+    pub(super) nets_cache: Vec<Option<std::rc::Rc<[usize]>>>,
+    /// `ncclTopoGetLocal(NET n, GPU)` for every NET, also fixed during the search.
+    pub(super) local_gpus: Vec<Option<LocalGpus>>,
+    /// Per GPU, the GPUs it has a path to, in the order of NCCL's sort without a NET
+    /// (GPU->GPU bw desc, hops, start index).
+    pub(super) gpu_order: Vec<Box<[u32]>>,
+    pub(super) nnets: usize,
+    /// Per GPU, whether all the GPUs it has a path to are alike (hops and bandwidth).
+    pub(super) uniform: Vec<bool>,
+    /// Per (GPU, NET) (`gpu * nnets + net`), the GPUs in the order of the sort with a
+    /// NET but for the PCI bandwidth (see `order_for_net`); made on first use.
+    pub(super) net_order: Vec<Option<Box<[(u16, u32)]>>>,
+    /// Scratch space of `next_gpus`: sort keys.
+    pub(super) keys: Vec<u64>,
+    pub(super) sorts: SortCache,
+    /// Per channel, the index of the NET it starts from (`net_index` of
+    /// `inter[c * 2]`), set with it.
+    pub(super) start_net: Vec<Option<usize>>,
+    /// Per NET, the NETs on the same ASIC port (itself included), whose bandwidth a
+    /// channel through it takes.
+    pub(super) asic_peers: Vec<Box<[usize]>>,
+    /// The NETs' ids, for `net_index`.
+    pub(super) net_ids: Vec<i64>,
+    /// The GPU recursion's candidate lists: `ngpus` entries per (channel, step), so
+    /// that each frame has its own while deeper ones fill theirs; grown on use.
+    pub(super) cands: Vec<u32>,
+    /// Steps taken (calls to the GPU recursion), for progress reports.
+    pub(super) steps: u64,
+    pub(super) progress: Option<Progress<'b>>,
+    /// The links, numbered; their starting bandwidths.
+    pub(super) links: links::LinkTable,
+    /// The links' bandwidth while the search runs (written back at the end).
+    pub(super) bws: B,
+    /// Per (from, to) slot pair, the path's type and where its plan lies in
+    /// `plan_hops`; made on first use. Slots: GPUs, then NETs, then NVSwitches.
+    pub(super) plans: Vec<PathInfo>,
+    pub(super) plan_hops: Vec<links::PlanHop>,
+    /// The links of `plan_hops`, alone, marked where they pay the PCI surcharge
+    /// (see [`Plan::links`]).
+    pub(super) plan_links: Vec<u32>,
+    pub(super) slots: usize,
+    /// First slot of each node type, `usize::MAX` for types the search never follows.
+    pub(super) slot_base: [usize; NodeType::COUNT],
+    pub(super) has_nvs: bool,
+    /// GPU to GPU paths (`[from * ngpus + to]`) and NET to GPU paths
+    /// (`[net * ngpus + gpu]`): hop count and bandwidth as an integer, as the GPU sort
+    /// uses them.
+    pub(super) gpu_gpu: Vec<(i32, i32)>,
+    pub(super) net_gpu: Vec<(i32, i32)>,
+    /// Per GPU, the PCI link up from its device and the link back (link numbers).
+    pub(super) gpu_pci: Vec<Option<(u32, u32)>>,
+}
+
+/// `ncclTopoGetLocal(NET, GPU)`: the GPUs and their path type.
+pub(super) type LocalGpus = std::rc::Rc<(Vec<usize>, PathType)>;
+
+/// A path as the search follows it.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PathInfo {
+    pub(super) start: u32,
+    pub(super) len: u16,
+    pub(super) ty: PathType,
+    pub(super) kind: PlanKind,
+    /// The type of the path back (`to -> from`), which tree patterns also check.
+    pub(super) back_ty: PathType,
+}
+
+impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
+    pub(super) fn new(
+        sys: &'a mut System,
+        p: &'a Params,
+        o: &'a SearchOptions,
+        progress: Option<Progress<'b>>,
+    ) -> Self {
+        let ngpus = sys.count(NodeType::Gpu);
+        let nnets = sys.count(NodeType::Net);
+        let slots = ngpus + nnets + sys.count(NodeType::Nvs);
+        let links = links::LinkTable::new(sys);
+        let counts = |from: NodeType, n: usize| -> Vec<(i32, i32)> {
+            (0..n)
+                .flat_map(|i| {
+                    let ps = &sys.list(from)[i].paths[NodeType::Gpu as usize];
+                    (0..ngpus).map(move |q| ps.get(q).map_or((0, 0), |p| (p.count() as i32, p.bw as i32)))
+                })
+                .collect()
+        };
+        let gpu_gpu = counts(NodeType::Gpu, ngpus);
+        let net_gpu = counts(NodeType::Net, nnets);
+        let gpu_pci: Vec<Option<(u32, u32)>> = (0..ngpus).map(|g| gpu_pci_links(sys, &links, g)).collect();
+        let bws = B::new(&links.bw);
+        let sorts = {
+            let mut owner = vec![u32::MAX; links.bw.len()];
+            let mut ok = sys.count(NodeType::Nvs) == 0;
+            for (g, pl) in gpu_pci.iter().enumerate() {
+                if let Some((up, down)) = *pl {
+                    owner[up as usize] = g as u32;
+                    owner[down as usize] = g as u32;
+                    ok &= bws.restores(up) && bws.restores(down);
+                }
+            }
+            SortCache {
+                ok,
+                owner,
+                snaps: Default::default(),
+                snap_pci: Vec::new(),
+                snap_of: vec![u32::MAX; MAXCHANNELS + 1],
+                made: vec![u32::MAX; ngpus * nnets],
+                order: vec![0; ngpus * nnets * ngpus],
+            }
+        };
+        let mut gpu_order: Vec<Box<[u32]>> = Vec::with_capacity(ngpus);
+        for gpu in 0..ngpus {
+            let mut qs: Vec<usize> =
+                (1..ngpus).map(|i| (gpu + i) % ngpus).filter(|&q| gpu_gpu[gpu * ngpus + q].0 != 0).collect();
+            qs.sort_unstable_by_key(|&q| {
+                let (count, bw) = gpu_gpu[gpu * ngpus + q];
+                (-(bw as i64), count, (q + ngpus - gpu) % ngpus)
+            });
+            gpu_order.push(qs.iter().map(|&q| q as u32).collect());
+        }
+        let uniform = (0..ngpus)
+            .map(|g| {
+                let row = &gpu_gpu[g * ngpus..(g + 1) * ngpus];
+                let mut alike = gpu_order[g].iter().map(|&q| row[q as usize]);
+                alike.next().is_none_or(|first| alike.all(|x| x == first))
+            })
+            .collect();
+        Search {
+            bws,
+            links,
+            plans: vec![
+                PathInfo { start: 0, len: 0, ty: PathType::Dis, kind: PlanKind::Unmade, back_ty: PathType::Dis };
+                slots * slots
+            ],
+            plan_hops: Vec::new(),
+            plan_links: Vec::new(),
+            slots,
+            slot_base: {
+                let mut b = [usize::MAX; NodeType::COUNT];
+                b[NodeType::Gpu as usize] = 0;
+                b[NodeType::Net as usize] = ngpus;
+                b[NodeType::Nvs as usize] = ngpus + nnets;
+                b
+            },
+            has_nvs: sys.count(NodeType::Nvs) > 0,
+            gpu_gpu,
+            net_gpu,
+            gpu_pci,
+            used: vec![0; ngpus],
+            ranks: sys.list(NodeType::Gpu).iter().map(|x| x.gpu_rank()).collect(),
+            nets_cache: vec![None; (PathType::Dis as usize + 2) * (ngpus + 1)],
+            local_gpus: vec![None; nnets],
+            gpu_order,
+            nnets,
+            uniform,
+            net_order: vec![None; ngpus * nnets],
+            keys: vec![0; ngpus],
+            sorts,
+            start_net: vec![None; MAXCHANNELS + 1],
+            asic_peers: {
+                let nets = sys.list(NodeType::Net);
+                let key = |k: usize| nets[k].net().map(|x| (x.asic, x.port));
+                (0..nets.len())
+                    .map(|n| (0..nets.len()).filter(|&k| key(n).is_some() && key(k) == key(n)).collect())
+                    .collect()
+            },
+            net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
+            cands: Vec::new(),
+            steps: 0,
+            progress,
+            sys,
+            p,
+            o,
+        }
+    }
+
+    pub(super) fn ngpus(&self) -> usize {
+        self.ranks.len()
+    }
+
+    /// `System::gpu_by_rank` on the ranks kept here.
+    pub(super) fn gpu_by_rank(&self, rank: i32) -> Option<usize> {
+        self.ranks.iter().position(|&r| r == rank)
+    }
+
+    #[inline]
+    pub(super) fn slot(&self, r: NodeRef) -> Option<usize> {
+        let b = self.slot_base[r.ty as usize];
+        if b == usize::MAX { None } else { Some(b + r.idx) }
+    }
+
+    /// The path `from -> to`: its type and where its plan lies in `plan_hops`.
+    #[inline]
+    pub(super) fn path_info(&mut self, from: NodeRef, to: NodeRef) -> PathInfo {
+        let key = match (self.slot(from), self.slot(to)) {
+            (Some(a), Some(b)) => Some(a * self.slots + b),
+            _ => None,
+        };
+        if let Some(k) = key {
+            let info = self.plans[k];
+            if info.kind != PlanKind::Unmade {
+                return info;
+            }
+        }
+        self.make_plan(key, from, to)
+    }
+
+    #[cold]
+    pub(super) fn make_plan(&mut self, key: Option<usize>, from: NodeRef, to: NodeRef) -> PathInfo {
+        let hops = links::plan(self.sys, &self.links, from, to);
+        let endpoint = |g: u32| [from, to].iter().any(|r| r.ty == NodeType::Gpu && r.idx == g as usize);
+        if hops
+            .iter()
+            .any(|h| self.sorts.owner[h.link as usize] != u32::MAX && !endpoint(self.sorts.owner[h.link as usize]))
+        {
+            self.sorts.ok = false;
+        }
+        let repeated = hops.iter().enumerate().any(|(i, h)| hops[..i].iter().any(|x| x.link == h.link));
+        let kind = if repeated || hops.iter().any(|h| h.rev != links::NONE) {
+            PlanKind::General
+        } else if hops.iter().any(|h| h.pci) {
+            PlanKind::Surcharged
+        } else {
+            PlanKind::Plain
+        };
+        let info = PathInfo {
+            ty: self.sys.path(from, to).ty,
+            // Only the tree patterns look at it, on paths that exist both ways.
+            back_ty: self.sys.node(to).paths[from.ty as usize].get(from.idx).map_or(PathType::Dis, |p| p.ty),
+            start: self.plan_hops.len() as u32,
+            len: hops.len() as u16,
+            kind,
+        };
+        self.plan_links.extend(hops.iter().map(|h| if h.pci { h.link | bandwidth::PCI_HOP } else { h.link }));
+        self.plan_hops.extend(hops);
+        self.bws.plan_made(info.start as usize, &self.plan_hops[info.start as usize..]);
+        if let Some(k) = key {
+            self.plans[k] = info;
+        }
+        info
+    }
+
+    /// `ncclTopoFollowPath`: try to go from one node to another; returns the destination
+    /// when the bandwidth was reserved (or released, for a negative `mult`).
+    #[inline(always)]
+    pub(super) fn follow_path(
+        &mut self,
+        g: &mut Graph,
+        from: Option<NodeRef>,
+        to: NodeRef,
+        mult: f32,
+    ) -> Option<NodeRef> {
+        let Some(from) = from else { return Some(to) };
+        let info = self.path_info(from, to);
+        let pty = info.ty;
+        let intra = matches!(from.ty, NodeType::Gpu | NodeType::Nvs) && matches!(to.ty, NodeType::Gpu | NodeType::Nvs);
+        let mut bw = if intra { g.bw_intra } else { g.bw_inter };
+        let ty = if intra { g.type_intra } else { g.type_inter };
+        if pty >= PathType::Dis {
+            return None;
+        }
+        if mult == 1.0 && pty > ty {
+            return None;
+        }
+        if mult == 1.0
+            && matches!(g.pattern, Pattern::BalancedTree | Pattern::Tree | Pattern::SplitTree)
+            && info.back_ty > ty
+        {
+            return None;
+        }
+        bw *= mult;
+        let n = info.len as usize;
+        let start = info.start as usize;
+        let plan = Plan {
+            kind: info.kind,
+            start,
+            links: &self.plan_links[start..start + n],
+            hops: &self.plan_hops[start..start + n],
+        };
+        if !self.bws.reserve(plan, bw) {
+            return None;
+        }
+        // NCCL adds in floats; with a multiplier of one it is the integer sum.
+        g.n_hops = if mult == 1.0 {
+            g.n_hops + n as i32
+        } else if mult == -1.0 {
+            g.n_hops - n as i32
+        } else {
+            (g.n_hops as f32 + mult * n as f32) as i32
+        };
+        Some(to)
+    }
+
+    pub(super) fn net_index(&self, id: i64) -> Option<usize> {
+        self.net_ids.iter().position(|&x| x == id)
+    }
+
+    pub(super) fn replay_gpu(&self, g: &Graph, step: i32) -> Option<usize> {
+        if g.n_channels == 0 {
+            return None;
+        }
+        let n = self.ngpus();
+        let rank = g.intra[(g.n_channels as usize - 1) * n + (step + 1) as usize];
+        self.gpu_by_rank(rank)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn try_gpu(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        step: i32,
+        back_to_net: i32,
+        back_to_first: i32,
+        forced: Order,
+        time: &mut Budget,
+        from: Option<NodeRef>,
+        gi: usize,
+    ) {
+        let flag = 1u64 << g.n_channels;
+        let to = NodeRef::new(NodeType::Gpu, gi);
+        if self.follow_path(g, from, to, 1.0).is_some() {
+            self.used[gi] ^= flag;
+            self.rec_gpu(g, save, Some(gi), step, back_to_net, back_to_first, forced, time);
+            self.used[gi] ^= flag;
+            self.follow_path(g, from, to, -1.0);
+        }
+    }
+
+    pub(super) fn compare(&self, g: &Graph, r: &Graph) -> bool {
+        if g.n_channels < g.min_channels {
+            return false;
+        }
+        if g.pattern == Pattern::Nvls {
+            let mut copy = false;
+            if g.n_channels > r.n_channels && g.n_channels as usize <= self.ngpus() {
+                copy = true;
+            }
+            if g.n_channels as f32 * g.bw_inter > r.n_channels as f32 * r.bw_inter {
+                copy = true;
+            }
+            return copy;
+        }
+        let a = g.n_channels as f32 * g.bw_intra;
+        let b = r.n_channels as f32 * r.bw_intra;
+        if a > b {
+            return true;
+        }
+        if a < b {
+            return false;
+        }
+        g.pattern == r.pattern && g.cross_nic == r.cross_nic && g.n_hops < r.n_hops
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn rec_gpu(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        gpu: Option<usize>,
+        step: i32,
+        back_to_net: i32,
+        back_to_first: i32,
+        forced: Order,
+        time: &mut Budget,
+    ) {
+        if !time.take_step() {
+            return;
+        }
+        self.steps += 1;
+        if self.steps.is_multiple_of(PROGRESS_EVERY)
+            && let Some(f) = self.progress.as_mut()
+        {
+            f(self.steps);
+        }
+        let n = self.ngpus();
+        if step as usize == n {
+            g.n_channels += 1;
+            if self.compare(g, save) {
+                *save = g.clone();
+                if g.n_channels == g.max_channels {
+                    *time = Budget::Found;
+                }
+            }
+            if g.n_channels < g.max_channels {
+                self.rec(g, save, time);
+            }
+            g.n_channels -= 1;
+            return;
+        }
+        let Some(gi) = gpu else { return };
+        g.intra[g.n_channels as usize * n + step as usize] = self.ranks[gi];
+        let me = NodeRef::new(NodeType::Gpu, gi);
+        if step == back_to_net {
+            if self.sys.inter {
+                let Some(start) = self.start_net[g.n_channels as usize] else { return };
+                let nets = self.select_nets(g.type_inter as i32, Some(gi));
+                for &nidx in nets.iter() {
+                    if !self.check_net(g, start, nidx, step) {
+                        continue;
+                    }
+                    let mut next_back = -1;
+                    let save_bw = g.bw_inter;
+                    if g.pattern == Pattern::BalancedTree {
+                        if step == 0 {
+                            next_back = 1;
+                        }
+                        g.bw_inter /= 2.0;
+                    }
+                    let to = NodeRef::new(NodeType::Net, nidx);
+                    let got = self.follow_path(g, Some(me), to, 1.0);
+                    g.bw_inter = save_bw;
+                    if got.is_some() {
+                        g.inter[g.n_channels as usize * 2 + 1] = Some(self.sys.list(NodeType::Net)[nidx].id);
+                        self.rec_gpu(g, save, Some(gi), step, next_back, back_to_first, forced, time);
+                        if g.pattern == Pattern::BalancedTree {
+                            g.bw_inter /= 2.0;
+                        }
+                        self.follow_path(g, Some(me), to, -1.0);
+                        g.bw_inter = save_bw;
+                    }
+                }
+            }
+        } else if g.pattern == Pattern::Nvls {
+            self.try_nvls(g, save, gi, time);
+        } else if g.pattern == Pattern::CollNetDirect {
+            self.try_collnet_direct(g, save, gi, time);
+        } else if (step as usize) < n - 1 {
+            let at = (g.n_channels as usize * n + step as usize) * n;
+            if self.cands.len() < at + n {
+                self.cands.resize(at + n, 0);
+            }
+            let count = if forced == Order::Pci {
+                self.cands[at] = (step + 1) as u32;
+                1
+            } else if forced == Order::Replay {
+                match self.replay_gpu(g, step) {
+                    Some(q) => {
+                        self.cands[at] = q as u32;
+                        1
+                    }
+                    None => 0,
+                }
+            } else {
+                let sort_net = if back_to_net == -1 {
+                    0
+                } else if back_to_net == step + 1 {
+                    1
+                } else {
+                    -1
+                };
+                self.next_gpus(g, gi, sort_net, at)
+            };
+            for i in at..at + count {
+                let q = self.cands[i] as usize;
+                self.try_gpu(g, save, step + 1, back_to_net, back_to_first, forced, time, Some(me), q);
+            }
+        } else if step == back_to_first {
+            let Some(p) = self.gpu_by_rank(g.intra[g.n_channels as usize * n]) else { return };
+            let first = NodeRef::new(NodeType::Gpu, p);
+            if self.follow_path(g, Some(me), first, 1.0).is_some() {
+                self.rec_gpu(g, save, Some(p), step + 1, back_to_net, -1, forced, time);
+                self.follow_path(g, Some(me), first, -1.0);
+            }
+        } else {
+            self.rec_gpu(g, save, Some(gi), n as i32, -1, -1, forced, time);
+        }
+    }
+
+    pub(super) fn rec_net(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        back_to_net: i32,
+        back_to_first: i32,
+        time: &mut Budget,
+    ) {
+        let bw = g.bw_inter as i32;
+        let nets = self.select_nets(g.type_inter as i32, None);
+        let count = nets.len();
+        let mut found = false;
+        for i in 0..count {
+            if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) && found {
+                break;
+            }
+            let n = nets[(g.n_channels as usize + i) % count];
+            let (id, coll, nbw, lat, local_gpu) = {
+                let node = &self.sys.list(NodeType::Net)[n];
+                let x = node.net().expect("net");
+                (node.id, x.coll, x.bw, x.latency, x.local_gpu)
+            };
+            if g.coll_net && coll == 0 {
+                continue;
+            }
+            if nbw < bw as f32 {
+                continue;
+            }
+            if g.pattern == Pattern::Ring
+                && g.cross_nic == CrossNic::Alternate
+                && g.n_channels & 1 != 0
+                && Some(id) != g.inter[(g.n_channels as usize - 1) * 2 + 1]
+            {
+                continue;
+            }
+            g.inter[g.n_channels as usize * 2] = Some(id);
+            self.start_net[g.n_channels as usize] = self.net_index(id);
+            g.latency_inter = lat;
+            self.adjust_asic_bw(n, -(bw as f32));
+            let from = Some(NodeRef::new(NodeType::Net, n));
+            if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) {
+                if (g.n_channels as usize) < count && local_gpu != -1 {
+                    let rank = self.sys.list(NodeType::Gpu)[local_gpu as usize].gpu_rank();
+                    let ng = self.ngpus();
+                    let dup = (0..g.n_channels as usize).any(|c| g.intra[c * ng] == rank);
+                    if !dup {
+                        self.try_gpu(
+                            g,
+                            save,
+                            0,
+                            back_to_net,
+                            back_to_first,
+                            Order::Sorted,
+                            time,
+                            from,
+                            local_gpu as usize,
+                        );
+                        found = true;
+                    }
+                }
+            } else if g.n_channels > 0 && g.same_channels {
+                if let Some(q) = self.replay_gpu(g, -1) {
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Replay, time, from, q);
+                }
+            } else {
+                if g.n_channels == 0 && self.sys.count(NodeType::Nvs) == 0 {
+                    let mut t = Budget::Left(FORCED_PCI_STEPS);
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Pci, &mut t, from, 0);
+                    if t == Budget::Found {
+                        *time = Budget::Found;
+                    }
+                }
+                if local_gpu != -1 {
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu as usize);
+                }
+                let locals = self.local_gpus_of_net(n);
+                if locals.1 == PathType::Dis {
+                    // NCCL skips this NET without giving its bandwidth back.
+                    continue;
+                }
+                for &q in locals.0.iter() {
+                    if q as i32 == local_gpu {
+                        continue;
+                    }
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+                }
+            }
+            self.adjust_asic_bw(n, bw as f32);
+        }
+    }
+
+    /// Change the bandwidth of every NET on NET `n`'s ASIC port (`n` among them).
+    pub(super) fn adjust_asic_bw(&mut self, n: usize, delta: f32) {
+        let nets = &mut self.sys.nodes[NodeType::Net as usize];
+        for &k in self.asic_peers[n].iter() {
+            if let Some(x) = nets[k].net_mut() {
+                x.bw += delta;
+            }
+        }
+    }
+
+    pub(super) fn params(&self, pat: Pattern) -> (i32, i32) {
+        let n = self.ngpus() as i32;
+        if self.sys.inter {
+            let btn = match pat {
+                Pattern::Ring => n - 1,
+                Pattern::SplitTree => 1,
+                _ => 0,
+            };
+            (btn, -1)
+        } else {
+            (-1, if pat == Pattern::Ring { n - 1 } else { -1 })
+        }
+    }
+
+    pub(super) fn rec(&mut self, g: &mut Graph, save: &mut Graph, time: &mut Budget) {
+        let (btn, btf) = self.params(g.pattern);
+        if self.sys.inter {
+            if self.sorts.ok {
+                // A new visit of channel c: the GPUs' PCI bandwidth now is what the
+                // sort will read all through it.
+                let c = g.n_channels as usize;
+                let pci: Rc<[i32]> = self.gpu_pci.iter().map(|&pl| gpu_pci_bw(&self.bws, pl)).collect();
+                let sorts = &mut self.sorts;
+                match sorts.snaps.get(&pci[..]) {
+                    Some(&id) => sorts.snap_of[c] = id,
+                    // Searches that go through so many are left uncached.
+                    None if sorts.snap_pci.len() >= MAX_SNAPS => sorts.ok = false,
+                    None => {
+                        let id = sorts.snap_pci.len() as u32;
+                        sorts.snap_pci.push(pci.clone());
+                        sorts.snaps.insert(pci, id);
+                        sorts.snap_of[c] = id;
+                    }
+                }
+            }
+            self.rec_net(g, save, btn, btf, time);
+            return;
+        }
+        if g.pattern == Pattern::Nvls {
+            let q = g.n_channels as usize;
+            if q < self.ngpus() {
+                self.try_gpu(g, save, 0, btn, btf, Order::Sorted, time, None, q);
+            }
+            return;
+        } else if g.n_channels == 0 {
+            self.try_gpu(g, save, 0, btn, btf, Order::Pci, time, None, 0);
+        } else if let Some(q) = self.replay_gpu(g, -1) {
+            self.try_gpu(g, save, 0, btn, btf, Order::Replay, time, None, q);
+        }
+        if !g.same_channels || g.n_channels == 0 {
+            for q in 0..self.ngpus() {
+                self.try_gpu(g, save, 0, btn, btf, Order::Sorted, time, None, q);
+            }
+        }
+    }
+}
+
+/// NCCL's `ncclTopoGetGpuPciBw` for a GPU whose PCI links (up, down) are `pl`: -1
+/// without them.
+#[inline]
+pub(super) fn gpu_pci_bw(bws: &impl LinkBw, pl: Option<(u32, u32)>) -> i32 {
+    match pl {
+        Some((up, down)) => bws.pci_bw(up, down),
+        None => -1,
+    }
+}
+
+/// The PCI link from a GPU's device up, and the link back down, as the GPU sort reads
+/// them (`ncclTopoGetGpuPciBw`: the first PCI link whose far end links back).
+pub(super) fn gpu_pci_links(sys: &System, links: &links::LinkTable, g: usize) -> Option<(u32, u32)> {
+    let d = sys.list(NodeType::Gpu)[g].gpu_parent()?;
+    let dev = NodeRef::new(NodeType::Dev, d);
+    for (i, gl) in sys.node(dev).links.iter().enumerate() {
+        if gl.ty != LinkType::Pci {
+            continue;
+        }
+        if let Some(j) = sys.node(gl.rem).links.iter().position(|pl| pl.rem == dev) {
+            return Some((links.id(dev, i), links.id(gl.rem, j)));
+        }
+    }
+    None
+}
