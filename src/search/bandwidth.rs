@@ -90,7 +90,7 @@ pub(crate) trait LinkBw {
 /// in the tests on random ones), signed zeros included.
 #[inline]
 pub(crate) fn round_half_away(x: f32) -> f32 {
-    if !(x.abs() < 8_388_608.0) {
+    if x.is_nan() || x.abs() >= 8_388_608.0 {
         return x;
     }
     let t = (x + 0.499_999_97f32.copysign(x)) as i32 as f32;
@@ -258,7 +258,7 @@ impl LinkBw for Rounded {
         let n = p.links.len();
         // A release (bw <= 0) or NaN keeps the step-by-step code; so do plans with
         // reverse links.
-        if !(bw > 0.0) || p.kind == PlanKind::General {
+        if bw.is_nan() || bw <= 0.0 || p.kind == PlanKind::General {
             return hop_by_hop(n, bw, |steps, bw| self.follow(p, steps, bw));
         }
         let lbw = &mut self.bw[..];

@@ -552,7 +552,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     let mut tree_up = vec![vec![-1i32; nr]; 2 * n];
     let mut tree_down = vec![vec![[-1i32; MAX_TREE_ARITY]; nr]; 2 * n];
     let mut roles = vec![Vec::with_capacity(nn); n];
-    for c in 0..n {
+    for (c, roles_c) in roles.iter_mut().enumerate() {
         for node in &nodes {
             let tree = &node.graphs.tree;
             let child0_index = if tree.pattern == Pattern::Tree { 0 } else { 1 };
@@ -566,7 +566,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
                     tree_down[b][r][0] = if i == ll - 1 { -1 } else { chain[i + 1] };
                 }
             }
-            roles[c].push(Roles {
+            roles_c.push(Roles {
                 parent: chain[0],
                 child0: node.rank(tree, "tree", c, child0_index)?,
                 child1: node.rank(tree, "tree", c, child1_index)?,
@@ -575,8 +575,7 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     }
     for k in 0..nn {
         let (t0, t1) = dtree(nn as i32, k as i32);
-        for c in 0..n {
-            let ro: Vec<Roles> = roles[c].clone();
+        for (c, ro) in roles.iter().enumerate() {
             let me = ro[k];
             for (b, t) in [(c, t0), (c + n, t1)] {
                 let up_side = |ro: &Roles| if t.child_type == 0 { ro.child0 } else { ro.child1 };

@@ -35,9 +35,10 @@ fn split_nvlink(sys: &System) -> bool {
     let mut dom: Vec<usize> = (0..n).collect();
     for g in 0..n {
         let d = dom[g];
-        for q in g + 1..n {
-            if sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize][q].ty == PathType::Nvl {
-                dom[q] = d;
+        let paths = &sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize];
+        for (q, dq) in dom.iter_mut().enumerate().skip(g + 1) {
+            if paths[q].ty == PathType::Nvl {
+                *dq = d;
             }
         }
     }

@@ -122,10 +122,9 @@ pub fn plan(sys: &System, table: &LinkTable, from: NodeRef, to: NodeRef) -> Vec<
         } else if link.rem.ty == NodeType::Cpu
             && link.ty == LinkType::Nvl
             && matches!(sys.node(link.rem).kind, Kind::Cpu { arch, .. } if arch == cpu::ARCH_POWER)
+            && let Some(r) = rev_link(sys, node, link.rem, link.ty)
         {
-            if let Some(r) = rev_link(sys, node, link.rem, link.ty) {
-                hop.rev = table.id(link.rem, r);
-            }
+            hop.rev = table.id(link.rem, r);
         }
         out.push(hop);
         node = link.rem;

@@ -120,8 +120,8 @@ impl<B: LinkBw> Search<'_, '_, B> {
                     continue;
                 }
                 let paths = &self.sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize];
-                for n in 0..self.sys.count(NodeType::Net).min(MAXCHANNELS) {
-                    if paths[n].ty as i32 == t && !nets.contains(&n) {
+                for (n, p) in paths.iter().enumerate().take(self.sys.count(NodeType::Net).min(MAXCHANNELS)) {
+                    if p.ty as i32 == t && !nets.contains(&n) {
                         nets.push(n);
                         if nets.len() >= max_dev {
                             return nets;

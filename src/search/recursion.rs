@@ -61,6 +61,9 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64);
 /// How often (in search steps) the progress callback is called.
 pub(super) const PROGRESS_EVERY: u64 = 1 << 14;
 
+/// GPUs in the order of the sort with one NET: (group, GPU index) pairs.
+pub(super) type NetOrder = Box<[(u16, u32)]>;
+
 pub(super) struct Search<'a, 'b, B: LinkBw> {
     pub(super) sys: &'a mut System,
     pub(super) p: &'a Params,
@@ -81,7 +84,7 @@ pub(super) struct Search<'a, 'b, B: LinkBw> {
     pub(super) uniform: Vec<bool>,
     /// Per (GPU, NET) (`gpu * nnets + net`), the GPUs in the order of the sort with a
     /// NET but for the PCI bandwidth (see `order_for_net`); made on first use.
-    pub(super) net_order: Vec<Option<Box<[(u16, u32)]>>>,
+    pub(super) net_order: Vec<Option<NetOrder>>,
     /// Scratch space of `next_gpus`: sort keys.
     pub(super) keys: Vec<u64>,
     pub(super) sorts: SortCache,
