@@ -23,6 +23,7 @@ mod nets;
 pub mod options;
 mod recursion;
 mod sort;
+mod sortcache;
 pub mod speeds;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ use super::graph::{CrossNic, Graph, Pattern};
 use super::limits::{FORCED_PCI_STEPS, MAXCHANNELS};
 use super::links;
 use super::options::SearchOptions;
-use super::sort::{MAX_SNAPS, SortCache};
+use super::sortcache::{MAX_SNAPS, SortCache};
 use crate::model::paths::Params;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType, PathType};

@@ -7,8 +7,8 @@
 use crate::search::pattern;
 
 use super::constants::NVLS_EFFICIENCY;
+use super::ctx::Ctx;
 use super::limit::{Ceiling, Limit, Link, Share};
-use super::tuning::Ctx;
 use super::{Algo, Func, GraphFacts, Proto};
 
 /// Whether the collective is AllGather or ReduceScatter.

@@ -3,7 +3,7 @@
 //! the network (µs), one function per algorithm.
 
 use super::constants::{BASE_LATENCY, HW_NET};
-use super::tuning::Ctx;
+use super::ctx::Ctx;
 use super::{Algo, Func, Proto};
 
 /// The hop costs of one entry.

@@ -33,6 +33,7 @@
 mod bandwidth;
 pub mod comm;
 pub mod constants;
+mod ctx;
 pub mod enable;
 pub mod env;
 mod latency;
