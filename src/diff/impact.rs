@@ -383,6 +383,12 @@ fn num(v: &Value, f: &str) -> Option<f64> {
     v.get(f).and_then(Value::as_f64)
 }
 
+/// A graph figure for people: graph bandwidths are `f32`s, so show the shortest text
+/// that reads back as the same `f32` (`0.24`, not `0.23999999463558197`).
+fn figure(v: f64) -> String {
+    (v as f32).to_string()
+}
+
 /// Compare the `graphs` objects of two analyses.
 fn graphs(ga: &Value, gb: &Value, out: &mut Vec<Change>) {
     let names: Vec<String> = {
@@ -433,9 +439,9 @@ fn graphs(ga: &Value, gb: &Value, out: &mut Vec<Change>) {
                 out.push(nccl_change(
                     level,
                     &format!("{subject} {f}"),
-                    p.to_string(),
-                    q.to_string(),
-                    format!("{p} -> {q}"),
+                    figure(p),
+                    figure(q),
+                    format!("{} -> {}", figure(p), figure(q)),
                 ));
             }
         }
@@ -501,7 +507,7 @@ pub fn ring_estimate(an: &Analysis, graphs: &Value) -> RingEstimate {
         return RingEstimate {
             bw: (bw * n) as f32,
             source: "search",
-            basis: format!("ring graph: {n} channels x {bw} GB/s (bw_inter)"),
+            basis: format!("ring graph: {n} channels x {} GB/s (bw_inter)", figure(bw)),
             net_total,
         };
     }
@@ -527,6 +533,13 @@ pub fn ring_estimate(an: &Analysis, graphs: &Value) -> RingEstimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn graph_figures_read_as_their_f32() {
+        assert_eq!(figure(0.24f32 as f64), "0.24");
+        assert_eq!(figure(1.2f32 as f64), "1.2");
+        assert_eq!(figure(16.0), "16");
+    }
     use crate::diff::testutil::{elements, find, fixture, remove_device, side};
     use crate::diff::{Ignore, compare};
     use serde_json::json;
