@@ -7,7 +7,7 @@ use crate::diff::inventory::{DevKind, Device, Inventory};
 use crate::diff::matching::Matching;
 use crate::diff::{Change, Level, What};
 use crate::model::NodeType;
-use crate::model::system::class_type;
+use crate::model::build::class_type;
 use crate::xml;
 
 /// Attributes that are compared another way, or are the device's identity.

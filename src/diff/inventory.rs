@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::model::NodeType;
-use crate::model::system::class_type;
+use crate::model::build::class_type;
 use crate::xml::{self, NodeId, Xml};
 
 /// What a device is.

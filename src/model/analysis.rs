@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use crate::env::Env;
 use crate::error::Error;
+use crate::model::build::{self, BuildOptions};
 use crate::model::paths::{self, Params};
 use crate::model::prepare::{self, NetDevice, NetOptions, RankedGpu};
-use crate::model::system::{self, BuildOptions, NodeRef, System};
+use crate::model::system::{self, NodeRef, System};
 use crate::model::{GdrMode, LinkType, NodeType, PathType, Transport};
 use crate::xml::{Diagnostic, Xml};
 
@@ -122,8 +123,9 @@ pub struct Analysis {
     /// The system after trimming, with final paths.
     pub system: System,
     /// The system every rank of the node starts from (fused, paths computed, not yet
-    /// trimmed): what [`Analysis::system_of_rank`] trims for another rank.
-    pub untrimmed: System,
+    /// trimmed), kept only when trimming removed GPUs: what
+    /// [`Analysis::system_of_rank`] trims for another rank.
+    pub untrimmed: Option<System>,
     pub params: Params,
     pub trimmed: Vec<i32>,
     pub n_ranks: usize,
@@ -203,15 +205,16 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     };
     let prep = prepare::prepare(xml, input, &net_opts)?;
     diags.extend(prep.diags.iter().cloned());
-    let build = BuildOptions { split_mlopart: env.nets.split_mlopart };
-    let mut sys = system::build(&prep.xml, input, build)?;
+    let opts_build = BuildOptions { split_mlopart: env.nets.split_mlopart };
+    let mut sys = build::build(&prep.xml, input, opts_build)?;
     let params = Params::new(env, opts.p2p_support);
     diags.extend(env.warnings().iter().map(Diagnostic::warning));
 
     paths::compute_paths(&mut sys, &params)?;
     let n_local = sys.count(NodeType::Gpu);
     let n_ranks = n_local * opts.nodes;
-    let untrimmed = sys.clone();
+    // Only a system that trimming changes is worth keeping whole (a copy of every path).
+    let untrimmed = if paths::trims_any(&sys, 0) { Some(sys.clone()) } else { None };
     let trimmed = paths::trim_system(&mut sys, 0, n_ranks);
     paths::compute_paths(&mut sys, &params)?;
     paths::search_init(&mut sys);
@@ -329,11 +332,16 @@ impl Analysis {
     /// paths and starts its own search (`ncclTopoTrimSystem`, `ncclTopoComputePaths`,
     /// `ncclTopoSearchInit`). Returns it with the ranks that rank trimmed away.
     pub fn system_of_rank(&self, rank: i32) -> Result<(System, Vec<i32>), Error> {
-        let mut sys = self.untrimmed.clone();
+        let mut sys = self.untrimmed.as_ref().unwrap_or(&self.system).clone();
         let trimmed = paths::trim_system(&mut sys, rank, self.n_ranks);
         paths::compute_paths(&mut sys, &self.params)?;
         paths::search_init(&mut sys);
         Ok((sys, trimmed))
+    }
+
+    /// GPUs of the node, the trimmed ones included.
+    pub fn host_gpus(&self) -> usize {
+        self.system.count(NodeType::Gpu) + self.trimmed.len()
     }
 
     /// The JSON document of `topo analyze --json` (schema 1).

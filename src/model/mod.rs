@@ -15,6 +15,7 @@
 //! that results agree to the last bit.
 
 pub mod analysis;
+pub mod build;
 pub mod paths;
 pub mod prepare;
 pub mod system;

@@ -701,19 +701,8 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
 /// Returns the ranks removed.
 pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize) -> Vec<i32> {
     let ngpus = sys.count(NodeType::Gpu);
-    let mut domains: Vec<usize> = (0..ngpus).collect();
+    let (domains, my_domain) = gpu_domains(sys, my_rank);
     let ids: Vec<i64> = sys.list(NodeType::Gpu).iter().map(|g| g.id).collect();
-    let mut my_domain = 0;
-    for g in 0..ngpus {
-        for q in 0..g {
-            if sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize][q].ty < PathType::Net {
-                domains[g] = domains[g].min(domains[q]);
-            }
-        }
-        if sys.list(NodeType::Gpu)[g].gpu_rank() == my_rank {
-            my_domain = domains[g];
-        }
-    }
     let mut removed = Vec::new();
     for i in 0..ngpus {
         if domains[i] == my_domain {
@@ -726,6 +715,31 @@ pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize) -> Vec<i32> {
     }
     sys.inter = sys.count(NodeType::Gpu) != n_ranks;
     removed
+}
+
+/// Each GPU's domain (the GPUs it reaches without the network, named by the lowest
+/// index among them), and the domain of `my_rank`'s GPU.
+fn gpu_domains(sys: &System, my_rank: i32) -> (Vec<usize>, usize) {
+    let ngpus = sys.count(NodeType::Gpu);
+    let mut domains: Vec<usize> = (0..ngpus).collect();
+    let mut my_domain = 0;
+    for g in 0..ngpus {
+        for q in 0..g {
+            if sys.list(NodeType::Gpu)[g].paths[NodeType::Gpu as usize][q].ty < PathType::Net {
+                domains[g] = domains[g].min(domains[q]);
+            }
+        }
+        if sys.list(NodeType::Gpu)[g].gpu_rank() == my_rank {
+            my_domain = domains[g];
+        }
+    }
+    (domains, my_domain)
+}
+
+/// Whether [`trim_system`] for `my_rank` would remove any GPU.
+pub fn trims_any(sys: &System, my_rank: i32) -> bool {
+    let (domains, mine) = gpu_domains(sys, my_rank);
+    domains.iter().any(|&d| d != mine)
 }
 
 /// `ncclTopoSearchInit`: the per-channel and total bandwidth the search starts from.

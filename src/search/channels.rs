@@ -224,7 +224,7 @@ impl Job {
     pub fn from_analysis(an: &crate::model::Analysis) -> Result<Job, Error> {
         let env = &an.options.env;
         let sys = &an.system;
-        let host = an.untrimmed.count(crate::model::NodeType::Gpu);
+        let host = an.host_gpus();
         let ranks_of = |s: &crate::model::system::System| -> Result<Vec<i32>, Error> {
             let mut ranks: Vec<i32> = s.list(crate::model::NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
             ranks.sort_unstable();
