@@ -23,7 +23,7 @@ pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let text = if a.json {
         let so = search_options(&an, ctx)?;
         let (gs, sys) = search_with_progress(&an, &so, ctx)?;
-        let mut doc = an.to_json(crate::render::graphs::graphs_json(&sys, &gs));
+        let mut doc = render::analysis::json(&an, render::graphs::graphs_json(&sys, &gs));
         let run = crate::search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
         doc["run"] = render::search::run_json(&run, 0);
         // NCCL's init fails when its tuning does (a bad NCCL_ALGO, say): so does this.

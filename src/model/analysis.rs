@@ -343,31 +343,4 @@ impl Analysis {
     pub fn host_gpus(&self) -> usize {
         self.system.count(NodeType::Gpu) + self.trimmed.len()
     }
-
-    /// The JSON document of `topo analyze --json` (schema 1).
-    pub fn to_json(&self, graphs: serde_json::Value) -> serde_json::Value {
-        serde_json::json!({
-            "schema": 1,
-            "nccl_version": "2.30.7",
-            "input": self.input,
-            "nodes": self.options.nodes,
-            "env": self.options.env.vars(),
-            "flags": {
-                "p2p_support": self.options.p2p_support,
-                "nic_fusion": self.options.nic_fusion,
-                "collnet": self.options.collnet,
-                "nvls": self.options.nvls,
-            },
-            "gpus": self.gpus,
-            "nets": self.nets,
-            "system": self.sys_rec,
-            "levels": self.levels,
-            "trimmed": self.trimmed,
-            "paths": self.paths,
-            "p2p": self.p2p,
-            "gdr": self.gdr,
-            "graphs": graphs,
-            "warnings": self.diags.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
-        })
-    }
 }

@@ -263,9 +263,44 @@ pub fn json(
 /// The `run` object, or `{"error": ...}` when the channels cannot be modelled.
 pub fn run_json(run: &Result<Run, String>, rank: usize) -> serde_json::Value {
     match run {
-        Ok(r) => r.to_json(rank),
+        Ok(r) => run_object(r, rank),
         Err(e) => serde_json::json!({ "error": e }),
     }
+}
+
+/// The `run` object of the JSON documents.
+fn run_object(run: &Run, rank: usize) -> serde_json::Value {
+    let rings: Vec<serde_json::Value> = (0..run.n_channels).map(|c| run.ring_order(c, 0).into()).collect();
+    let trees: Vec<serde_json::Value> = (0..run.n_channels)
+        .map(|c| {
+            serde_json::json!({
+                "up": (0..run.n_ranks).map(|r| run.tree_up(c, r)).collect::<Vec<_>>(),
+                "down": (0..run.n_ranks).map(|r| run.tree_down(c, r).to_vec()).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "nodes": run.nodes,
+        "local_ranks": run.local_ranks,
+        "n_ranks": run.n_ranks,
+        "ring_graph_channels": run.ring_graph_channels,
+        "tree_graph_channels": run.tree_graph_channels,
+        "search_channels": run.search_channels,
+        "nchannels": run.n_channels,
+        "cross_nic_swap": run.cross_nic_swap,
+        "steps": run.steps,
+        "notes": run.notes,
+        "source": run.source,
+        "rings": rings,
+        "trees": trees,
+        "rank": rank,
+        "log": {
+            "channels": run.channel_lines(),
+            "rings": run.ring_lines(rank),
+            "trees": run.trees_line(rank),
+            "tree_graph": run.tree_lines(rank),
+        },
+    })
 }
 
 /// `--dot`: the machine with the selected graphs' channels over it. Every channel has

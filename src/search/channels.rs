@@ -783,41 +783,6 @@ impl Run {
             })
             .collect()
     }
-
-    /// The `run` object of the JSON documents.
-    pub fn to_json(&self, rank: usize) -> serde_json::Value {
-        let rings: Vec<serde_json::Value> = (0..self.n_channels).map(|c| self.ring_order(c, 0).into()).collect();
-        let trees: Vec<serde_json::Value> = (0..self.n_channels)
-            .map(|c| {
-                serde_json::json!({
-                    "up": (0..self.n_ranks).map(|r| self.tree_up(c, r)).collect::<Vec<_>>(),
-                    "down": (0..self.n_ranks).map(|r| self.tree_down(c, r).to_vec()).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        serde_json::json!({
-            "nodes": self.nodes,
-            "local_ranks": self.local_ranks,
-            "n_ranks": self.n_ranks,
-            "ring_graph_channels": self.ring_graph_channels,
-            "tree_graph_channels": self.tree_graph_channels,
-            "search_channels": self.search_channels,
-            "nchannels": self.n_channels,
-            "cross_nic_swap": self.cross_nic_swap,
-            "steps": self.steps,
-            "notes": self.notes,
-            "source": self.source,
-            "rings": rings,
-            "trees": trees,
-            "rank": rank,
-            "log": {
-                "channels": self.channel_lines(),
-                "rings": self.ring_lines(rank),
-                "trees": self.trees_line(rank),
-                "tree_graph": self.tree_lines(rank),
-            },
-        })
-    }
 }
 
 /// The channels of an analysed job, from its graphs.

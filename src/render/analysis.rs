@@ -1,0 +1,31 @@
+//! `topo analyze --json` (schema 1): every decision of the model in one document; the
+//! command layer adds the graphs, the channels NCCL runs and the tuning tables.
+
+use crate::model::Analysis;
+
+/// The JSON document of `topo analyze --json` (schema 1).
+pub fn json(an: &Analysis, graphs: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "schema": 1,
+        "nccl_version": "2.30.7",
+        "input": an.input,
+        "nodes": an.options.nodes,
+        "env": an.options.env.vars(),
+        "flags": {
+            "p2p_support": an.options.p2p_support,
+            "nic_fusion": an.options.nic_fusion,
+            "collnet": an.options.collnet,
+            "nvls": an.options.nvls,
+        },
+        "gpus": an.gpus,
+        "nets": an.nets,
+        "system": an.sys_rec,
+        "levels": an.levels,
+        "trimmed": an.trimmed,
+        "paths": an.paths,
+        "p2p": an.p2p,
+        "gdr": an.gdr,
+        "graphs": graphs,
+        "warnings": an.diags.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+    })
+}
