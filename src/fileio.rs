@@ -43,23 +43,27 @@ fn read_capped_within(path: &Path, cap: u64, what: &str, timeout: Duration) -> R
     // both on a thread and stop waiting after the timeout (the thread is left behind;
     // the command ends with the error).
     let owned = path.to_path_buf();
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .name("topo-read".into())
-        .spawn(move || {
-            let r = std::fs::File::open(&owned).and_then(|f| read_to_cap(f, cap));
-            let _ = tx.send(r);
-        })
-        .map_err(|e| Error::io(path, e))?;
-    match rx.recv_timeout(timeout) {
-        Ok(Ok(Some(bytes))) => Ok(bytes),
-        Ok(Ok(None)) => Err(too_big(path, cap, what)),
-        Ok(Err(e)) => Err(Error::io(path, e)),
-        Err(_) => Err(input(format!(
+    match within(timeout, move || std::fs::File::open(&owned).and_then(|f| read_to_cap(f, cap))) {
+        Some(Ok(Some(bytes))) => Ok(bytes),
+        Some(Ok(None)) => Err(too_big(path, cap, what)),
+        Some(Err(e)) => Err(Error::io(path, e)),
+        None => Err(input(format!(
             "no data after {:.1} s (a FIFO without a writer?); give a regular file",
             timeout.as_secs_f64()
         ))),
     }
+}
+
+/// Run `work` (an `open` or `read` that may block, on a FIFO say) on a thread of its
+/// own and wait for it at most `timeout`: `None` when it has not finished by then (the
+/// thread is left behind; the command ends with an error about it).
+pub fn within<T: Send + 'static>(timeout: Duration, work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new().name("topo-io".into()).spawn(move || {
+        let _ = tx.send(work());
+    });
+    spawned.ok()?;
+    rx.recv_timeout(timeout).ok()
 }
 
 /// Read at most `cap` bytes; `None` when there is more.

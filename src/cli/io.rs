@@ -145,14 +145,10 @@ fn resolve_links(path: &Path) -> Result<std::path::PathBuf, Error> {
 /// [`crate::fileio::BLOCKING_READ_TIMEOUT`].
 fn write_special(path: &Path, target: &Path, text: &str) -> Result<(), Error> {
     let owned = target.to_path_buf();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&owned));
-    });
     let timeout = crate::fileio::BLOCKING_READ_TIMEOUT;
-    let mut f = match rx.recv_timeout(timeout) {
-        Ok(r) => r.map_err(|e| Error::io(path, e))?,
-        Err(_) => {
+    let mut f = match crate::fileio::within(timeout, move || std::fs::OpenOptions::new().write(true).open(&owned)) {
+        Some(r) => r.map_err(|e| Error::io(path, e))?,
+        None => {
             return Err(Error::Input {
                 file: path.display().to_string(),
                 message: format!("no reader after {} s (a FIFO nobody reads?)", timeout.as_secs()),
