@@ -46,7 +46,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
                         step += 1;
                     }
                 }
-                self.rec_gpu(g, save, None, n as i32, -1, -1, Order::Sorted, time);
+                self.rec_gpu(g, save, None, n as i32, None, None, Order::Sorted, time);
             }
             while bwd > 0 {
                 bwd -= 1;
@@ -88,7 +88,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
             if !ok {
                 d1 -= 1;
             } else {
-                self.rec_gpu(g, save, None, n as i32, -1, -1, Order::Sorted, time);
+                self.rec_gpu(g, save, None, n as i32, None, None, Order::Sorted, time);
             }
             while d1 > 0 {
                 d1 -= 1;

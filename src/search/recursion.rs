@@ -61,6 +61,15 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64);
 /// How often (in search steps) the progress callback is called.
 pub(super) const PROGRESS_EVERY: u64 = 1 << 14;
 
+/// How the next GPUs are sorted (NCCL's `sortNet`): without the NET (0), by the way
+/// back to the channel's NET (1), or by it and reversed when all are alike (-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NetSort {
+    Off,
+    ToNet,
+    ToNetReversed,
+}
+
 /// GPUs in the order of the sort with one NET: (group, GPU index) pairs.
 pub(super) type NetOrder = Box<[(u16, u32)]>;
 
@@ -386,8 +395,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         g: &mut Graph,
         save: &mut Graph,
         step: i32,
-        back_to_net: i32,
-        back_to_first: i32,
+        back_to_net: Option<i32>,
+        back_to_first: Option<i32>,
         forced: Order,
         time: &mut Budget,
         from: Option<NodeRef>,
@@ -435,8 +444,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         save: &mut Graph,
         gpu: Option<usize>,
         step: i32,
-        back_to_net: i32,
-        back_to_first: i32,
+        back_to_net: Option<i32>,
+        back_to_first: Option<i32>,
         forced: Order,
         time: &mut Budget,
     ) {
@@ -467,7 +476,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         let Some(gi) = gpu else { return };
         g.intra[g.n_channels as usize * n + step as usize] = self.ranks[gi];
         let me = NodeRef::new(NodeType::Gpu, gi);
-        if step == back_to_net {
+        if back_to_net == Some(step) {
             if self.sys.inter {
                 let Some(start) = self.start_net[g.n_channels as usize] else { return };
                 let nets = self.select_nets(g.type_inter as i32, Some(gi));
@@ -475,11 +484,11 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     if !self.check_net(g, start, nidx, step) {
                         continue;
                     }
-                    let mut next_back = -1;
+                    let mut next_back = None;
                     let save_bw = g.bw_inter;
                     if g.pattern == Pattern::BalancedTree {
                         if step == 0 {
-                            next_back = 1;
+                            next_back = Some(1);
                         }
                         g.bw_inter /= 2.0;
                     }
@@ -518,12 +527,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     None => 0,
                 }
             } else {
-                let sort_net = if back_to_net == -1 {
-                    0
-                } else if back_to_net == step + 1 {
-                    1
-                } else {
-                    -1
+                let sort_net = match back_to_net {
+                    None => NetSort::Off,
+                    Some(b) if b == step + 1 => NetSort::ToNet,
+                    Some(_) => NetSort::ToNetReversed,
                 };
                 self.next_gpus(g, gi, sort_net, at)
             };
@@ -531,15 +538,15 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 let q = self.cands[i] as usize;
                 self.try_gpu(g, save, step + 1, back_to_net, back_to_first, forced, time, Some(me), q);
             }
-        } else if step == back_to_first {
+        } else if back_to_first == Some(step) {
             let Some(p) = self.gpu_by_rank(g.intra[g.n_channels as usize * n]) else { return };
             let first = NodeRef::new(NodeType::Gpu, p);
             if self.follow_path(g, Some(me), first, 1.0).is_some() {
-                self.rec_gpu(g, save, Some(p), step + 1, back_to_net, -1, forced, time);
+                self.rec_gpu(g, save, Some(p), step + 1, back_to_net, None, forced, time);
                 self.follow_path(g, Some(me), first, -1.0);
             }
         } else {
-            self.rec_gpu(g, save, Some(gi), n as i32, -1, -1, forced, time);
+            self.rec_gpu(g, save, Some(gi), n as i32, None, None, forced, time);
         }
     }
 
@@ -547,8 +554,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         &mut self,
         g: &mut Graph,
         save: &mut Graph,
-        back_to_net: i32,
-        back_to_first: i32,
+        back_to_net: Option<i32>,
+        back_to_first: Option<i32>,
         time: &mut Budget,
     ) {
         let bw = g.bw_inter as i32;
@@ -563,7 +570,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             let (id, coll, nbw, lat, local_gpu) = {
                 let node = &self.sys.list(NodeType::Net)[n];
                 let x = node.net().expect("net");
-                (node.id, x.coll, x.bw, x.latency, x.local_gpu)
+                // NCCL's -1 (no local GPU) becomes none.
+                (node.id, x.coll, x.bw, x.latency, usize::try_from(x.local_gpu).ok())
             };
             if g.coll_net && coll == 0 {
                 continue;
@@ -584,22 +592,14 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             self.adjust_asic_bw(n, -(bw as f32));
             let from = Some(NodeRef::new(NodeType::Net, n));
             if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) {
-                if (g.n_channels as usize) < count && local_gpu != -1 {
-                    let rank = self.sys.list(NodeType::Gpu)[local_gpu as usize].gpu_rank();
+                if (g.n_channels as usize) < count
+                    && let Some(local_gpu) = local_gpu
+                {
+                    let rank = self.sys.list(NodeType::Gpu)[local_gpu].gpu_rank();
                     let ng = self.ngpus();
                     let dup = (0..g.n_channels as usize).any(|c| g.intra[c * ng] == rank);
                     if !dup {
-                        self.try_gpu(
-                            g,
-                            save,
-                            0,
-                            back_to_net,
-                            back_to_first,
-                            Order::Sorted,
-                            time,
-                            from,
-                            local_gpu as usize,
-                        );
+                        self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu);
                         found = true;
                     }
                 }
@@ -615,8 +615,8 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                         *time = Budget::Found;
                     }
                 }
-                if local_gpu != -1 {
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu as usize);
+                if let Some(local_gpu) = local_gpu {
+                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu);
                 }
                 let locals = self.local_gpus_of_net(n);
                 if locals.1 == PathType::Dis {
@@ -624,7 +624,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     continue;
                 }
                 for &q in locals.0.iter() {
-                    if q as i32 == local_gpu {
+                    if Some(q) == local_gpu {
                         continue;
                     }
                     self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
@@ -644,7 +644,9 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         }
     }
 
-    pub(super) fn params(&self, pat: Pattern) -> (i32, i32) {
+    /// The steps at which a channel goes back to a NET, or back to its first GPU
+    /// (NCCL's `backToNet` and `backToFirstRank`; none where NCCL has -1).
+    pub(super) fn params(&self, pat: Pattern) -> (Option<i32>, Option<i32>) {
         let n = self.ngpus() as i32;
         if self.sys.inter {
             let btn = match pat {
@@ -652,9 +654,9 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 Pattern::SplitTree => 1,
                 _ => 0,
             };
-            (btn, -1)
+            (Some(btn), None)
         } else {
-            (-1, if pat == Pattern::Ring { n - 1 } else { -1 })
+            (None, (pat == Pattern::Ring).then_some(n - 1))
         }
     }
 

@@ -3,13 +3,13 @@
 
 use super::bandwidth::LinkBw;
 use super::graph::{Graph, Pattern};
-use super::recursion::{Search, gpu_pci_bw};
+use super::recursion::{NetSort, Search, gpu_pci_bw};
 
 impl<B: LinkBw> Search<'_, '_, B> {
     /// `ncclTopoSearchNextGpuSort`: the GPUs to try after `gpu`, best first, into
     /// `cands[at..at + ngpus]`; returns how many.
     #[inline]
-    pub(super) fn next_gpus(&mut self, g: &Graph, gpu: usize, sort_net: i32, at: usize) -> usize {
+    pub(super) fn next_gpus(&mut self, g: &Graph, gpu: usize, sort_net: NetSort, at: usize) -> usize {
         let flag = 1u64 << g.n_channels;
         let n = self.ngpus();
         let mut count = 0;
@@ -35,7 +35,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
             }
             return count;
         }
-        let net = if sort_net != 0 { self.start_net[g.n_channels as usize] } else { None };
+        let net = if sort_net != NetSort::Off { self.start_net[g.n_channels as usize] } else { None };
         // NCCL sorts the free GPUs by (net->GPU bw desc, GPU PCI bw desc, net->GPU hops,
         // GPU->GPU bw desc, GPU->GPU hops, start index); the start index makes the order
         // total, so any subset keeps the order of a full sort. Only the PCI bandwidth
@@ -70,7 +70,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
                 }
             }
         }
-        if sort_net == -1 && count > 0 {
+        if sort_net == NetSort::ToNetReversed && count > 0 {
             // NCCL reverses the list when all candidates are alike seen from `gpu`.
             let paths = &self.gpu_gpu[gpu * n..(gpu + 1) * n];
             let out = &mut self.cands[at..at + count];
