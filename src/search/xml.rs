@@ -207,7 +207,18 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
         graph.cross_nic = CrossNic::from_number(cross).ok_or_else(|| bad("crossnic", cross))?;
         let pattern = xml::strtol(&req(gid, "pattern")?) as i32;
         graph.pattern = Pattern::from_number(pattern).ok_or_else(|| bad("pattern", pattern))?;
-        graph.n_channels = xml::strtol(&req(gid, "nchannels")?) as i32;
+        let nch = xml::strtol(&req(gid, "nchannels")?);
+        if !(0..=crate::search::MAXCHANNELS as i64).contains(&nch) {
+            return Err(Error::Input {
+                file: file.into(),
+                message: format!(
+                    "line {}: nchannels=\"{nch}\": NCCL holds 0 to {} channels in a graph",
+                    gx.line(gid),
+                    crate::search::MAXCHANNELS
+                ),
+            });
+        }
+        graph.n_channels = nch as i32;
         graph.bw_intra = xml::strtof(&req(gid, "speedintra")?);
         graph.bw_inter = xml::strtof(&req(gid, "speedinter")?);
         graph.latency_inter = gx.attr(gid, "latencyinter").map_or(0.0, xml::strtof);
@@ -277,6 +288,24 @@ mod tests {
         assert_eq!(fmt_g(1234567.0), "1.23457e+06");
         assert_eq!(fmt_g(0.00001), "1e-05");
         assert_eq!(fmt_g(3.3333333), "3.33333");
+    }
+
+    #[test]
+    fn graph_files_beyond_nccls_limits_are_refused() {
+        let (sys, _) = {
+            let (x, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+            let an = crate::model::analyze(&x, "dgx-h100", &Default::default()).unwrap();
+            (an.system, ())
+        };
+        for n in ["65", "-1", "65536"] {
+            let text = format!(
+                "<graphs version=\"1\">\n  <graph id=\"0\" pattern=\"4\" crossnic=\"0\" nchannels=\"{n}\" speedintra=\"20\" speedinter=\"20\" latencyinter=\"0\" typeintra=\"NVL\" typeinter=\"PIX\" samechannels=\"0\"/>\n</graphs>\n"
+            );
+            let (gx, _) = xml::parse(&text, None).unwrap();
+            let mut g = Graph::new(crate::search::GraphId::Ring, Pattern::Ring, 8);
+            let e = load_graph(&gx, "g.xml", &sys, &mut g, 2).unwrap_err().to_string();
+            assert!(e.contains(&format!("nchannels=\"{n}\"")) && e.contains("0 to 64"), "{e}");
+        }
     }
 
     #[test]
