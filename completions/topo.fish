@@ -138,16 +138,16 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s e -l maxbytes -d 'Largest message size in bytes' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s n -l iters -d 'Timed iterations per size' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s g -l ngpus -d 'Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l channels -d 'Channels (rings) to run; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
 host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"

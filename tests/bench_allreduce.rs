@@ -114,6 +114,23 @@ fn bad_flags_are_usage_errors() {
     assert!(refused(&["-o", "mulsum"]));
     assert!(refused(&["--arch", "sm_90"]), "--arch needs --compile-only");
     assert!(refused(&["--in-place", "--out-of-place"]));
+    // Every count is bounded before anything runs or is allocated.
+    for (flag, value, says) in [
+        ("-n", "4294967296", "between 1 and 1000000"),
+        ("-w", "1000000000000", "at most 10000"),
+        ("-c", "1000000000000", "at most 1000"),
+        ("-g", "10000", "between 1 and 256"),
+        ("--channels", "100000", "between 1 and 64"),
+    ] {
+        let (r, out) = run(&["--backend", "host", "-b", "1K", "-e", "1K", flag, value]);
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains(says), "{flag} {value}: {e}");
+        assert!(out.is_empty(), "{flag} {value}: nothing printed before the refusal");
+    }
+    // A report that cannot be written is refused before the table is printed.
+    let (r, out) = run(&["--backend", "host", "-g", "2", "-b", "1K", "-e", "1K", "-J", "/nonexistent/dir/b.json"]);
+    assert!(r.unwrap_err().to_string().contains("/nonexistent/dir/b.json"));
+    assert!(out.is_empty());
 }
 
 #[test]

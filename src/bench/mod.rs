@@ -128,6 +128,15 @@ impl Default for Options {
     }
 }
 
+/// Most timed iterations per size (`-n`).
+pub const MAX_ITERS: usize = 1_000_000;
+/// Most warm-up iterations per size (`-w`).
+pub const MAX_WARMUP_ITERS: usize = 10_000;
+/// Most validation runs per measurement (`-c`).
+pub const MAX_CHECKS: usize = 1_000;
+/// Most ranks (`-g`): a node's GPUs, or the host backend's threads.
+pub const MAX_RANKS: usize = 256;
+
 impl Options {
     /// Refuse flags that cannot work (before any detection or search is spent on them).
     pub fn check(&self) -> Result<(), Error> {
@@ -145,14 +154,23 @@ impl Options {
         if self.stepfactor <= 1 && self.stepbytes == 0 && self.minbytes < self.maxbytes {
             return usage("step of 0 bytes: give -i/--stepbytes > 0 or -f/--stepfactor > 1");
         }
-        if self.iters == 0 {
-            return usage("-n/--iters must be at least 1");
+        if !(1..=MAX_ITERS).contains(&self.iters) {
+            return Err(Error::Usage(format!("-n/--iters must be between 1 and {MAX_ITERS}")));
         }
-        if self.ngpus == Some(0) {
-            return usage("-g/--ngpus must be at least 1");
+        if self.warmup_iters > MAX_WARMUP_ITERS {
+            return Err(Error::Usage(format!("-w/--warmup_iters must be at most {MAX_WARMUP_ITERS}")));
         }
-        if self.channels == Some(0) {
-            return usage("--channels must be at least 1");
+        if self.check > MAX_CHECKS {
+            return Err(Error::Usage(format!("-c/--check must be at most {MAX_CHECKS}")));
+        }
+        if self.ngpus.is_some_and(|g| !(1..=MAX_RANKS).contains(&g)) {
+            return Err(Error::Usage(format!("-g/--ngpus must be between 1 and {MAX_RANKS}")));
+        }
+        if self.channels.is_some_and(|c| !(1..=crate::search::MAXCHANNELS).contains(&c)) {
+            return Err(Error::Usage(format!(
+                "--channels must be between 1 and {} (NCCL's channel limit)",
+                crate::search::MAXCHANNELS
+            )));
         }
         if self.slot_bytes.is_some_and(|s| !(64..=(64 << 20)).contains(&s)) {
             return usage("--slot-bytes must be between 64 bytes and 64M");

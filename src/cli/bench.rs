@@ -48,13 +48,13 @@ pub struct AllreduceArgs {
     /// Multiply the size by this factor at each step (over 1 takes precedence over -i).
     #[arg(short = 'f', long = "stepfactor", default_value_t = 1)]
     pub stepfactor: u64,
-    /// Timed iterations per size.
+    /// Timed iterations per size (1 to 1000000).
     #[arg(short = 'n', long = "iters", default_value_t = 20)]
     pub iters: usize,
-    /// Warm-up iterations per size (sizes doubling from min to max), before timing.
+    /// Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000).
     #[arg(short = 'w', long = "warmup_iters", default_value_t = 1)]
     pub warmup_iters: usize,
-    /// Validation runs per measurement (0: no validation, #wrong is N/A).
+    /// Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000).
     #[arg(short = 'c', long = "check", default_value_t = 1)]
     pub check: usize,
     /// Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all.
@@ -63,7 +63,7 @@ pub struct AllreduceArgs {
     /// Reduction: sum, prod, min, max, avg, or all.
     #[arg(short = 'o', long = "op", default_value = "sum", value_parser = parse_op)]
     pub op: OpSel,
-    /// Number of ranks (default: every local GPU; host backend: CPU cores, 2 to 8).
+    /// Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8).
     #[arg(short = 'g', long = "ngpus")]
     pub ngpus: Option<usize>,
     /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1... instead).
@@ -72,8 +72,8 @@ pub struct AllreduceArgs {
     /// Run on the GPUs (cuda) or on CPU threads (host).
     #[arg(long, value_enum, default_value = "cuda")]
     pub backend: BackendKind,
-    /// Channels (rings) to run; repeats or trims the plan's rings (default: the plan's;
-    /// without a search 8 on CUDA and 1 on the host backend).
+    /// Channels (rings) to run, 1 to 64; repeats or trims the plan's rings (default: the
+    /// plan's; without a search 8 on CUDA and 1 on the host backend).
     #[arg(long)]
     pub channels: Option<usize>,
     /// Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format).
@@ -309,8 +309,56 @@ fn searched_plan(a: &BenchAllreduceArgs, opts: &bench::Options, ctx: &mut Ctx) -
 }
 
 /// Run over `plan`, streaming the report to stdout; the JSON report to `json` when given.
+/// The folder of the `-J` report can take a new file: checked before anything runs, so
+/// a table is never printed only to fail at the end.
+fn writable_folder(path: &Path) -> Result<(), Error> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".topo-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// The host backend's buffers (input and output per rank, FIFO slots per rank and
+/// channel) fit in the memory this machine has available, or the run is refused
+/// before it allocates anything.
+fn fits_in_memory(opts: &bench::Options, plan: &Plan) -> Result<(), Error> {
+    let slot = opts.slot_bytes.unwrap_or(bench::host::DEFAULT_SLOT_BYTES as u64);
+    let ranks = plan.nranks as u64;
+    let chans = plan.channels.len() as u64;
+    let need = ranks.saturating_mul(opts.maxbytes.saturating_mul(2)).saturating_add(
+        ranks.saturating_mul(chans).saturating_mul(slot.saturating_mul(2 * bench::proxy::FIFO_SLOTS as u64)),
+    );
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    match available {
+        Some(avail) if need > avail => Err(Error::Usage(format!(
+            "the host backend needs about {} MiB for {ranks} ranks x {chans} channels at -e {} bytes, more than the {} MiB available",
+            need >> 20,
+            opts.maxbytes,
+            avail >> 20
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ctx) -> Result<i32, Error> {
     let plan = bench::adjust_plan(opts, plan)?;
+    if let Some(p) = json {
+        writable_folder(p)?;
+    }
+    if opts.backend == BackendKind::Host {
+        fits_in_memory(opts, &plan)?;
+    }
     let rc = run_context(ctx)?;
     for n in &plan.notes {
         ctx.say_raw(&format!("warning: {n}"))?;
