@@ -219,7 +219,7 @@ fn azure_ncv4_graph_file() {
 fn trimmed_halves_run_as_two_nodes() {
     let topo_file = root().join("../shared/fixtures/nccl/l20x16-bf3.xml");
     if !topo_file.is_file() {
-        eprintln!("skipped: ../shared/fixtures (l20x16-bf3) is absent");
+        common::skip("trimmed_halves_run_as_two_nodes", "../shared/fixtures (l20x16-bf3) is absent");
         return;
     }
     let s = stdout(topo().env_clear().arg("search").arg("--topo").arg(&topo_file).args(["--rank", "2"]));
