@@ -464,3 +464,31 @@ fn a_build_without_nvml_exits_2_when_asked_for_real_nvml() {
         .code(2)
         .stderr(predicates::str::contains("`nvml` feature"));
 }
+
+#[test]
+fn concurrent_writers_leave_one_whole_file() {
+    // 16 `topo detect -o same.xml` at once: the file is always one whole document, and
+    // no temporary file is left behind.
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("same.xml");
+    let bin = assert_cmd::cargo::cargo_bin("topo");
+    let root = fixtures().join("ws-4gpu");
+    let children: Vec<_> = (0..16)
+        .map(|_| {
+            std::process::Command::new(&bin)
+                .args(["detect", "--root"])
+                .arg(&root)
+                .arg("-o")
+                .arg(&out)
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), expected("ws-4gpu"));
+    let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
