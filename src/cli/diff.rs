@@ -39,7 +39,7 @@ pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     xml::lint_topology(&db.xml, Some(&args.b))?;
     ctx.notices(da.diags.iter().chain(&db.diags))?;
     let opts = args.model.options(&ctx.env);
-    let graphs = super::fleet::graphs_fn(&ctx.env)?;
+    let graphs = super::fleet::graphs_fn(ctx)?;
     let ignore = Ignore::new(&args.ignore);
     let a = Side::new(&da.label, da.xml, &opts, &graphs);
     let b = Side::new(&db.label, db.xml, &opts, &graphs);

@@ -8,10 +8,9 @@ use clap::Args;
 use super::Ctx;
 use super::args::ImpactArgs;
 use crate::diff::fleet::{FleetOptions, fleet};
-use crate::env::Env;
 use crate::error::Error;
 use crate::model::Analysis;
-use crate::{input, render};
+use crate::render;
 
 #[derive(Debug, Clone, Args)]
 pub struct FleetArgs {
@@ -45,7 +44,7 @@ pub fn run(args: &FleetArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         reference: args.reference.clone(),
         skip_bad: args.skip_bad,
     };
-    let graphs = graphs_fn(&ctx.env)?;
+    let graphs = graphs_fn(ctx)?;
     let r = fleet(&opts, &args.model.options(&ctx.env), &graphs)?;
     let text = if args.json { render::to_json_string(&render::fleet::json(&r)) } else { render::fleet::text(&r) };
     ctx.print(&text)?;
@@ -56,14 +55,8 @@ pub fn run(args: &FleetArgs, ctx: &mut Ctx) -> Result<i32, Error> {
 /// The search's graphs as the analysis JSON has them, for `diff` and `fleet`; all null
 /// when the search fails (they then compare everything else). NCCL_GRAPH_FILE, when set,
 /// is read once here.
-pub(super) fn graphs_fn(env: &Env) -> Result<impl Fn(&Analysis) -> serde_json::Value + use<>, Error> {
-    let file = match env.search.graph_file.as_deref().filter(|f| !f.is_empty()) {
-        Some(f) => {
-            let g = input::graph_file(std::path::Path::new(f))?;
-            Some((g.name, g.xml))
-        }
-        None => None,
-    };
+pub(super) fn graphs_fn(ctx: &mut Ctx) -> Result<impl Fn(&Analysis) -> serde_json::Value + use<>, Error> {
+    let file = super::graph_file(None, ctx)?;
     Ok(move |an: &Analysis| {
         let mut so = crate::search::SearchOptions::from_analysis(an);
         so.graph_file = file.clone();

@@ -167,12 +167,18 @@ fn analyze_input(input: &InputArgs, m: &ModelArgs, ctx: &mut Ctx) -> Result<(Loa
 /// The search options for an analysis, with NCCL_GRAPH_FILE read when it is set.
 fn search_options(an: &Analysis, ctx: &mut Ctx) -> Result<SearchOptions, Error> {
     let mut so = SearchOptions::from_analysis(an);
-    if let Some(f) = an.options.env.search.graph_file.as_deref().filter(|f| !f.is_empty()) {
-        let g = input::graph_file(std::path::Path::new(f))?;
-        ctx.notices(&g.diags)?;
-        so.graph_file = Some((g.name, g.xml));
-    }
+    so.graph_file = graph_file(None, ctx)?;
     Ok(so)
+}
+
+/// The graph file the search loads instead of searching: `named` (`--graph-file`),
+/// else NCCL_GRAPH_FILE when it is set; its reading notices are said.
+fn graph_file(named: Option<&std::path::Path>, ctx: &mut Ctx) -> Result<Option<(String, crate::xml::Xml)>, Error> {
+    let from_env = ctx.env.search.graph_file.as_deref().filter(|f| !f.is_empty()).map(std::path::Path::new);
+    let Some(path) = named.or(from_env) else { return Ok(None) };
+    let g = input::graph_file(path)?;
+    ctx.notices(&g.diags)?;
+    Ok(Some((g.name, g.xml)))
 }
 
 /// Run the search, with a spinner on stderr when it takes a while and stderr is a

@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{InputArgs, ModelArgs};
-use super::{Ctx, analyze_input, search_options, search_with_progress};
+use super::{Ctx, analyze_input, graph_file, search_with_progress};
 use crate::error::Error;
-use crate::input;
 use crate::render::search::{self as view, GraphSel};
 use crate::search::{channels, cost};
 
@@ -41,16 +40,8 @@ pub struct SearchArgs {
 
 pub fn run(a: &SearchArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let (_, an) = analyze_input(&a.input, &a.model, ctx)?;
-    let mut so = match &a.graph_file {
-        Some(f) => {
-            let g = input::graph_file(f)?;
-            ctx.notices(&g.diags)?;
-            let mut so = crate::search::SearchOptions::from_analysis(&an);
-            so.graph_file = Some((g.name, g.xml));
-            so
-        }
-        None => search_options(&an, ctx)?,
-    };
+    let mut so = crate::search::SearchOptions::from_analysis(&an);
+    so.graph_file = graph_file(a.graph_file.as_deref(), ctx)?;
     if let Some((file, x)) = &so.graph_file {
         for w in cost::lint_graph_file(x, file, an.system.count(crate::model::NodeType::Gpu)) {
             ctx.warn(&w)?;
