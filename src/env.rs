@@ -14,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::release::Release;
 use crate::types::PathType;
 use crate::xml::{parse_c_int, strtol};
 
@@ -23,6 +24,8 @@ pub const UNDEF_INT: i64 = i32::MIN as i64;
 /// The NCCL_* variables in force, parsed.
 #[derive(Debug, Clone)]
 pub struct Env {
+    /// The NCCL release whose variables and defaults these are.
+    release: Release,
     vars: BTreeMap<String, String>,
     warnings: Vec<String>,
     /// What the path stage reads (`paths.cc`).
@@ -173,8 +176,17 @@ impl Default for Env {
 }
 
 impl Env {
-    /// Parse a set of NCCL_* variables (other names are kept for reports but not read).
+    /// Parse a set of NCCL_* variables as the newest release reads them.
     pub fn from_pairs<K: Into<String>, V: Into<String>>(pairs: impl IntoIterator<Item = (K, V)>) -> Env {
+        Env::for_release(Release::NEWEST, pairs)
+    }
+
+    /// Parse a set of NCCL_* variables as `release` reads them: its defaults (other
+    /// names are kept for reports but not read).
+    pub fn for_release<K: Into<String>, V: Into<String>>(
+        release: Release,
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Env {
         let vars: BTreeMap<String, String> = pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
         let mut r = Reader { vars: &vars, warnings: Vec::new() };
         let paths = PathEnv {
@@ -232,7 +244,12 @@ impl Env {
             ib_merge_vfs: r.get("NCCL_IB_MERGE_VFS").is_none_or(|v| strtol(v) != 0),
         };
         let warnings = r.warnings;
-        Env { vars, warnings, paths, nets, search, channels, tune, detect }
+        Env { release, vars, warnings, paths, nets, search, channels, tune, detect }
+    }
+
+    /// The NCCL release modelled.
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// The variables that are set, as given, for reports.

@@ -8,7 +8,7 @@
 //!     |       |          \                    |
 //!     +-- xml <-----------+-- model -> search -> tune        diff, bench beside them
 //!                              |
-//!                   env (NCCL_* typed)   types (NCCL's vocabulary)   notice   error
+//!                   env (NCCL_* typed)   types (NCCL's vocabulary)   release   notice   error
 //! ```
 //!
 //! Every input, a topology file, a built-in fixture, a `--root` tree or the live machine,
@@ -30,6 +30,7 @@
 //! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
 //! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
 //! | [`fixtures`] | the machines topo carries built in |
+//! | [`release`] | the NCCL release modelled (`--nccl-version`) and every behaviour that depends on it |
 //! | [`types`], [`notice`], [`error`], [`fileio`] | the vocabulary, notices, errors and bounded file reading every stage shares |
 
 pub mod bench;
@@ -44,6 +45,7 @@ pub mod fixtures;
 pub mod input;
 pub mod model;
 pub mod notice;
+pub mod release;
 pub mod render;
 pub mod search;
 pub mod tune;

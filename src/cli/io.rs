@@ -9,6 +9,11 @@ use std::path::Path;
 use crate::env::Env;
 use crate::error::Error;
 use crate::notice::Diagnostic;
+use crate::release::Release;
+
+fn nccl_env(release: Release, vars: &BTreeMap<String, String>) -> Env {
+    Env::for_release(release, vars.iter().filter(|(k, _)| k.starts_with("NCCL_")).map(|(k, v)| (k.clone(), v.clone())))
+}
 
 /// What a command may use of the process: its two streams and its environment, read
 /// once at start-up.
@@ -34,9 +39,18 @@ impl<'a> Ctx<'a> {
         vars: BTreeMap<String, String>,
         argv: Vec<String>,
     ) -> Ctx<'a> {
-        let env =
-            Env::from_pairs(vars.iter().filter(|(k, _)| k.starts_with("NCCL_")).map(|(k, v)| (k.clone(), v.clone())));
+        let env = nccl_env(Release::NEWEST, &vars);
         Ctx { out, err, env, vars, argv, err_is_terminal: false, said: HashSet::new() }
+    }
+
+    /// Model `release`: the NCCL_* variables are read again with its defaults.
+    pub fn set_release(&mut self, release: Release) {
+        self.env = nccl_env(release, &self.vars);
+    }
+
+    /// The NCCL release modelled.
+    pub fn release(&self) -> Release {
+        self.env.release()
     }
 
     /// The text of a command, written whole to standard output. A reader that went away

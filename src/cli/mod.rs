@@ -34,15 +34,30 @@ pub use io::{Ctx, write_atomically};
 use crate::error::Error;
 use crate::input::{self, Loaded};
 use crate::model::{self, Analysis, System};
+use crate::release::Release;
 use crate::search::{Graphs, SearchOptions};
 use args::{InputArgs, ModelArgs};
 
+/// `topo --version`: the release of topo and the NCCL releases it models.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "\nmodels NCCL 2.18.1 to 2.30.7 (--nccl-version X.Y.Z, or TOPO_NCCL_VERSION; default 2.30.7):\n",
+    "  2.18.1, 2.18.3, 2.18.5, 2.18.6, 2.19.1, 2.19.3, 2.19.4, 2.20.3, 2.20.5, 2.21.5*, 2.22.3, 2.23.4,\n",
+    "  2.24.3, 2.25.1, 2.26.2, 2.26.3, 2.26.5, 2.26.6, 2.27.3, 2.27.5*, 2.27.6, 2.27.7, 2.28.3, 2.28.7,\n",
+    "  2.28.9*, 2.29.2, 2.29.3, 2.29.7, 2.30.3, 2.30.4, 2.30.7*\n",
+    "  * checked against NCCL's own answers; the others are modelled from their source"
+);
+
 /// Discover a machine's GPU/NIC topology and analyse it exactly the way NCCL does.
 #[derive(Debug, Parser)]
-#[command(name = "topo", version, about, long_about = None, propagate_version = true)]
+#[command(name = "topo", version, long_version = LONG_VERSION, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The NCCL release whose decisions to model, 2.18.1 to 2.30.7 (`topo --version`
+    /// lists them). Default: TOPO_NCCL_VERSION when set, else 2.30.7.
+    #[arg(long, global = true, value_name = "X.Y.Z")]
+    pub nccl_version: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -101,6 +116,7 @@ where
 
 /// Run a parsed command. Returns the exit status.
 pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
+    choose_release(cli.nccl_version.as_deref(), ctx)?;
     match cli.command {
         Command::Show(a) => show::run(&a, ctx),
         Command::Paths(a) => paths::run(&a, ctx),
@@ -140,6 +156,22 @@ where
     let cli = Cli::try_parse_from(args).map_err(|e| Error::Usage(usage_line(&e)))?;
     let mut ctx = Ctx::new(out, err, vars, argv);
     run(cli, &mut ctx)
+}
+
+/// The NCCL release to model: `--nccl-version`, else TOPO_NCCL_VERSION, else the
+/// newest. A release that is not checked against NCCL's answers is said on stderr.
+fn choose_release(flag: Option<&str>, ctx: &mut Ctx) -> Result<(), Error> {
+    let (text, from) = match (flag, ctx.vars.get("TOPO_NCCL_VERSION")) {
+        (Some(v), _) => (v.to_string(), "--nccl-version"),
+        (None, Some(v)) if !v.trim().is_empty() => (v.clone(), "TOPO_NCCL_VERSION"),
+        _ => return Ok(()),
+    };
+    let release = Release::parse(&text).map_err(|e| Error::Usage(format!("{from}: {e}")))?;
+    ctx.set_release(release);
+    if !release.checked() {
+        ctx.say(&format!("note: {}", release.provenance()))?;
+    }
+    Ok(())
 }
 
 /// A usage error on one line: clap's message, with its "did you mean" tip kept.
@@ -214,6 +246,37 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// `topo --version` lists exactly the releases topo accepts, checked ones marked.
+    #[test]
+    fn long_version_lists_every_release() {
+        let listed: String = LONG_VERSION.lines().skip(2).take(3).map(str::trim).collect::<Vec<_>>().join(" ");
+        assert_eq!(listed, Release::list());
+    }
+
+    #[test]
+    fn nccl_version_flag_and_variable() {
+        let run = |args: &[&str], vars: &[(&str, &str)]| {
+            let vars = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let r = run_args(args, vars, &mut out, &mut err).map_err(|e| e.to_string());
+            (r, String::from_utf8(err).unwrap())
+        };
+        let (r, err) = run(&["topo", "show", "--fixture", "dgx-h100", "--nccl-version", "2.26.2"], &[]);
+        assert_eq!(r, Ok(0));
+        assert!(err.contains("2.26.2: modelled from its source, not checked"), "{err}");
+        let (r, err) = run(&["topo", "show", "--fixture", "dgx-h100", "--nccl-version", "2.28.9"], &[]);
+        assert_eq!(r, Ok(0));
+        assert!(!err.contains("not checked"), "{err}");
+        let (r, _) = run(&["topo", "show", "--fixture", "dgx-h100", "--nccl-version", "2.26.4"], &[]);
+        assert!(r.unwrap_err().contains("--nccl-version: NCCL 2.26.4 is not a release topo models"));
+        let (r, _) = run(&["topo", "show", "--fixture", "dgx-h100"], &[("TOPO_NCCL_VERSION", "3.0")]);
+        assert!(r.unwrap_err().starts_with("TOPO_NCCL_VERSION: '3.0' is not an NCCL version"));
+        // The flag wins over the variable.
+        let (r, _) =
+            run(&["topo", "show", "--fixture", "dgx-h100", "--nccl-version", "2.21.5"], &[("TOPO_NCCL_VERSION", "x")]);
+        assert_eq!(r, Ok(0));
     }
 
     #[test]

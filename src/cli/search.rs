@@ -64,7 +64,7 @@ pub fn run(a: &SearchArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         None => None,
     };
     let text = if a.xml {
-        crate::search::xml::dump(&sys, &gs)?
+        crate::search::xml::dump(&sys, &gs, ctx.release())?
     } else {
         let run = channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
         let rank = a.rank.unwrap_or(0);

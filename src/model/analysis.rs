@@ -202,6 +202,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         merge_level: env.nets.merge_level,
         merge_rail: env.nets.merge_rail,
         force_merge: env.nets.force_merge.clone(),
+        release: env.release(),
     };
     let prep = prepare::prepare(xml, input, &net_opts)?;
     diags.extend(prep.diags.iter().cloned());

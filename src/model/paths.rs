@@ -6,6 +6,7 @@ use crate::env::{Env, PathEnv};
 use crate::error::Error;
 use crate::model::system::{Hop, Kind, NodeRef, Path, System, id_system};
 use crate::model::{GdrMode, LinkType, NodeType, PathType, bw, cpu};
+use crate::release::Release;
 
 /// What the path stage reads: NCCL's variables and the fact NCCL would get from NVML.
 #[derive(Debug, Clone)]
@@ -14,11 +15,13 @@ pub struct Params {
     pub env: PathEnv,
     /// The driver reports peer-to-peer support between GPUs (false on GeForce).
     pub p2p_support: bool,
+    /// The NCCL release modelled.
+    pub release: Release,
 }
 
 impl Params {
     pub fn new(env: &Env, p2p_support: bool) -> Params {
-        Params { env: env.paths.clone(), p2p_support }
+        Params { env: env.paths.clone(), p2p_support, release: env.release() }
     }
 }
 

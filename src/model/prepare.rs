@@ -12,10 +12,8 @@
 
 use crate::error::Error;
 use crate::model::PathType;
+use crate::release::Release;
 use crate::xml::{self, Diagnostic, NodeId, Severity, Xml};
-
-/// Most physical ports fused into one virtual NIC (NCCL_NET_MAX_DEVS_PER_NIC, v12 plugins).
-pub const MAX_DEVS_PER_NIC: usize = 8;
 
 /// How the network plugin behaves.
 #[derive(Debug, Clone)]
@@ -30,11 +28,20 @@ pub struct NetOptions {
     pub merge_rail: bool,
     /// NCCL_NET_FORCE_MERGE.
     pub force_merge: Option<String>,
+    /// The NCCL release modelled.
+    pub release: Release,
 }
 
 impl Default for NetOptions {
     fn default() -> NetOptions {
-        NetOptions { fusion: true, collnet: false, merge_level: PathType::PORT, merge_rail: false, force_merge: None }
+        NetOptions {
+            fusion: true,
+            collnet: false,
+            merge_level: PathType::PORT,
+            merge_rail: false,
+            force_merge: None,
+            release: Release::NEWEST,
+        }
     }
 }
 
@@ -311,6 +318,7 @@ fn populate(x: &mut Xml, nets: &[NetDevice], collnet: bool) {
 
 /// Which physical devices go together, in the order the virtual devices are made.
 fn make_vnics(x: &Xml, nets: &[NetDevice], opts: &NetOptions, file: &str) -> Result<Vec<Vec<usize>>, Error> {
+    let max_devs = opts.release.max_devs_per_nic();
     let n = nets.len();
     let nodes: Vec<Option<NodeId>> = nets.iter().map(|d| x.find_tag_kv("net", "name", &d.name)).collect();
     let mut placed = vec![false; n];
@@ -338,10 +346,11 @@ fn make_vnics(x: &Xml, nets: &[NetDevice], opts: &NetOptions, file: &str) -> Res
                     nets.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ")
                 )));
             }
-            if devs.len() > MAX_DEVS_PER_NIC {
+            if devs.len() > max_devs {
                 return Err(Error::Usage(format!(
-                    "NCCL_NET_FORCE_MERGE group \"{group}\" has {} devices; at most {MAX_DEVS_PER_NIC} fuse into one",
-                    devs.len()
+                    "NCCL_NET_FORCE_MERGE group \"{group}\" has {} devices; at most {max_devs} fuse into one (NCCL {})",
+                    devs.len(),
+                    opts.release
                 )));
             }
             for &d in &devs {
@@ -375,7 +384,7 @@ fn make_vnics(x: &Xml, nets: &[NetDevice], opts: &NetOptions, file: &str) -> Res
                 group.push(j);
                 placed[j] = true;
             }
-            if group.len() == MAX_DEVS_PER_NIC {
+            if group.len() == max_devs {
                 break;
             }
         }

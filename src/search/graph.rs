@@ -215,10 +215,6 @@ pub struct Graphs {
 }
 
 impl Graphs {
-    /// In NCCL's dump order: ring, tree, CollNet direct, CollNet chain, NVLS.
-    pub fn dump_order(&self) -> [&Graph; 5] {
-        [&self.ring, &self.tree, &self.collnet_direct, &self.collnet_chain, &self.nvls]
-    }
     pub fn all(&self) -> [&Graph; 5] {
         [&self.ring, &self.tree, &self.nvls, &self.collnet_chain, &self.collnet_direct]
     }

@@ -4,6 +4,7 @@ use super::compute::{Bookkeeping, compute_all_by};
 use super::recursion::PROGRESS_EVERY;
 use super::{SearchOptions, run, run_with, xml};
 use crate::model::NodeType;
+use crate::release::Release;
 
 mod progress_tests {
     use super::*;
@@ -17,7 +18,10 @@ mod progress_tests {
         let (plain, sys_a) = run(&an, &so).unwrap();
         let mut calls: Vec<(&str, u64)> = Vec::new();
         let (watched, sys_b) = run_with(&an, &so, &mut |g, s| calls.push((g, s))).unwrap();
-        assert_eq!(xml::dump(&sys_a, &plain).unwrap(), xml::dump(&sys_b, &watched).unwrap());
+        assert_eq!(
+            xml::dump(&sys_a, &plain, Release::NEWEST).unwrap(),
+            xml::dump(&sys_b, &watched, Release::NEWEST).unwrap()
+        );
         assert_eq!(calls.first(), Some(&("ring", 0)));
         assert!(calls.contains(&("tree", 0)));
         // Steps are reported every PROGRESS_EVERY, growing within a graph.
@@ -44,7 +48,7 @@ mod bookkeeping_tests {
                 .iter()
                 .flat_map(|&t| sys.list(t).iter().flat_map(|n| n.links.iter().map(|l| l.bw.to_bits())))
                 .collect();
-            (xml::dump(&sys, &gs).unwrap(), links)
+            (xml::dump(&sys, &gs, Release::NEWEST).unwrap(), links)
         };
         let (fast, floats) = (run_by(how), run_by(Bookkeeping::Floats));
         assert_eq!(fast.0, floats.0, "{name}: graphs differ");

@@ -4,6 +4,7 @@
 use crate::error::Error;
 use crate::model::system::{System, id_system, topo_id};
 use crate::model::{NodeType, PathType};
+use crate::release::{DumpGraph, Release};
 use crate::search::{CrossNic, Graph, GraphId, Graphs, Pattern};
 use crate::xml::{self, Xml};
 
@@ -72,9 +73,9 @@ fn type_from(s: &str) -> PathType {
     GRAPH_TYPES.iter().copied().find(|t| s.starts_with(t.name())).unwrap_or(PathType::Loc)
 }
 
-fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), Error> {
+fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, gpu_rank: bool) -> Result<(), Error> {
     let id = x.add(Some(parent), "graph");
-    x.set_attr(id, "id", g.id.number().to_string());
+    x.set_attr(id, "id", number.to_string());
     x.set_attr(id, "pattern", g.pattern.number().to_string());
     x.set_attr(id, "crossnic", g.cross_nic.number().to_string());
     x.set_attr(id, "nchannels", g.n_channels.to_string());
@@ -100,7 +101,9 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), 
             let dev = topo_id(id_system(gpu.id), gpu.gpu_dev() as i64);
             let n = x.add(Some(ch), "gpu");
             x.set_attr(n, "dev", fmt_hex(dev));
-            x.set_attr(n, "rank", rank.to_string());
+            if gpu_rank {
+                x.set_attr(n, "rank", rank.to_string());
+            }
             if g.id == GraphId::Nvls {
                 break;
             }
@@ -113,13 +116,21 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, sys: &System) -> Result<(), 
     Ok(())
 }
 
-/// The NCCL_GRAPH_DUMP_FILE text for the five graphs.
-pub fn dump(sys: &System, gs: &Graphs) -> Result<String, Error> {
+/// The NCCL_GRAPH_DUMP_FILE text `release` writes: its graphs, numbered its way.
+pub fn dump(sys: &System, gs: &Graphs, release: Release) -> Result<String, Error> {
+    let dialect = release.dump_dialect();
     let mut x = Xml::default();
     let root = x.add(None, "graphs");
     x.set_attr(root, "version", "1");
-    for g in gs.dump_order() {
-        add_graph(&mut x, root, g, sys)?;
+    for &(which, number) in dialect.graphs {
+        let g = match which {
+            DumpGraph::Ring => &gs.ring,
+            DumpGraph::Tree => &gs.tree,
+            DumpGraph::CollNetDirect => &gs.collnet_direct,
+            DumpGraph::CollNetChain => &gs.collnet_chain,
+            DumpGraph::Nvls => &gs.nvls,
+        };
+        add_graph(&mut x, root, g, number, sys, dialect.gpu_rank)?;
     }
     Ok(xml::write(&x))
 }

@@ -1,0 +1,271 @@
+//! The NCCL release topo models, and every question whose answer depends on it.
+//!
+//! NCCL changed what it decides on the same machine many times between 2.18 and 2.30:
+//! constants, path rules, NIC fusion, the search, the graph-dump format, the tuning
+//! tables. A [`Release`] is chosen once, at the top (`--nccl-version`, else the default),
+//! and passed down by value. Stages never compare versions themselves: they ask a
+//! question here (`release.max_devs_per_nic()`, `release.dump_dialect()`), so the
+//! boundaries of every behaviour live in this one file, each next to the release that
+//! introduced it. Answers are small values or enums; the stage keeps the algorithm and
+//! branches only where NCCL's algorithm itself differs.
+
+use std::fmt;
+
+/// One NCCL release (a `vX.Y.Z-1` tag of NVIDIA/nccl).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Release {
+    pub major: u8,
+    pub minor: u8,
+    pub patch: u8,
+}
+
+/// Every release topo accepts, oldest first: the NCCL tags from 2.18.1 to 2.30.7.
+pub const RELEASES: &[Release] = &[
+    r(2, 18, 1),
+    r(2, 18, 3),
+    r(2, 18, 5),
+    r(2, 18, 6),
+    r(2, 19, 1),
+    r(2, 19, 3),
+    r(2, 19, 4),
+    r(2, 20, 3),
+    r(2, 20, 5),
+    r(2, 21, 5),
+    r(2, 22, 3),
+    r(2, 23, 4),
+    r(2, 24, 3),
+    r(2, 25, 1),
+    r(2, 26, 2),
+    r(2, 26, 3),
+    r(2, 26, 5),
+    r(2, 26, 6),
+    r(2, 27, 3),
+    r(2, 27, 5),
+    r(2, 27, 6),
+    r(2, 27, 7),
+    r(2, 28, 3),
+    r(2, 28, 7),
+    r(2, 28, 9),
+    r(2, 29, 2),
+    r(2, 29, 3),
+    r(2, 29, 7),
+    r(2, 30, 3),
+    r(2, 30, 4),
+    r(2, 30, 7),
+];
+
+/// The releases whose answers on the shared machines were computed by NCCL itself and
+/// are checked exactly.
+pub const CHECKED: &[Release] = &[r(2, 21, 5), r(2, 27, 5), r(2, 28, 9), r(2, 30, 7)];
+
+const fn r(major: u8, minor: u8, patch: u8) -> Release {
+    Release { major, minor, patch }
+}
+
+/// Why a version string is not a release topo models.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not of the form X.Y.Z.
+    Form(String),
+    /// Well formed, but not a release topo knows.
+    Unknown(String),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let range = format!("{} to {}", RELEASES[0], Release::NEWEST);
+        match self {
+            ParseError::Form(s) => write!(f, "'{s}' is not an NCCL version (X.Y.Z, e.g. 2.21.5); topo models {range}"),
+            ParseError::Unknown(s) => write!(
+                f,
+                "NCCL {s} is not a release topo models; supported: {range} ({}), see `topo --version`",
+                Release::list()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+impl Default for Release {
+    fn default() -> Release {
+        Release::NEWEST
+    }
+}
+
+/// How the graph dump (NCCL_GRAPH_DUMP_FILE) of a release looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DumpDialect {
+    /// The graphs written, in order, as (graph, id written).
+    pub graphs: &'static [(DumpGraph, i32)],
+    /// Channel `<gpu>` elements carry `rank="N"` (2.30.3).
+    pub gpu_rank: bool,
+}
+
+/// The graphs a dump can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DumpGraph {
+    Ring,
+    Tree,
+    CollNetDirect,
+    CollNetChain,
+    Nvls,
+}
+
+impl Release {
+    /// The newest release topo models, and the default for files and fixtures.
+    pub const NEWEST: Release = r(2, 30, 7);
+
+    /// Reads `2.21.5` (a leading `v`, a `-1` tag suffix and a `+cuda…` build suffix are
+    /// accepted, as logs and package names print them).
+    pub fn parse(s: &str) -> Result<Release, ParseError> {
+        let t = s.trim();
+        let t = t.strip_prefix('v').unwrap_or(t);
+        let t = t.split('+').next().unwrap_or(t);
+        let t = t.strip_suffix("-1").unwrap_or(t);
+        let parts: Vec<&str> = t.split('.').collect();
+        let num = |p: &str| -> Option<u8> {
+            if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            p.parse().ok()
+        };
+        let [a, b, c] = parts[..] else { return Err(ParseError::Form(s.trim().to_string())) };
+        let (Some(major), Some(minor), Some(patch)) = (num(a), num(b), num(c)) else {
+            return Err(ParseError::Form(s.trim().to_string()));
+        };
+        let rel = r(major, minor, patch);
+        if RELEASES.contains(&rel) { Ok(rel) } else { Err(ParseError::Unknown(rel.to_string())) }
+    }
+
+    /// NCCL's own number for it (`NCCL_VERSION_CODE`: 22105 for 2.21.5).
+    pub fn code(self) -> u32 {
+        self.major as u32 * 10000 + self.minor as u32 * 100 + self.patch as u32
+    }
+
+    /// Reads NCCL's version code (`ncclGetVersion`).
+    pub fn from_code(code: u32) -> Result<Release, ParseError> {
+        let rel = Release { major: (code / 10000) as u8, minor: (code / 100 % 100) as u8, patch: (code % 100) as u8 };
+        if RELEASES.contains(&rel) { Ok(rel) } else { Err(ParseError::Unknown(rel.to_string())) }
+    }
+
+    /// Whether NCCL's own answers for this release were checked exactly.
+    pub fn checked(self) -> bool {
+        CHECKED.contains(&self)
+    }
+
+    /// One line on how far to trust the answers for this release.
+    pub fn provenance(self) -> String {
+        if self.checked() {
+            format!("NCCL {self}: checked against NCCL's own answers")
+        } else {
+            format!("NCCL {self}: modelled from its source, not checked against reference answers")
+        }
+    }
+
+    /// The supported releases, comma-separated, the checked ones marked with `*`.
+    pub fn list() -> String {
+        RELEASES
+            .iter()
+            .map(|r| if r.checked() { format!("{r}*") } else { r.to_string() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// At least release `major.minor.patch` (the boundary a behaviour appeared in).
+    const fn since(self, major: u8, minor: u8, patch: u8) -> bool {
+        let a = (self.major as u32) << 16 | (self.minor as u32) << 8 | self.patch as u32;
+        let b = (major as u32) << 16 | (minor as u32) << 8 | patch as u32;
+        a >= b
+    }
+
+    // ---- graph dump -------------------------------------------------------------------
+
+    /// The graph-dump format: 2.21 writes four graphs (ring, tree, one CollNet graph as
+    /// id 2, NVLS as id 3); 2.22 adds CollNet direct after the tree, numbered 2 like
+    /// the chain, and 2.23 renumbers it 4; 2.30.3 adds `rank`.
+    pub fn dump_dialect(self) -> DumpDialect {
+        use DumpGraph::*;
+        const FOUR: &[(DumpGraph, i32)] = &[(Ring, 0), (Tree, 1), (CollNetChain, 2), (Nvls, 3)];
+        const FIVE_22: &[(DumpGraph, i32)] = &[(Ring, 0), (Tree, 1), (CollNetDirect, 2), (CollNetChain, 2), (Nvls, 3)];
+        const FIVE: &[(DumpGraph, i32)] = &[(Ring, 0), (Tree, 1), (CollNetDirect, 4), (CollNetChain, 2), (Nvls, 3)];
+        let graphs = if !self.since(2, 22, 0) {
+            FOUR
+        } else if !self.since(2, 23, 0) {
+            FIVE_22
+        } else {
+            FIVE
+        };
+        DumpDialect { graphs, gpu_rank: self.since(2, 30, 3) }
+    }
+
+    /// Whether the search makes a separate CollNet-direct graph (2.22); before, one
+    /// CollNet graph (tree pattern) serves both algorithms.
+    pub fn collnet_direct_graph(self) -> bool {
+        self.since(2, 22, 0)
+    }
+
+    // ---- NIC fusion -------------------------------------------------------------------
+
+    /// The most physical ports one virtual NIC may fuse: `NCCL_NET_MAX_DEVS_PER_NIC` (4)
+    /// until 2.30.0; from 2.30.3 the plugin's own limit, 8 for the built-in IB plugin.
+    pub fn max_devs_per_nic(self) -> usize {
+        if self.since(2, 30, 3) { 8 } else { 4 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_tags_and_refuses_the_rest() {
+        assert_eq!(Release::parse("2.21.5"), Ok(r(2, 21, 5)));
+        assert_eq!(Release::parse("v2.28.9-1"), Ok(r(2, 28, 9)));
+        assert_eq!(Release::parse("2.21.5+cuda12.4"), Ok(r(2, 21, 5)));
+        // 2.26.4 was never released: no nearest match.
+        assert!(matches!(Release::parse("2.26.4"), Err(ParseError::Unknown(_))));
+        assert!(matches!(Release::parse("2.17.1"), Err(ParseError::Unknown(_))));
+        assert!(matches!(Release::parse("2.21"), Err(ParseError::Form(_))));
+        assert!(matches!(Release::parse("2.21.x"), Err(ParseError::Form(_))));
+        assert!(matches!(Release::parse(""), Err(ParseError::Form(_))));
+        let msg = Release::parse("2.26.4").unwrap_err().to_string();
+        assert!(msg.contains("2.18.1 to 2.30.7"), "{msg}");
+    }
+
+    #[test]
+    fn list_is_sorted_and_codes_round_trip() {
+        assert!(RELEASES.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(*RELEASES.last().unwrap(), Release::NEWEST);
+        for &rel in RELEASES {
+            assert_eq!(Release::from_code(rel.code()), Ok(rel));
+            assert_eq!(Release::parse(&rel.to_string()), Ok(rel));
+        }
+        assert_eq!(r(2, 21, 5).code(), 22105);
+        assert!(CHECKED.iter().all(|c| RELEASES.contains(c)));
+    }
+
+    /// 2.22.3 (init.cc) added the CollNet-direct graph as id 2; 2.23.4 moved it to id 4;
+    /// 2.30.3 (graph/xml dump) added `rank`.
+    #[test]
+    fn dump_dialect_boundaries() {
+        assert_eq!(r(2, 21, 5).dump_dialect().graphs.len(), 4);
+        assert_eq!(r(2, 22, 3).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 2));
+        assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
+        assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
+        assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).
+    #[test]
+    fn vnic_size_boundary() {
+        assert_eq!(r(2, 28, 9).max_devs_per_nic(), 4);
+        assert_eq!(r(2, 30, 3).max_devs_per_nic(), 8);
+    }
+}
