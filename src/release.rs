@@ -108,6 +108,25 @@ pub struct DumpDialect {
     pub gpu_rank: bool,
 }
 
+/// Which set of search speed ladders a release ships (`search.cc`), named by the
+/// release that introduced it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum SpeedTables {
+    V2_18_1,
+    V2_18_3,
+    V2_19_1,
+    V2_19_3,
+    V2_21,
+    V2_25,
+    V2_27_3,
+    V2_27_5,
+    V2_27_6,
+    V2_29_2,
+    V2_29_7,
+    V2_30_3,
+}
+
 /// The graphs a dump can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DumpGraph {
@@ -211,12 +230,54 @@ impl Release {
         self.since(2, 22, 0)
     }
 
+    // ---- paths ------------------------------------------------------------------------
+
+    /// A GPU's path to a NIC becomes P2C (C2C to the CPU, then PCIe) only for the GPU's
+    /// closest NICs (2.29.2); before, for every NIC so placed.
+    pub fn p2c_local_nets_only(self) -> bool {
+        self.since(2, 29, 2)
+    }
+
+    /// The default GDR level is P2C when NCCL_NET_GDR_C2C is on (2.29.2); before, it is
+    /// PXB and a P2C distance counts as C2C.
+    pub fn gdr_level_from_c2c(self) -> bool {
+        self.since(2, 29, 2)
+    }
+
+    // ---- search -----------------------------------------------------------------------
+
+    /// The speed ladders the search walks.
+    pub fn speed_tables(self) -> SpeedTables {
+        use SpeedTables::*;
+        const STEPS: &[((u8, u8, u8), SpeedTables)] = &[
+            ((2, 30, 3), V2_30_3),
+            ((2, 29, 7), V2_29_7),
+            ((2, 29, 2), V2_29_2),
+            ((2, 27, 6), V2_27_6),
+            ((2, 27, 5), V2_27_5),
+            ((2, 27, 3), V2_27_3),
+            ((2, 25, 0), V2_25),
+            ((2, 21, 0), V2_21),
+            ((2, 19, 3), V2_19_3),
+            ((2, 19, 1), V2_19_1),
+            ((2, 18, 3), V2_18_3),
+        ];
+        STEPS.iter().find(|((a, b, c), _)| self.since(*a, *b, *c)).map_or(V2_18_1, |s| s.1)
+    }
+
     // ---- NIC fusion -------------------------------------------------------------------
 
     /// The most physical ports one virtual NIC may fuse: `NCCL_NET_MAX_DEVS_PER_NIC` (4)
     /// until 2.30.0; from 2.30.3 the plugin's own limit, 8 for the built-in IB plugin.
     pub fn max_devs_per_nic(self) -> usize {
         if self.since(2, 30, 3) { 8 } else { 4 }
+    }
+
+    /// `ncclTopoGetLocalNet` starts a GPU's NETs at its device number taken modulo the
+    /// GPUs sharing those NETs (2.30.7); before, at the device number itself (its low
+    /// bits mirrored when the NET count is a power of two).
+    pub fn local_net_start_wraps(self) -> bool {
+        self.since(2, 30, 7)
     }
 }
 
@@ -260,6 +321,21 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// paths.cc at 2.29.2: ncclTopoComputePaths asks ncclTopoGetLocal for the P2C
+    /// rewrite; ncclTopoCheckGdr's level follows NCCL_NET_GDR_C2C.
+    #[test]
+    fn p2c_boundaries() {
+        assert!(!r(2, 28, 9).p2c_local_nets_only() && !r(2, 28, 9).gdr_level_from_c2c());
+        assert!(r(2, 29, 2).p2c_local_nets_only() && r(2, 29, 2).gdr_level_from_c2c());
+    }
+
+    /// topo.cc ncclTopoGetLocalNet: `dev % localGpuCount` first appears in 2.30.7.
+    #[test]
+    fn local_net_start_boundary() {
+        assert!(!r(2, 30, 4).local_net_start_wraps());
+        assert!(r(2, 30, 7).local_net_start_wraps());
     }
 
     /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).

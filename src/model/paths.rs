@@ -234,7 +234,7 @@ impl LocalNets {
         }
         .max(1);
         let dev = sys.list(NodeType::Gpu)[g].gpu_dev().max(0) as usize;
-        let mut net = dev % ngpus;
+        let mut net = if p.release.local_net_start_wraps() { dev % ngpus } else { dev };
         if is_pow2(nets.len()) {
             net = mirror_bits(net, nets.len());
         }
@@ -494,7 +494,7 @@ pub fn intermediate_rank(sys: &System, rank: i32, net: usize) -> Option<i32> {
 pub fn gdr_level(p: &Params) -> (PathType, &'static str) {
     match p.env.gdr_level {
         Some(l) => (l, "NCCL_NET_GDR_LEVEL"),
-        None if p.env.gdr_c2c => (PathType::P2c, "default P2C (NCCL_NET_GDR_C2C=1)"),
+        None if p.env.gdr_c2c && p.release.gdr_level_from_c2c() => (PathType::P2c, "default P2C (NCCL_NET_GDR_C2C=1)"),
         None => (PathType::Pxb, "default PXB"),
     }
 }
@@ -554,6 +554,13 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
         distance = sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].ty;
         via = why(explain, || format!(" (through rank {proxy} by PXN)"));
     }
+    // Before 2.29.2 the level stays PXB and a NIC reached over C2C then PCIe counts as
+    // C2C when NCCL_NET_GDR_C2C is on.
+    let old_c2c = !p.release.gdr_level_from_c2c();
+    if old_c2c && p.env.gdr_c2c && distance == PathType::P2c {
+        distance = PathType::C2c;
+        via.push_str(&why(explain, || " (counted as C2C: NCCL_NET_GDR_C2C=1)".into()));
+    }
     if distance > level {
         return (
             GdrMode::Disabled,
@@ -563,7 +570,8 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
         );
     }
     let Some(c) = local_cpu(sys, g) else { return (GdrMode::Default, why(explain, || "no local CPU".into())) };
-    if sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c && distance != PathType::P2c {
+    let direct = if old_c2c { PathType::C2c } else { PathType::P2c };
+    if sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c && distance != direct {
         (
             GdrMode::Pci,
             why(explain, || format!("GPU to {} is {distance}{via} on a C2C system: PCIe mapping forced", ninfo.name)),
@@ -631,10 +639,15 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
             }
         }
     }
-    // GPU to NIC over C2C then PCIe (P2C), only towards the closest NICs.
+    // GPU to NIC over C2C then PCIe (P2C): from 2.29.2 only towards the closest NICs,
+    // before towards every NIC.
     for g in 0..ngpus {
         let Some(c) = local_cpu(sys, g) else { continue };
-        let (nets, _) = get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net);
+        let nets = if p.release.p2c_local_nets_only() {
+            get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net).0
+        } else {
+            (0..sys.count(NodeType::Net)).collect()
+        };
         for n in nets {
             let gc = sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty;
             let nc = sys.list(NodeType::Net)[n].paths[NodeType::Cpu as usize][c].ty;

@@ -101,7 +101,7 @@ fn compute_graph(
     let rerun = how == Bookkeeping::Rerun;
     #[cfg(not(test))]
     let rerun = false;
-    if (how == Bookkeeping::Fastest || rerun) && amounts_in_thousandths(sys, graph) {
+    if (how == Bookkeeping::Fastest || rerun) && amounts_in_thousandths(sys, p, graph) {
         let start = graph.clone();
         let nets: Vec<f32> = sys.list(NodeType::Net).iter().map(|n| n.net().map_or(0.0, |x| x.bw)).collect();
         if search_graph::<Milli>(sys, p, o, graph, progress.as_mut().map(|f| &mut **f as &mut dyn FnMut(u64)), rerun)? {
@@ -121,7 +121,7 @@ fn compute_graph(
 /// between NICs for balanced trees, times the NVLS or CollNet multiplier, with the PCI
 /// surcharge) are whole numbers of thousandths. Rarer amounts (a reverse link's
 /// eighth) are checked as they come.
-fn amounts_in_thousandths(sys: &System, graph: &Graph) -> bool {
+fn amounts_in_thousandths(sys: &System, p: &Params, graph: &Graph) -> bool {
     let ngpus = sys.count(NodeType::Gpu);
     let mults: &[f32] = match graph.pattern {
         Pattern::Nvls => &[1.0, 2.0],
@@ -129,7 +129,7 @@ fn amounts_in_thousandths(sys: &System, graph: &Graph) -> bool {
         _ => &[1.0],
     };
     let halves = if graph.pattern == Pattern::BalancedTree { 2 } else { 1 };
-    speed_ladder(cc_min(sys), sys.inter).iter().all(|&s| {
+    speed_ladder(p.release.speed_tables(), cc_min(sys), sys.inter).iter().all(|&s| {
         [s, s / 2.0][..halves].iter().all(|&x| {
             mults.iter().all(|&m| {
                 let bw = x * m;
@@ -212,7 +212,7 @@ fn search_graph<B: LinkBw>(
     if graph.pattern == Pattern::Ring && split_nvlink(sys) && graph.max_channels >= 2 && graph.min_channels == 1 {
         graph.min_channels = 2;
     }
-    let speeds = speed_ladder(ccmin, sys.inter);
+    let speeds = speed_ladder(p.release.speed_tables(), ccmin, sys.inter);
     let mut total_bw = sys.total_bw;
     if ndevs > 1 && graph.pattern != Pattern::Ring {
         total_bw = (total_bw as f64 * (ndevs as f64 * 1.0 / (ndevs as f64 - 1.0))) as f32;

@@ -16,8 +16,6 @@ pub struct SearchOptions {
     /// Graphs to load instead of searching (NCCL_GRAPH_FILE, or `search --graph-file`):
     /// the file's name and its XML, read by the caller.
     pub graph_file: Option<(String, crate::xml::Xml)>,
-    /// The NCCL release modelled.
-    pub release: crate::release::Release,
 }
 
 impl SearchOptions {
@@ -32,7 +30,6 @@ impl SearchOptions {
             rail_per_host: env.rail_per_host,
             scatter: env.scatter_nets,
             graph_file: None,
-            release: an.options.env.release(),
         }
     }
 }
