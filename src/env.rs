@@ -49,7 +49,7 @@ pub struct PathEnv {
     pub nvb_disable: bool,
     /// NCCL_PXN_DISABLE (0; only 1 disables).
     pub pxn_disable: bool,
-    /// NCCL_PXN_C2C (1): PXN through a C2C-attached GPU.
+    /// NCCL_PXN_C2C (1; 0 in 2.27): PXN through a C2C-attached GPU.
     pub pxn_c2c: bool,
     /// NCCL_P2P_LEVEL, or LOC when NCCL_P2P_DISABLE=1.
     pub p2p_level: Option<PathType>,
@@ -192,7 +192,7 @@ impl Env {
         let paths = PathEnv {
             nvb_disable: r.param("NVB_DISABLE", 0) != 0,
             pxn_disable: r.param("PXN_DISABLE", 0) == 1,
-            pxn_c2c: r.param("PXN_C2C", 1) != 0,
+            pxn_c2c: r.param("PXN_C2C", release.pxn_c2c_default()) != 0,
             p2p_level: r.level(Some("NCCL_P2P_DISABLE"), "NCCL_P2P_LEVEL"),
             ignore_disabled_p2p: r.param("IGNORE_DISABLED_P2P", 0),
             gdr_level: r.level(None, "NCCL_NET_GDR_LEVEL"),

@@ -244,6 +244,23 @@ impl Release {
         self.since(2, 29, 2)
     }
 
+    /// A GPU relays another's traffic to a NIC (PXN) only when it can use GPUDirect
+    /// RDMA to that NIC itself (2.30.3).
+    pub fn pxn_needs_gdr(self) -> bool {
+        self.since(2, 30, 3)
+    }
+
+    /// PXN's last condition, "or our own path goes through the CPU", compares with PXN
+    /// from 2.27.6; in 2.27.3 and 2.27.5 with the PXN type (P2C or PXB).
+    pub fn pxn_avoids_cpu_past_pxn(self) -> bool {
+        self.since(2, 27, 6)
+    }
+
+    /// NCCL_PXN_C2C's default: 0 in 2.27, 1 from 2.28.3 (the variable appears in 2.27.3).
+    pub fn pxn_c2c_default(self) -> i64 {
+        if self.since(2, 28, 3) { 1 } else { 0 }
+    }
+
     // ---- search -----------------------------------------------------------------------
 
     /// The speed ladders the search walks.
@@ -263,6 +280,12 @@ impl Release {
             ((2, 18, 3), V2_18_3),
         ];
         STEPS.iter().find(|((a, b, c), _)| self.since(*a, *b, *c)).map_or(V2_18_1, |s| s.1)
+    }
+
+    /// The fewest GPUs NVLink SHARP is set up for (`ncclNvlsInit`): three until 2.28.3,
+    /// two from 2.28.7.
+    pub fn nvls_min_gpus(self) -> usize {
+        if self.since(2, 28, 7) { 2 } else { 3 }
     }
 
     // ---- NIC fusion -------------------------------------------------------------------
@@ -329,6 +352,23 @@ mod tests {
     fn p2c_boundaries() {
         assert!(!r(2, 28, 9).p2c_local_nets_only() && !r(2, 28, 9).gdr_level_from_c2c());
         assert!(r(2, 29, 2).p2c_local_nets_only() && r(2, 29, 2).gdr_level_from_c2c());
+    }
+
+    /// paths.cc ncclTopoComputePaths: PXN_C2C defaults to 0 at 2.27.5, 1 at 2.28.3;
+    /// condition (4) reads `> PATH_PXN` from 2.27.6; the GDR check on the relay is 2.30.3's.
+    #[test]
+    fn pxn_boundaries() {
+        assert_eq!(r(2, 27, 7).pxn_c2c_default(), 0);
+        assert_eq!(r(2, 28, 3).pxn_c2c_default(), 1);
+        assert!(!r(2, 27, 5).pxn_avoids_cpu_past_pxn() && r(2, 27, 6).pxn_avoids_cpu_past_pxn());
+        assert!(!r(2, 29, 7).pxn_needs_gdr() && r(2, 30, 3).pxn_needs_gdr());
+    }
+
+    /// nvls.cc ncclNvlsInit: `gpuCount <= 2` turns NVLS off until 2.28.3, `< 2` from 2.28.7.
+    #[test]
+    fn nvls_gpu_count_boundary() {
+        assert_eq!(r(2, 28, 3).nvls_min_gpus(), 3);
+        assert_eq!(r(2, 28, 7).nvls_min_gpus(), 2);
     }
 
     /// topo.cc ncclTopoGetLocalNet: `dev % localGpuCount` first appears in 2.30.7.

@@ -670,16 +670,20 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
                     && peer != g
                 {
                     let peer_rank = sys.list(NodeType::Gpu)[peer].gpu_rank();
-                    let (mode, _) = check_gdr_why(sys, p, peer_rank, n, true, false);
+                    // From 2.30.3 the relay must be able to use GPUDirect RDMA.
+                    let gdr_ok = !p.release.pxn_needs_gdr()
+                        || check_gdr_why(sys, p, peer_rank, n, true, false).0 != GdrMode::Disabled;
                     let pxn_ty = if p.env.pxn_c2c { PathType::P2c } else { PathType::Pxb };
+                    // Going through the CPU: past PXN from 2.27.6, past the PXN type before.
+                    let past = if p.release.pxn_avoids_cpu_past_pxn() { PathType::Pxn } else { pxn_ty };
                     let gl = sys.list(NodeType::Gpu);
                     let pn = &gl[peer].paths[NodeType::Net as usize][n];
                     let gn = &gl[g].paths[NodeType::Net as usize][n];
                     if pn.ty <= pxn_ty
-                        && mode != GdrMode::Disabled
+                        && gdr_ok
                         && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
                         && id_system(gl[peer].id) == id_system(gl[g].id)
-                        && (pn.bw > gn.bw || gn.ty > PathType::Pxn)
+                        && (pn.bw > gn.bw || gn.ty > past)
                     {
                         add_inter_step(
                             sys,

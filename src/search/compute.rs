@@ -344,7 +344,7 @@ pub(super) fn compute_all_by(
     nvls.max_channels = MAXCHANNELS as i32;
     // NVLink SHARP needs multicast, which the driver offers only for Hopper and later
     // GPUs behind NVSwitches; NCCL does not even run the search otherwise.
-    if o.nvls && ngpus >= 2 && sys.count(NodeType::Nvs) > 0 && cc_min(sys) >= 90 {
+    if o.nvls && ngpus >= p.release.nvls_min_gpus() && sys.count(NodeType::Nvs) > 0 && cc_min(sys) >= 90 {
         compute(sys, &mut nvls)?;
     }
     Ok(Graphs { ring, tree, collnet_chain: chain, collnet_direct: direct, nvls })
