@@ -230,6 +230,14 @@ impl Release {
         self.since(2, 22, 0)
     }
 
+    // ---- system -----------------------------------------------------------------------
+
+    /// A NIC's guid is read as hex whatever its form (`strtoull`, 2.28.7); before, only
+    /// as `0x...` (`sscanf "0x%lx"`), and a NIC without one took its dev as ASIC.
+    pub fn net_guid_any_hex(self) -> bool {
+        self.since(2, 28, 7)
+    }
+
     // ---- paths ------------------------------------------------------------------------
 
     /// A GPU's path to a NIC becomes P2C (C2C to the CPU, then PCIe) only for the GPU's
@@ -362,6 +370,12 @@ mod tests {
         assert_eq!(r(2, 28, 3).pxn_c2c_default(), 1);
         assert!(!r(2, 27, 5).pxn_avoids_cpu_past_pxn() && r(2, 27, 6).pxn_avoids_cpu_past_pxn());
         assert!(!r(2, 29, 7).pxn_needs_gdr() && r(2, 30, 3).pxn_needs_gdr());
+    }
+
+    /// topo.cc ncclTopoAddNet: sscanf "0x%lx" at 2.28.3, strtoull at 2.28.7.
+    #[test]
+    fn guid_boundary() {
+        assert!(!r(2, 28, 3).net_guid_any_hex() && r(2, 28, 7).net_guid_any_hex());
     }
 
     /// nvls.cc ncclNvlsInit: `gpuCount <= 2` turns NVLS off until 2.28.3, `< 2` from 2.28.7.

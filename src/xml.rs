@@ -731,6 +731,23 @@ pub fn strtoull_hex(s: &str) -> u64 {
     v
 }
 
+/// C `sscanf(s, "0x%lx")`: the text must start with the two characters `0x`; then
+/// `%lx` skips white space and takes an optional sign, an optional second `0x` and hex
+/// digits. `None` when nothing was converted (the C variable keeps its value).
+pub fn scan_prefixed_hex(s: &str) -> Option<u64> {
+    let t = s.strip_prefix("0x")?.trim_start();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let digits = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
+    if !digits.starts_with(|c: char| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let v = strtoull_hex(digits);
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
 /// C `strtof`: the longest float prefix, 0 when none.
 pub fn strtof(s: &str) -> f32 {
     let t = s.trim_start();
@@ -773,6 +790,17 @@ pub fn i64_to_busid(id: i64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn scan_prefixed_hex_is_sscanf_0x_lx() {
+        assert_eq!(super::scan_prefixed_hex("0x1f"), Some(0x1f));
+        assert_eq!(super::scan_prefixed_hex("0x 1f"), Some(0x1f));
+        assert_eq!(super::scan_prefixed_hex("1f"), None);
+        assert_eq!(super::scan_prefixed_hex("31"), None);
+        assert_eq!(super::scan_prefixed_hex("0x"), None);
+        assert_eq!(super::scan_prefixed_hex("0xzz"), None);
+        assert_eq!(super::scan_prefixed_hex("0x-1"), Some(u64::MAX));
+    }
+
     use super::*;
 
     const SMALL: &str = "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\">\n    <pci busid=\"0000:01:00.0\" class=\"0x030000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">\n      <gpu dev=\"0\" sm=\"80\" rank=\"0\" gdr=\"1\"/>\n    </pci>\n  </cpu>\n</system>\n";

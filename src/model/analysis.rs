@@ -206,7 +206,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     };
     let prep = prepare::prepare(xml, input, &net_opts)?;
     diags.extend(prep.diags.iter().cloned());
-    let opts_build = BuildOptions { split_mlopart: env.nets.split_mlopart };
+    let opts_build = BuildOptions { split_mlopart: env.nets.split_mlopart, release: env.release() };
     let mut sys = build::build(&prep.xml, input, opts_build)?;
     let params = Params::new(env, opts.p2p_support);
     diags.extend(env.warnings().iter().map(Diagnostic::warning));

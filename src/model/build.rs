@@ -5,6 +5,7 @@
 use crate::error::Error;
 use crate::model::system::{Kind, MLOPART_MASK, NetInfo, NodeRef, System, id_system, topo_id};
 use crate::model::{LinkType, NodeType, bw, cpu};
+use crate::release::Release;
 use crate::xml::{self, NodeId, Xml};
 
 /// Reads attributes off one element, turning NCCL's hard failures into errors that name
@@ -12,6 +13,7 @@ use crate::xml::{self, NodeId, Xml};
 struct Attrs<'a> {
     xml: &'a Xml,
     file: &'a str,
+    release: Release,
 }
 
 impl<'a> Attrs<'a> {
@@ -71,17 +73,19 @@ fn bcm_gen(id: u64, level: u64) -> i32 {
 pub struct BuildOptions {
     /// NCCL_TOPO_SPLIT_MLOPART (default 1).
     pub split_mlopart: bool,
+    /// The NCCL release modelled.
+    pub release: Release,
 }
 
 impl Default for BuildOptions {
     fn default() -> BuildOptions {
-        BuildOptions { split_mlopart: true }
+        BuildOptions { split_mlopart: true, release: Release::NEWEST }
     }
 }
 
 /// Build the system from a prepared XML, as `ncclTopoGetSystemFromXml` does.
 pub fn build(x: &Xml, file: &str, opts: BuildOptions) -> Result<System, Error> {
-    let a = Attrs { xml: x, file };
+    let a = Attrs { xml: x, file, release: opts.release };
     let mut sys = System::default();
     let top = x
         .root()
@@ -361,9 +365,14 @@ fn add_net(a: &Attrs, sys: &mut System, n: NodeId, nic: usize, sid: i64, ty: Nod
         mbps = 10000;
     }
     let bw = (mbps as f64 / 8000.0) as f32;
-    let asic = match x.attr(n, "guid") {
-        Some(g) => xml::strtoull_hex(g),
-        None => id as u64,
+    // The NIC's ASIC, which the search keeps from serving two channels at once: the
+    // guid read as hex; before 2.28.7 only a guid written `0x...` reads (others give 0,
+    // so every such NIC looks like one ASIC) and a NIC without one gets its dev.
+    let asic = match (x.attr(n, "guid"), a.release.net_guid_any_hex()) {
+        (Some(g), true) => xml::strtoull_hex(g),
+        (None, true) => id as u64,
+        (Some(g), false) => xml::scan_prefixed_hex(g).unwrap_or(0),
+        (None, false) => dev as u64,
     };
     let info = NetInfo {
         dev,
