@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use topo::env::Env;
 use topo::model::{self, Options};
+use topo::release::Release;
 use topo::search::{self, SearchOptions, channels};
 
 mod common;
@@ -131,6 +132,8 @@ fn parse_log(text: &str) -> Log {
 
 struct Case {
     log: &'static str,
+    /// The NCCL release that wrote the log: topo models that one.
+    release: &'static str,
     topo: &'static str,
     nodes: usize,
     p2p_support: bool,
@@ -138,7 +141,9 @@ struct Case {
 
 fn compute(root: &Path, case: &Case) -> (search::Graphs, channels::Run) {
     let (x, _) = topo::xml::read_file(&root.join(case.topo)).expect("topology");
-    let opts = Options { nodes: case.nodes, p2p_support: case.p2p_support, env: Env::default(), ..Options::default() };
+    let release = Release::parse(case.release).expect("a release topo models");
+    let env = Env::for_release(release, std::iter::empty::<(String, String)>());
+    let opts = Options { nodes: case.nodes, p2p_support: case.p2p_support, env, ..Options::default() };
     let an = model::analyze(&x, case.topo, &opts).expect("analysis");
     let so = SearchOptions::from_analysis(&an);
     let (gs, _) = search::run(&an, &so).expect("search");
@@ -217,15 +222,28 @@ const CASES: [Case; 3] = [
     // 2x RTX A6000 with an NVLink bridge, one node, rank 1's log (NCCL 2.23.4).
     Case {
         log: "cuiboyuan-2xA6000-nvlink-nccl2.23.4.txt",
+        release: "2.23.4",
         topo: "nccl/a6000x2-nvlink-bridge.xml",
         nodes: 1,
         p2p_support: true,
     },
     // 8x RTX 3090 on 2 nodes (NCCL 2.18.1). GeForce: no P2P; the log's `bw 4/4` ring is the
     // no-P2P search result (with P2P the search finds bw 7).
-    Case { log: "panlichen-8x3090-nccl2.18.1.txt", topo: "nccl/rtx3090x8.xml", nodes: 2, p2p_support: false },
+    Case {
+        log: "panlichen-8x3090-nccl2.18.1.txt",
+        release: "2.18.1",
+        topo: "nccl/rtx3090x8.xml",
+        nodes: 2,
+        p2p_support: false,
+    },
     // 4x RTX 4090, one node, SHM between GPUs (NCCL 2.28.9).
-    Case { log: "sugarlxn-4x4090-nccl2.28.9.txt", topo: "nccl/rtx4090x4.xml", nodes: 1, p2p_support: false },
+    Case {
+        log: "sugarlxn-4x4090-nccl2.28.9.txt",
+        release: "2.28.9",
+        topo: "nccl/rtx4090x4.xml",
+        nodes: 1,
+        p2p_support: false,
+    },
 ];
 
 #[test]
