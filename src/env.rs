@@ -59,7 +59,7 @@ pub struct PathEnv {
     pub gdr_level: Option<PathType>,
     /// NCCL_NET_GDR_READ (-2: the default for the GPU).
     pub gdr_read: i64,
-    /// NCCL_NET_GDR_C2C (1).
+    /// NCCL_NET_GDR_C2C (1; 0 in 2.26).
     pub gdr_c2c: bool,
     /// NCCL_NET_GDR_MLOPART (0).
     pub gdr_mlopart: bool,
@@ -188,7 +188,19 @@ impl Env {
         pairs: impl IntoIterator<Item = (K, V)>,
     ) -> Env {
         let vars: BTreeMap<String, String> = pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
-        let mut r = Reader { vars: &vars, warnings: Vec::new() };
+        // A variable this release does not know is ignored, as NCCL ignores it; say so.
+        let mut warnings = Vec::new();
+        let mut known = vars.clone();
+        known.retain(|name, _| match release.variable_since(name) {
+            Some(since) => {
+                warnings.push(format!(
+                    "{name} is set, but NCCL {release} does not read it (it appeared in {since}): ignored"
+                ));
+                false
+            }
+            None => true,
+        });
+        let mut r = Reader { vars: &known, warnings };
         let paths = PathEnv {
             nvb_disable: r.param("NVB_DISABLE", 0) != 0,
             pxn_disable: r.param("PXN_DISABLE", 0) == 1,
@@ -197,7 +209,7 @@ impl Env {
             ignore_disabled_p2p: r.param("IGNORE_DISABLED_P2P", 0),
             gdr_level: r.level(None, "NCCL_NET_GDR_LEVEL"),
             gdr_read: r.param("NET_GDR_READ", -2),
-            gdr_c2c: r.param("NET_GDR_C2C", 1) != 0,
+            gdr_c2c: r.param("NET_GDR_C2C", release.gdr_c2c_default()) != 0,
             gdr_mlopart: r.param("NET_GDR_MLOPART", 0) != 0,
             shm_disable: r.param("SHM_DISABLE", 0) == 1,
             net_disable_intra: r.param("NET_DISABLE_INTRA", 0) == 1,

@@ -204,6 +204,31 @@ impl Release {
         a >= b
     }
 
+    // ---- NCCL_* variables -------------------------------------------------------------
+
+    /// When the variable `name` is one topo reads that appeared after this release: the
+    /// release that introduced it (NCCL ignores it before). `None` when this release
+    /// reads it, or topo does not know it.
+    pub fn variable_since(self, name: &str) -> Option<Release> {
+        // The first tag whose source names the variable.
+        const NEW: &[(&str, Release)] = &[
+            ("NCCL_WORK_ARGS_BYTES", r(2, 22, 3)),
+            ("NCCL_PAT_ENABLE", r(2, 23, 4)),
+            ("NCCL_NET_MERGE_LEVEL", r(2, 24, 3)),
+            ("NCCL_NET_FORCE_MERGE", r(2, 24, 3)),
+            ("NCCL_NET_GDR_C2C", r(2, 26, 2)),
+            ("NCCL_PXN_C2C", r(2, 27, 3)),
+            ("NCCL_LL128_C2C", r(2, 27, 3)),
+            ("NCCL_MNNVL_SCATTER_NETS_ENABLE", r(2, 27, 5)),
+            ("NCCL_NETDEVS_POLICY", r(2, 28, 3)),
+            ("NCCL_MNNVL_RAIL_PER_HOST", r(2, 28, 7)),
+            ("NCCL_NET_GDR_MLOPART", r(2, 30, 7)),
+            ("NCCL_NET_MERGE_POLICY", r(2, 30, 7)),
+            ("NCCL_TOPO_SPLIT_MLOPART", r(2, 30, 7)),
+        ];
+        NEW.iter().find(|(n, since)| *n == name && self < *since).map(|&(_, since)| since)
+    }
+
     // ---- graph dump -------------------------------------------------------------------
 
     /// The graph-dump format: 2.21 writes four graphs (ring, tree, one CollNet graph as
@@ -267,6 +292,11 @@ impl Release {
     /// NCCL_PXN_C2C's default: 0 in 2.27, 1 from 2.28.3 (the variable appears in 2.27.3).
     pub fn pxn_c2c_default(self) -> i64 {
         if self.since(2, 28, 3) { 1 } else { 0 }
+    }
+
+    /// NCCL_NET_GDR_C2C's default: 0 in 2.26 (where it appears), 1 from 2.27.3.
+    pub fn gdr_c2c_default(self) -> i64 {
+        if self.since(2, 27, 3) { 1 } else { 0 }
     }
 
     // ---- search -----------------------------------------------------------------------
@@ -368,6 +398,8 @@ mod tests {
     fn pxn_boundaries() {
         assert_eq!(r(2, 27, 7).pxn_c2c_default(), 0);
         assert_eq!(r(2, 28, 3).pxn_c2c_default(), 1);
+        assert_eq!(r(2, 26, 6).gdr_c2c_default(), 0);
+        assert_eq!(r(2, 27, 3).gdr_c2c_default(), 1);
         assert!(!r(2, 27, 5).pxn_avoids_cpu_past_pxn() && r(2, 27, 6).pxn_avoids_cpu_past_pxn());
         assert!(!r(2, 29, 7).pxn_needs_gdr() && r(2, 30, 3).pxn_needs_gdr());
     }
@@ -376,6 +408,16 @@ mod tests {
     #[test]
     fn guid_boundary() {
         assert!(!r(2, 28, 3).net_guid_any_hex() && r(2, 28, 7).net_guid_any_hex());
+    }
+
+    /// The first tag whose src/ names each variable (NCCL_PARAM or getenv).
+    #[test]
+    fn variables_by_release() {
+        assert_eq!(r(2, 21, 5).variable_since("NCCL_NET_MERGE_LEVEL"), Some(r(2, 24, 3)));
+        assert_eq!(r(2, 24, 3).variable_since("NCCL_NET_MERGE_LEVEL"), None);
+        assert_eq!(r(2, 28, 3).variable_since("NCCL_MNNVL_RAIL_PER_HOST"), Some(r(2, 28, 7)));
+        assert_eq!(r(2, 18, 1).variable_since("NCCL_P2P_LEVEL"), None);
+        assert_eq!(r(2, 18, 1).variable_since("NCCL_NOT_A_THING"), None);
     }
 
     /// nvls.cc ncclNvlsInit: `gpuCount <= 2` turns NVLS off until 2.28.3, `< 2` from 2.28.7.
