@@ -213,8 +213,12 @@ fn mutate(rng: &mut Rng, text: &str) -> String {
 fn run_one(kind: Kind, text: &str, base: &topo::xml::Xml) {
     use topo::{model, render, search, tune, xml};
     let analyze_all = |x: &xml::Xml, graph_file: Option<xml::Xml>| {
-        for nodes in [1, 2] {
-            let opts = model::Options { nodes, ..Default::default() };
+        // One pass as the newest release, one as another release (chosen by the input,
+        // so that a failure replays).
+        let other = topo::release::RELEASES[text.len() % topo::release::RELEASES.len()];
+        for (nodes, release) in [(1, topo::release::Release::NEWEST), (2, other)] {
+            let env = topo::env::Env::for_release(release, std::iter::empty::<(String, String)>());
+            let opts = model::Options { nodes, env, ..Default::default() };
             let Ok(an) = model::analyze(x, "fuzz.xml", &opts) else { continue };
             let _ = render::paths::text(&an, true);
             let _ = render::show::tree(&an);
@@ -223,7 +227,7 @@ fn run_one(kind: Kind, text: &str, base: &topo::xml::Xml) {
             so.graph_file = graph_file.clone().map(|g| ("fuzz-graph.xml".to_string(), g));
             let Ok((gs, sys)) = search::run(&an, &so) else { continue };
             let _ = render::graphs::graphs_json(&sys, &gs);
-            let _ = search::xml::dump(&sys, &gs);
+            let _ = search::xml::dump(&sys, &gs, release);
             let run = search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
             let _ = render::search::text(&an, &gs, &[], &run, 0, None);
             if let Ok(m) = tune::Model::new(&an, &gs) {

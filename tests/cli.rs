@@ -453,7 +453,11 @@ fn model_flags_are_reported() {
 
 #[test]
 fn version_and_help() {
-    topo().arg("--version").assert().success().stdout(format!("topo {}\n", env!("CARGO_PKG_VERSION")));
+    topo().arg("-V").assert().success().stdout(format!("topo {}\n", env!("CARGO_PKG_VERSION")));
+    // The long form lists the NCCL releases modelled, the checked ones marked.
+    let long = stdout_of(&["--version"]);
+    assert!(long.starts_with(&format!("topo {}\nmodels NCCL 2.18.1 to 2.30.7", env!("CARGO_PKG_VERSION"))), "{long}");
+    assert!(long.contains("2.21.5*") && long.contains("2.26.2,") && long.contains("2.30.7*"), "{long}");
     let help = stdout_of(&["--help"]);
     for cmd in ["show", "paths", "analyze", "fixtures"] {
         assert!(help.contains(cmd), "{help}");

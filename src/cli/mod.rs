@@ -41,7 +41,8 @@ use args::{InputArgs, ModelArgs};
 /// `topo --version`: the release of topo and the NCCL releases it models.
 const LONG_VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    "\nmodels NCCL 2.18.1 to 2.30.7 (--nccl-version X.Y.Z, or TOPO_NCCL_VERSION; default 2.30.7):\n",
+    "\nmodels NCCL 2.18.1 to 2.30.7 (--nccl-version X.Y.Z or TOPO_NCCL_VERSION; by default the NCCL\n",
+    "this machine loads when analysing it live, else 2.30.7):\n",
     "  2.18.1, 2.18.3, 2.18.5, 2.18.6, 2.19.1, 2.19.3, 2.19.4, 2.20.3, 2.20.5, 2.21.5*, 2.22.3, 2.23.4,\n",
     "  2.24.3, 2.25.1, 2.26.2, 2.26.3, 2.26.5, 2.26.6, 2.27.3, 2.27.5*, 2.27.6, 2.27.7, 2.28.3, 2.28.7,\n",
     "  2.28.9*, 2.29.2, 2.29.3, 2.29.7, 2.30.3, 2.30.4, 2.30.7*\n",
@@ -55,7 +56,8 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// The NCCL release whose decisions to model, 2.18.1 to 2.30.7 (`topo --version`
-    /// lists them). Default: TOPO_NCCL_VERSION when set, else 2.30.7.
+    /// lists them). Default: TOPO_NCCL_VERSION when set; on this machine, the NCCL it
+    /// loads (libnccl.so.2, or an nvidia-nccl Python package) when found; else 2.30.7.
     #[arg(long, global = true, value_name = "X.Y.Z")]
     pub nccl_version: Option<String>,
 }
@@ -116,7 +118,7 @@ where
 
 /// Run a parsed command. Returns the exit status.
 pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
-    choose_release(cli.nccl_version.as_deref(), ctx)?;
+    choose_release(cli.nccl_version.as_deref(), cli.command.models_live_machine(), ctx)?;
     match cli.command {
         Command::Show(a) => show::run(&a, ctx),
         Command::Paths(a) => paths::run(&a, ctx),
@@ -158,12 +160,32 @@ where
     run(cli, &mut ctx)
 }
 
-/// The NCCL release to model: `--nccl-version`, else TOPO_NCCL_VERSION, else the
-/// newest. A release that is not checked against NCCL's answers is said on stderr.
-fn choose_release(flag: Option<&str>, ctx: &mut Ctx) -> Result<(), Error> {
+impl Command {
+    /// Whether the command models NCCL on this machine, detected live (no `--topo`,
+    /// `--fixture` or `--root`).
+    fn models_live_machine(&self) -> bool {
+        let input = match self {
+            Command::Show(a) => &a.input,
+            Command::Paths(a) => &a.input,
+            Command::Analyze(a) => &a.input,
+            Command::Search(a) => &a.input,
+            Command::Tune(a) => &a.input,
+            Command::Bench(bench::BenchCommand::Allreduce(a)) => &a.input,
+            _ => return false,
+        };
+        !input.named()
+    }
+}
+
+/// The NCCL release to model: `--nccl-version`, else TOPO_NCCL_VERSION, else, on the
+/// live machine, the NCCL it would load, else the newest. A release that is not
+/// checked against NCCL's answers, and a release found on the machine, are said on
+/// stderr.
+fn choose_release(flag: Option<&str>, live: bool, ctx: &mut Ctx) -> Result<(), Error> {
     let (text, from) = match (flag, ctx.vars.get("TOPO_NCCL_VERSION")) {
         (Some(v), _) => (v.to_string(), "--nccl-version"),
         (None, Some(v)) if !v.trim().is_empty() => (v.clone(), "TOPO_NCCL_VERSION"),
+        _ if live => return release_of_this_machine(ctx),
         _ => return Ok(()),
     };
     let release = Release::parse(&text).map_err(|e| Error::Usage(format!("{from}: {e}")))?;
@@ -172,6 +194,29 @@ fn choose_release(flag: Option<&str>, ctx: &mut Ctx) -> Result<(), Error> {
         ctx.say(&format!("note: {}", release.provenance()))?;
     }
     Ok(())
+}
+
+/// Model the NCCL this machine would load, when one is found.
+fn release_of_this_machine(ctx: &mut Ctx) -> Result<(), Error> {
+    use crate::discover::nccl;
+    let var = |k: &str| ctx.vars.get(k).map(String::as_str).filter(|v| !v.is_empty());
+    let places = nccl::Places::usual(var("VIRTUAL_ENV"), var("CONDA_PREFIX"), var("HOME"));
+    let newest = Release::NEWEST;
+    let line = match nccl::find(&places) {
+        None => format!("no NCCL found on this machine (libnccl.so.2, nvidia-nccl packages): modelling NCCL {newest}"),
+        Some(f) => match Release::parse(&f.version) {
+            Ok(r) => {
+                ctx.set_release(r);
+                let checked = if r.checked() { "" } else { "; modelled from its source, not checked" };
+                format!("modelling NCCL {r}, found as {}{checked} (--nccl-version to choose another)", f.place)
+            }
+            Err(_) => format!(
+                "found NCCL {} ({}), which topo does not model (2.18.1 to {newest}): modelling NCCL {newest}",
+                f.version, f.place
+            ),
+        },
+    };
+    ctx.say(&line)
 }
 
 /// A usage error on one line: clap's message, with its "did you mean" tip kept.
@@ -251,7 +296,7 @@ mod tests {
     /// `topo --version` lists exactly the releases topo accepts, checked ones marked.
     #[test]
     fn long_version_lists_every_release() {
-        let listed: String = LONG_VERSION.lines().skip(2).take(3).map(str::trim).collect::<Vec<_>>().join(" ");
+        let listed: String = LONG_VERSION.lines().skip(3).take(3).map(str::trim).collect::<Vec<_>>().join(" ");
         assert_eq!(listed, Release::list());
     }
 

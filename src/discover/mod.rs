@@ -15,6 +15,7 @@
 //! file's), and NCCL replaces every `host_hash` with this host's (topo does too).
 
 pub mod cpumap;
+pub mod nccl;
 pub mod net;
 pub mod nvml;
 pub mod sysfs;
