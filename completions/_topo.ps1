@@ -142,6 +142,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;diff' {
+            [CompletionResult]::new('--against-version', '--against-version', [CompletionResultType]::ParameterName, 'Model B as this NCCL release (A stays at --nccl-version): what changes on the same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5 --against-version 2.28.9`')
             [CompletionResult]::new('--ignore', '--ignore', [CompletionResultType]::ParameterName, 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON for scripts')

@@ -416,12 +416,16 @@ _topo() {
             return 0
             ;;
         topo__subcmd__diff)
-            opts="-h -V --json --ignore --nodes --no-nic-fusion --help --version"
+            opts="-h -V --against-version --json --ignore --nodes --no-nic-fusion --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --against-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --ignore)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

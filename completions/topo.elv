@@ -133,6 +133,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
         }
         &'topo;diff'= {
+            cand --against-version 'Model B as this NCCL release (A stays at --nccl-version): what changes on the same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5 --against-version 2.28.9`'
             cand --ignore 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results'
             cand --nodes 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)'
             cand --json 'Print JSON for scripts'

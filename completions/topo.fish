@@ -116,6 +116,7 @@ complete -c topo -n "__fish_topo_using_subcommand tune" -l table -d 'Also print 
 complete -c topo -n "__fish_topo_using_subcommand tune" -l json -d 'Print JSON'
 complete -c topo -n "__fish_topo_using_subcommand tune" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand tune" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand diff" -l against-version -d 'Model B as this NCCL release (A stays at --nccl-version): what changes on the same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5 --against-version 2.28.9`' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l ignore -d 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l json -d 'Print JSON for scripts'

@@ -108,6 +108,117 @@ pub struct DumpDialect {
     pub gpu_rank: bool,
 }
 
+/// Which machines a change of behaviour can touch (for `topo diff` across releases).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Every machine.
+    Any,
+    /// Machines with network devices (or jobs of several nodes).
+    Nets,
+    /// Jobs of several nodes.
+    MultiNode,
+    /// GPUs behind NVSwitches.
+    NvSwitch,
+    /// Blackwell GPUs (compute capability 10.0 and up).
+    Blackwell,
+    /// Hopper and later GPUs.
+    Hopper,
+    /// GPUs joined to their CPU by C2C (Grace).
+    C2c,
+    /// Two CPU sockets or more.
+    MultiSocket,
+    /// Machines with AMD CPUs.
+    Amd,
+    /// Two GPUs behind NVSwitches.
+    TwoGpuNvSwitch,
+    /// A NIC whose guid is not written `0x...`.
+    BareGuid,
+}
+
+/// One change of NCCL's decisions, as topo models it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Change {
+    /// The first release that behaves the new way.
+    #[serde(serialize_with = "as_text")]
+    pub since: Release,
+    pub scope: Scope,
+    /// What changed, in words.
+    pub text: &'static str,
+}
+
+fn as_text<S: serde::Serializer>(r: &Release, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(r)
+}
+
+/// Every change of behaviour topo models, oldest first. Each line belongs to a
+/// predicate below (or a table it selects).
+pub const CHANGES: &[Change] = &[
+    Change { since: r(2, 19, 1), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 50 GB/s" },
+    Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
+    Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
+    Change {
+        since: r(2, 25, 1),
+        scope: Scope::Blackwell,
+        text: "Blackwell gets its own search ladders (before, it walked Hopper's)",
+    },
+    Change {
+        since: r(2, 26, 2),
+        scope: Scope::C2c,
+        text: "NCCL_NET_GDR_C2C appears (default 0): GPUDirect RDMA to a NIC reached over C2C",
+    },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::C2c,
+        text: "NCCL_NET_GDR_C2C defaults to 1; NCCL_PXN_C2C appears (default 0)",
+    },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::Blackwell,
+        text: "Blackwell ladders gain 18 GB/s inside the node, start at 47.9 across nodes",
+    },
+    Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell ladder across nodes starts at 48, 45.1" },
+    Change {
+        since: r(2, 27, 6),
+        scope: Scope::Nets,
+        text: "PXN is also used when the GPU's own path to the NIC is worse than PXN (before: worse than the PXN type)",
+    },
+    Change { since: r(2, 27, 6), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 96 GB/s" },
+    Change {
+        since: r(2, 28, 3),
+        scope: Scope::C2c,
+        text: "NCCL_PXN_C2C defaults to 1: a C2C-attached GPU relays to its NIC (PXN)",
+    },
+    Change {
+        since: r(2, 28, 7),
+        scope: Scope::TwoGpuNvSwitch,
+        text: "NVLink SHARP (NVLS) is set up with two GPUs (before: three)",
+    },
+    Change {
+        since: r(2, 28, 7),
+        scope: Scope::BareGuid,
+        text: "a NIC guid without `0x` is read as hex (before, such NICs all looked like one ASIC and shared one channel's bandwidth)",
+    },
+    Change {
+        since: r(2, 29, 2),
+        scope: Scope::C2c,
+        text: "P2C (C2C then PCIe) only towards a GPU's closest NICs; the default GDR level becomes P2C",
+    },
+    Change { since: r(2, 29, 2), scope: Scope::Blackwell, text: "Blackwell ladder inside the node gains 45 GB/s" },
+    Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 80 GB/s" },
+    Change {
+        since: r(2, 30, 3),
+        scope: Scope::Nets,
+        text: "a virtual NIC fuses up to 8 ports (before: 4); a PXN relay GPU must be able to use GPUDirect RDMA",
+    },
+    Change { since: r(2, 30, 3), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 86 GB/s" },
+    Change {
+        since: r(2, 30, 7),
+        scope: Scope::Nets,
+        text: "each GPU starts at NIC (device mod GPUs per NIC group), spreading GPUs over their NICs",
+    },
+];
+
 /// Which set of search speed ladders a release ships (`search.cc`), named by the
 /// release that introduced it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,6 +306,12 @@ impl Release {
             .map(|r| if r.checked() { format!("{r}*") } else { r.to_string() })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+
+    /// The changes of behaviour between two releases (either order), oldest first.
+    pub fn changes_between(self, other: Release) -> impl Iterator<Item = &'static Change> {
+        let (lo, hi) = if self <= other { (self, other) } else { (other, self) };
+        CHANGES.iter().filter(move |c| c.since > lo && c.since <= hi)
     }
 
     /// At least release `major.minor.patch` (the boundary a behaviour appeared in).
@@ -371,6 +488,16 @@ mod tests {
         }
         assert_eq!(r(2, 21, 5).code(), 22105);
         assert!(CHECKED.iter().all(|c| RELEASES.contains(c)));
+    }
+
+    #[test]
+    fn changes_are_sorted_and_between_is_half_open() {
+        assert!(CHANGES.windows(2).all(|w| w[0].since <= w[1].since));
+        assert!(CHANGES.iter().all(|c| RELEASES.contains(&c.since)));
+        let n = r(2, 28, 3).changes_between(r(2, 28, 7)).count();
+        assert_eq!(n, r(2, 28, 7).changes_between(r(2, 28, 3)).count());
+        assert!(r(2, 28, 3).changes_between(r(2, 28, 7)).all(|c| c.since == r(2, 28, 7)));
+        assert_eq!(r(2, 30, 7).changes_between(r(2, 30, 7)).count(), 0);
     }
 
     /// 2.22.3 (init.cc) added the CollNet-direct graph as id 2; 2.23.4 moved it to id 4;

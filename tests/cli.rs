@@ -478,3 +478,40 @@ fn version_and_help() {
         assert!(paths.contains(flag), "{paths}");
     }
 }
+
+/// `topo diff` of one machine under two NCCL releases: what an upgrade changes, with the
+/// changes of NCCL that explain it. Guards the 2.28.3 PXN_C2C default (C2C GPUs reach
+/// the other socket's NICs through a peer from then on).
+#[test]
+fn diff_across_releases_explains_the_upgrade() {
+    let args = ["diff", "fixture:gb200-nvl72-tray", "--nccl-version", "2.27.5", "--against-version", "2.30.7"];
+    let out = topo().args(args).args(["--nodes", "2"]).assert().code(1).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.starts_with("fixture:gb200-nvl72-tray (NCCL 2.27.5) -> fixture:gb200-nvl72-tray (NCCL 2.30.7)"),
+        "{text}"
+    );
+    assert!(text.contains("NCCL GPU->NET path: SYS 6.0 GB/s -> PXN 48.0 GB/s"), "{text}");
+    assert!(text.contains("what NCCL changed from 2.27.5 to 2.30.7 that applies to this machine:"), "{text}");
+    assert!(text.contains("2.28.3  NCCL_PXN_C2C defaults to 1"), "{text}");
+    // A change that cannot touch this machine (two GPUs on NVSwitch) is not listed.
+    assert!(!text.contains("NVLS) is set up with two GPUs"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&topo().args(args).args(["--nodes", "2", "--json"]).output().unwrap().stdout).unwrap();
+    assert_eq!(json["nccl"]["a"], "2.27.5");
+    assert_eq!(json["nccl"]["b"], "2.30.7");
+    assert!(json["nccl"]["changes"].as_array().unwrap().iter().any(|c| c["since"] == "2.28.3" && c["scope"] == "c2c"));
+    // One release against itself: the same decisions, exit 0, no release notes.
+    let same = stdout_of(&["diff", "fixture:dgx-h100", "--against-version", "2.30.7"]);
+    assert!(same.contains("same topology") && !same.contains("what NCCL changed"), "{same}");
+    topo()
+        .args(["diff", "fixture:dgx-h100", "--against-version", "2.26.4"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--against-version: NCCL 2.26.4 is not a release topo models"));
+    topo()
+        .args(["diff", "fixture:dgx-h100"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("were not provided: <B>"));
+}

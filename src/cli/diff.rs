@@ -6,9 +6,10 @@ use clap::Args;
 
 use super::Ctx;
 use super::args::ImpactArgs;
-use crate::diff::{Ignore, Side, compare};
+use crate::diff::{self, Ignore, Side, compare};
 use crate::error::Error;
-use crate::{input, render, xml};
+use crate::release::Release;
+use crate::{input, model, render, xml};
 
 #[derive(Debug, Clone, Args)]
 pub struct DiffArgs {
@@ -16,9 +17,14 @@ pub struct DiffArgs {
     /// NCCL_TOPO_DUMP_FILE); `fixture:NAME` names a built-in machine.
     #[arg(value_name = "A")]
     pub a: PathBuf,
-    /// The dump compared with it.
-    #[arg(value_name = "B")]
-    pub b: PathBuf,
+    /// The dump compared with it (default: A again, with `--against-version`).
+    #[arg(value_name = "B", required_unless_present = "against_version")]
+    pub b: Option<PathBuf>,
+    /// Model B as this NCCL release (A stays at --nccl-version): what changes on the
+    /// same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5
+    /// --against-version 2.28.9`.
+    #[arg(long, value_name = "X.Y.Z")]
+    pub against_version: Option<String>,
     /// Print JSON for scripts.
     #[arg(long)]
     pub json: bool,
@@ -32,22 +38,55 @@ pub struct DiffArgs {
 
 /// Exit status 0 when the dumps are the same (after `--ignore`), 1 when they differ.
 pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    let b_path = args.b.as_ref().unwrap_or(&args.a);
     let da = input::dump(&args.a)?;
-    let db = input::dump(&args.b)?;
+    let db = input::dump(b_path)?;
     // A file NCCL cannot read at all (wrong root or version) is an error, not a difference.
     xml::lint_topology(&da.xml, Some(&args.a))?;
-    xml::lint_topology(&db.xml, Some(&args.b))?;
+    xml::lint_topology(&db.xml, Some(b_path))?;
     ctx.notices(da.diags.iter().chain(&db.diags))?;
-    let opts = args.model.options(&ctx.env);
-    let graphs = super::fleet::graphs_fn(ctx)?;
+    let opts_a = args.model.options(&ctx.env);
+    let (mut label_a, mut label_b) = (da.label.clone(), db.label.clone());
+    let opts_b = match &args.against_version {
+        None => opts_a.clone(),
+        Some(v) => {
+            let rb = Release::parse(v).map_err(|e| Error::Usage(format!("--against-version: {e}")))?;
+            if !rb.checked() {
+                ctx.say(&format!("note: {}", rb.provenance()))?;
+            }
+            label_a = format!("{label_a} (NCCL {})", ctx.release());
+            label_b = format!("{label_b} (NCCL {rb})");
+            let env_b = ctx.env_for(rb);
+            ctx.notices(&env_b.warnings().iter().map(crate::notice::Diagnostic::warning).collect::<Vec<_>>())?;
+            model::Options { env: env_b, ..opts_a.clone() }
+        }
+    };
+    // The graphs, and the tuning model's AllReduce picks on them: what an upgrade does
+    // to the algorithm NCCL runs.
+    let file = super::graph_file(None, ctx)?;
+    let graphs_and_picks = |an: &model::Analysis| {
+        let mut so = crate::search::SearchOptions::from_analysis(an);
+        so.graph_file = file.clone();
+        match crate::search::run(an, &so) {
+            Ok((gs, sys)) => {
+                let mut v = render::graphs::graphs_json(&sys, &gs);
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("allreduce".into(), diff::allreduce_picks(an, &gs));
+                }
+                v
+            }
+            Err(_) => diff::no_graphs(an),
+        }
+    };
     let ignore = Ignore::new(&args.ignore);
-    let a = Side::new(&da.label, da.xml, &opts, &graphs);
-    let b = Side::new(&db.label, db.xml, &opts, &graphs);
+    let a = Side::new(&label_a, da.xml, &opts_a, &graphs_and_picks);
+    let b = Side::new(&label_b, db.xml, &opts_b, &graphs_and_picks);
     let (changes, hidden) = compare(&a, &b, &ignore);
+    let why = diff::release_changes(&a, &b);
     let text = if args.json {
-        render::to_json_string(&render::diff::json(&a, &b, &changes, hidden, &ignore))
+        render::to_json_string(&render::diff::json(&a, &b, &changes, hidden, &ignore, &why))
     } else {
-        render::diff::text(&a, &b, &changes, hidden)
+        render::diff::text(&a, &b, &changes, hidden, &why)
     };
     ctx.print(&text)?;
     Ok(if changes.is_empty() { 0 } else { 1 })

@@ -48,6 +48,11 @@ impl<'a> Ctx<'a> {
         self.env = nccl_env(release, &self.vars);
     }
 
+    /// The NCCL_* variables as another release reads them.
+    pub fn env_for(&self, release: Release) -> Env {
+        nccl_env(release, &self.vars)
+    }
+
     /// The NCCL release modelled.
     pub fn release(&self) -> Release {
         self.env.release()

@@ -222,9 +222,18 @@ fn release_of_this_machine(ctx: &mut Ctx) -> Result<(), Error> {
 /// A usage error on one line: clap's message, with its "did you mean" tip kept.
 fn usage_line(e: &clap::Error) -> String {
     let text = e.render().to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
     let first = lines.next().unwrap_or("bad command line");
     let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    // "…were not provided:" is followed by the arguments it means, one per line.
+    if msg.ends_with(':') {
+        let mut items = Vec::new();
+        while let Some(l) = lines.next_if(|l| !l.starts_with("Usage:") && !l.starts_with("tip: ")) {
+            items.push(l);
+        }
+        msg.push(' ');
+        msg.push_str(&items.join(", "));
+    }
     for tip in lines.filter(|l| l.starts_with("tip: ")) {
         msg.push_str("; ");
         msg.push_str(tip);

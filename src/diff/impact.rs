@@ -344,7 +344,83 @@ pub fn impact(a: &Analysis, na: &Naming, ga: &Value, b: &Analysis, nb: &Naming, 
     g.finish(&mut out, &["GPU-GPU path", "transport"]);
     system(a, b, &mut out);
     graphs(ga, gb, &mut out);
+    picks(ga, gb, &mut out);
     out
+}
+
+/// Message sizes at which [`allreduce_picks`] asks the tuning model.
+pub const PICK_SIZES: [u64; 4] = [4 << 10, 256 << 10, 16 << 20, 1 << 30];
+
+/// What the tuning model picks for AllReduce at [`PICK_SIZES`], as a JSON array for the
+/// `allreduce` member of a graphs object (`null` when the model cannot run).
+pub fn allreduce_picks(an: &Analysis, gs: &crate::search::Graphs) -> Value {
+    let Ok(m) = crate::tune::Model::new(an, gs) else { return Value::Null };
+    let picks: Vec<Value> = PICK_SIZES
+        .iter()
+        .filter_map(|&b| m.predict(crate::tune::Func::AllReduce, b).ok())
+        .map(|p| {
+            serde_json::json!({
+                "bytes": p.bytes, "algo": p.algo.name(), "proto": p.proto.name(), "busbw_gbs": p.busbw_gbs,
+            })
+        })
+        .collect();
+    Value::Array(picks)
+}
+
+/// A bandwidth with three significant figures (at least one decimal).
+fn bw_text(v: f64) -> String {
+    let decimals = if v >= 10.0 {
+        1
+    } else if v >= 1.0 {
+        2
+    } else {
+        3
+    };
+    format!("{v:.decimals$}")
+}
+
+/// `4 KiB`, `16 MiB`, `1 GiB`: a size as people write message sizes.
+fn size_text(b: u64) -> String {
+    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    match units.iter().find(|(u, _)| b >= *u && b % u == 0) {
+        Some((u, name)) => format!("{} {name}", b / u),
+        None => format!("{b} B"),
+    }
+}
+
+/// Compare the tuning model's AllReduce picks (the `allreduce` members), size by size.
+fn picks(ga: &Value, gb: &Value, out: &mut Vec<Change>) {
+    let (Some(xa), Some(xb)) =
+        (ga.get("allreduce").and_then(Value::as_array), gb.get("allreduce").and_then(Value::as_array))
+    else {
+        return;
+    };
+    for (pa, pb) in xa.iter().zip(xb) {
+        let pick = |p: &Value| {
+            format!(
+                "{}/{}",
+                p.get("algo").and_then(Value::as_str).unwrap_or("?"),
+                p.get("proto").and_then(Value::as_str).unwrap_or("?")
+            )
+        };
+        let (ba, bb) = (num(pa, "busbw_gbs").unwrap_or(0.0), num(pb, "busbw_gbs").unwrap_or(0.0));
+        let (ka, kb) = (pick(pa), pick(pb));
+        // Below 2% the prediction moved, nobody's job did.
+        let moved = ba > 0.0 && ((bb - ba) / ba).abs() >= 0.02;
+        if ka == kb && !moved {
+            continue;
+        }
+        let size = size_text(num(pa, "bytes").unwrap_or(0.0) as u64);
+        let level = if bb < ba * 0.95 { Level::Warning } else { Level::Info };
+        let (fa, fb) = (bw_text(ba), bw_text(bb));
+        out.push(nccl_change(
+            level,
+            &format!("AllReduce {size}"),
+            format!("{ka} {fa} GB/s"),
+            format!("{kb} {fb} GB/s"),
+            format!("{ka} {fa} -> {kb} {fb} GB/s bus bandwidth (predicted)"),
+        ));
+    }
 }
 
 fn nccl_change(level: Level, subject: &str, before: String, after: String, message: String) -> Change {
@@ -396,7 +472,7 @@ fn graphs(ga: &Value, gb: &Value, out: &mut Vec<Change>) {
         for g in [ga, gb] {
             if let Some(o) = g.as_object() {
                 for k in o.keys() {
-                    if !n.contains(k) {
+                    if !n.contains(k) && k != "allreduce" {
                         n.push(k.clone());
                     }
                 }

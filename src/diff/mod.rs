@@ -26,9 +26,10 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::model::{self, Analysis};
+use crate::release::{Release, Scope};
 use crate::xml::Xml;
 
-pub use impact::{GraphsFn, RingEstimate, no_graphs};
+pub use impact::{GraphsFn, RingEstimate, allreduce_picks, no_graphs};
 pub use inventory::DevKind;
 
 /// How much a difference matters.
@@ -109,6 +110,8 @@ impl Ignore {
 /// One dump made ready for comparison: its devices and the model's results.
 pub struct Side {
     pub label: String,
+    /// The NCCL release modelled.
+    pub release: Release,
     pub xml: Xml,
     pub inv: inventory::Inventory,
     /// The model's results, or why the model could not run on this dump.
@@ -125,7 +128,7 @@ impl Side {
             Ok(an) => graphs(an),
             Err(_) => Value::Null,
         };
-        Side { label: label.to_string(), xml, inv, analysis, graphs }
+        Side { label: label.to_string(), release: opts.env.release(), xml, inv, analysis, graphs }
     }
 
     /// The predicted ring bandwidth, when the model ran.
@@ -156,6 +159,45 @@ pub fn compare(a: &Side, b: &Side, ignore: &Ignore) -> (Vec<Change>, usize) {
     // Stable: errors, then warnings, then info, each in discovery order.
     all.sort_by_key(|c| c.level);
     (all, hidden)
+}
+
+/// The changes of NCCL's behaviour between the two sides' releases that can touch this
+/// machine (none when both model the same release), oldest first.
+pub fn release_changes(a: &Side, b: &Side) -> Vec<&'static crate::release::Change> {
+    let an = match (&a.analysis, &b.analysis) {
+        (Ok(x), _) | (_, Ok(x)) => Some(x),
+        _ => None,
+    };
+    a.release.changes_between(b.release).filter(|c| an.is_none_or(|an| touches(an, c.scope))).collect()
+}
+
+/// Whether a change of this scope can touch the machine analysed.
+fn touches(an: &Analysis, scope: Scope) -> bool {
+    use crate::model::{LinkType, NodeType, cpu};
+    let sys = &an.system;
+    let gpus = sys.list(NodeType::Gpu);
+    let cpus = sys.list(NodeType::Cpu);
+    match scope {
+        Scope::Any => true,
+        Scope::Nets => sys.count(NodeType::Net) > 0 || an.options.nodes > 1,
+        Scope::MultiNode => an.options.nodes > 1,
+        Scope::NvSwitch => sys.count(NodeType::Nvs) > 0,
+        Scope::Blackwell => gpus.iter().any(|g| g.cc() >= 100),
+        Scope::Hopper => gpus.iter().any(|g| g.cc() >= 90),
+        // GPUs, or from 2.30.3 their DEV nodes, hold the C2C links.
+        Scope::C2c => [NodeType::Gpu, NodeType::Dev]
+            .iter()
+            .any(|&t| sys.list(t).iter().any(|g| g.links.iter().any(|l| l.ty == LinkType::C2c))),
+        Scope::MultiSocket => cpus.len() > 1,
+        Scope::TwoGpuNvSwitch => sys.count(NodeType::Nvs) > 0 && an.host_gpus() == 2,
+        Scope::BareGuid => {
+            let x = &an.prepared;
+            (0..x.nodes.len()).any(|n| x.name(n) == "net" && x.attr(n, "guid").is_some_and(|g| !g.starts_with("0x")))
+        }
+        Scope::Amd => cpus
+            .iter()
+            .any(|c| matches!(c.kind, crate::model::system::Kind::Cpu { vendor, .. } if vendor == cpu::VENDOR_AMD)),
+    }
 }
 
 fn model_failed(level: Level, label: &str, e: &str) -> Change {

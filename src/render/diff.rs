@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::diff::{Change, Ignore, Level, RingEstimate, Side, What, counts};
+use crate::release;
 
 pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -72,7 +73,7 @@ pub fn render_changes(changes: &[Change], indent: &str) -> String {
 }
 
 /// The text report of `topo diff`.
-pub fn text(a: &Side, b: &Side, changes: &[Change], hidden: usize) -> String {
+pub fn text(a: &Side, b: &Side, changes: &[Change], hidden: usize, why: &[&release::Change]) -> String {
     let mut s = String::new();
     let hidden_note = if hidden > 0 {
         format!(" ({} hidden by --ignore)", plural(hidden, "difference", "differences"))
@@ -80,11 +81,29 @@ pub fn text(a: &Side, b: &Side, changes: &[Change], hidden: usize) -> String {
         String::new()
     };
     if changes.is_empty() {
-        s.push_str(&format!("{} and {}: same topology{hidden_note}\n", a.label, b.label));
-        return s;
+        let same = if a.release == b.release { "same topology" } else { "same decisions" };
+        s.push_str(&format!("{} and {}: {same}{hidden_note}\n", a.label, b.label));
+    } else {
+        s.push_str(&format!("{} -> {}: {}{hidden_note}\n", a.label, b.label, summary(changes)));
+        s.push_str(&render_changes(changes, ""));
     }
-    s.push_str(&format!("{} -> {}: {}{hidden_note}\n", a.label, b.label, summary(changes)));
-    s.push_str(&render_changes(changes, ""));
+    if a.release != b.release {
+        s.push_str(&release_notes(a.release, b.release, why));
+    }
+    s
+}
+
+/// What NCCL changed between the two releases that can touch this machine: the reasons
+/// behind the differences above.
+fn release_notes(ra: release::Release, rb: release::Release, why: &[&release::Change]) -> String {
+    let mut s = format!("\nwhat NCCL changed from {ra} to {rb} that applies to this machine:\n");
+    if why.is_empty() {
+        s.push_str("  nothing topo models (the differences, if any, follow from the tuning tables)\n");
+    }
+    for c in why {
+        let dir = if ra < rb { "" } else { " (undone going back)" };
+        s.push_str(&format!("  {:<7} {}{dir}\n", c.since.to_string(), c.text));
+    }
     s
 }
 
@@ -96,12 +115,13 @@ pub(crate) fn ring_json(r: Option<RingEstimate>) -> Value {
 }
 
 /// The JSON report of `topo diff` (schema 1).
-pub fn json(a: &Side, b: &Side, changes: &[Change], hidden: usize, ignore: &Ignore) -> Value {
+pub fn json(a: &Side, b: &Side, changes: &[Change], hidden: usize, ignore: &Ignore, why: &[&release::Change]) -> Value {
     let [e, w, i] = counts(changes);
     json!({
         "schema": 1,
         "a": a.label,
         "b": b.label,
+        "nccl": {"a": a.release.to_string(), "b": b.release.to_string(), "changes": why},
         "equal": changes.is_empty(),
         "counts": {"error": e, "warning": w, "info": i},
         "hidden": hidden,
