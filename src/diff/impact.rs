@@ -382,7 +382,7 @@ fn bw_text(v: f64) -> String {
 /// `4 KiB`, `16 MiB`, `1 GiB`: a size as people write message sizes.
 fn size_text(b: u64) -> String {
     let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    match units.iter().find(|(u, _)| b >= *u && b % u == 0) {
+    match units.iter().find(|(u, _)| b >= *u && b.is_multiple_of(*u)) {
         Some((u, name)) => format!("{} {name}", b / u),
         None => format!("{b} B"),
     }
