@@ -238,6 +238,67 @@ pub enum SpeedTables {
     V2_30_3,
 }
 
+/// Which set of tuning constants a release ships (`tuning.cc`: base and per-hop
+/// latencies, LL ceilings, per-channel ceilings), named by the release that introduced
+/// it; the numbers live in `tune::constants`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum TuningTables {
+    V2_18_1,
+    V2_18_3,
+    V2_19_1,
+    V2_21,
+    V2_23,
+    V2_25,
+    V2_28_3,
+    V2_28_7,
+    V2_28_9,
+    V2_29_2,
+    V2_29_7,
+    V2_30_3,
+}
+
+/// How the tuning model rates NVLS and NVLS-tree bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NvlsBwModel {
+    /// Per channel min(bwIntra, bwInter) for every collective (the tree halves the
+    /// network beyond two nodes), no per-channel ceiling, 5/6 from bus to algorithm
+    /// bandwidth, and the entry is rated even when the NVLS graph has no channel.
+    MinIntraInter,
+    /// As [`NvlsBwModel::MinIntraInter`], but AllGather and ReduceScatter get the
+    /// other GPUs' share of NVLink and 90% of the network.
+    PerCollective,
+    /// NVLink at the generation's NVLS efficiency (AllReduce pipelines two
+    /// operations), the NVLS-tree per-channel ceiling, `nRanks/nsteps` from bus to
+    /// algorithm bandwidth, and nothing at all below two channels.
+    Efficiency,
+}
+
+/// When LL128 is on by default (the "auto" value of NCCL_PROTO).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ll128Rule {
+    /// Across nodes up to PXB (PXN on sm90+), NVB inside, GPUs of one compute
+    /// capability, which must be one of the list.
+    CompCaps(&'static [i32]),
+    /// Across nodes up to PXB, or on sm90+ up to P2C with NCCL_LL128_C2C (PXN
+    /// without); NVB inside; one compute capability, at least sm70.
+    C2cOrPxn,
+    /// Across nodes up to PXN on sm90+ with NCCL_LL128_C2C, else up to PXB; NVB inside;
+    /// one compute capability (or, with `mixed_sm90`, any mix of sm90+), at least sm70.
+    C2cPxnElsePxb { mixed_sm90: bool },
+}
+
+/// What the tuning model does for a collective left with no usable entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingBackup {
+    /// Nothing: the collective keeps no entry.
+    None,
+    /// The ring gets its bandwidths back, every protocol.
+    AllProtocols,
+    /// The ring gets back the bandwidths of the protocols that were enabled for it.
+    EnabledProtocols,
+}
+
 /// The graphs a dump can hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DumpGraph {
@@ -457,6 +518,169 @@ impl Release {
     pub fn local_net_start_wraps(self) -> bool {
         self.since(2, 30, 7)
     }
+
+    // ---- tuning (ncclTopoTuneModel, tuning.cc) --------------------------------------
+
+    /// The constant tables of the tuning model: 2.18.3 adds per-scale LL128 ceilings;
+    /// 2.19 moves CollNet and NVLS latency to hops; 2.21 gives Hopper its own LL row and
+    /// NVLS 25 us; 2.23 retunes Tree/Simple; 2.25 adds the Blackwell row; 2.28.3 the
+    /// NVLS-tree ceilings; 2.28.7, 2.29.2 and 2.29.7 move Blackwell's ring LL128 ceiling;
+    /// 2.28.9 the NVLS-tree network hop and 2.30.3 Blackwell's NVLS-tree ceiling.
+    pub fn tuning_tables(self) -> TuningTables {
+        use TuningTables::*;
+        const STEPS: &[((u8, u8, u8), TuningTables)] = &[
+            ((2, 30, 3), V2_30_3),
+            ((2, 29, 7), V2_29_7),
+            ((2, 29, 2), V2_29_2),
+            ((2, 28, 9), V2_28_9),
+            ((2, 28, 7), V2_28_7),
+            ((2, 28, 3), V2_28_3),
+            ((2, 25, 0), V2_25),
+            ((2, 23, 0), V2_23),
+            ((2, 21, 0), V2_21),
+            ((2, 19, 1), V2_19_1),
+            ((2, 18, 3), V2_18_3),
+        ];
+        STEPS.iter().find(|((a, b, c), _)| self.since(*a, *b, *c)).map_or(V2_18_1, |s| s.1)
+    }
+
+    /// The PAT algorithm exists (2.23); before, NCCL knows six algorithms.
+    pub fn has_pat(self) -> bool {
+        self.since(2, 23, 0)
+    }
+
+    /// PAT's share of the tree graph's bandwidth: 85% in 2.23, 75% from 2.24.
+    pub fn pat_bw_share(self) -> f64 {
+        if self.since(2, 24, 0) { 0.75 } else { 0.85 }
+    }
+
+    /// PAT needs sm60 or newer (2.26); before, any GPU may run it.
+    pub fn pat_needs_sm60(self) -> bool {
+        self.since(2, 26, 0)
+    }
+
+    /// A ring AllReduce crosses the network `2 * nNodes` times (other collectives
+    /// `nNodes - 1`) until 2.22; from 2.23 `2 * (nNodes - 1)` times.
+    pub fn ring_net_steps_close_the_ring(self) -> bool {
+        !self.since(2, 23, 0)
+    }
+
+    /// With one rank per node every algorithm pays the tree's network hop (2.23);
+    /// before, each its own.
+    pub fn one_ppn_pays_tree_net_hop(self) -> bool {
+        self.since(2, 23, 0)
+    }
+
+    /// Ring LL128's share of the links with fewer than two ranks per node: 70% until
+    /// 2.22, then the usual 92%.
+    pub fn ring_ll128_share_below_2_ppn(self) -> f64 {
+        if self.since(2, 23, 0) { 0.92 } else { 0.7 }
+    }
+
+    /// How NVLS and NVLS-tree bandwidth is rated: min(intra, inter) (2.19), per
+    /// collective (2.27.3), at NVLS efficiency (2.28.3).
+    pub fn nvls_bw_model(self) -> NvlsBwModel {
+        if self.since(2, 28, 3) {
+            NvlsBwModel::Efficiency
+        } else if self.since(2, 27, 3) {
+            NvlsBwModel::PerCollective
+        } else {
+            NvlsBwModel::MinIntraInter
+        }
+    }
+
+    /// AllGather and ReduceScatter bandwidths of every algorithm but the ring are
+    /// already algorithm bandwidths (2.23); before, only CollNet direct's.
+    pub fn alg_bw_for_non_ring_ag_rs(self) -> bool {
+        self.since(2, 23, 0)
+    }
+
+    /// CollNet direct AllGather/ReduceScatter run at `ppn * min(bwIntra, 0.9 bwInter)`,
+    /// and NVLS and CollNet direct need a CollNet head for every local GPU (2.27.3);
+    /// before, `ppn * bwIntra` corrected between 95% (1 ppn) and 85% (8 ppn), the heads
+    /// check for CollNet direct only.
+    pub fn collnet_ag_rs_capped_by_network(self) -> bool {
+        self.since(2, 27, 3)
+    }
+
+    /// The tree's 15% penalty for a plain TREE pattern reads the largest pattern of
+    /// any node (`maxTreePattern`, 2.26); before, rank 0's own tree graph.
+    pub fn tree_penalty_reads_max_pattern(self) -> bool {
+        self.since(2, 26, 0)
+    }
+
+    /// When LL128 is on by default: a list of compute capabilities until 2.26 (sm100
+    /// and sm120 join in 2.25), NCCL_LL128_C2C from 2.27.3 (read the other way round
+    /// from 2.27.5), mixed sm90+ GPUs from 2.30.3.
+    pub fn ll128_rule(self) -> Ll128Rule {
+        if self.since(2, 30, 3) {
+            Ll128Rule::C2cPxnElsePxb { mixed_sm90: true }
+        } else if self.since(2, 27, 5) {
+            Ll128Rule::C2cPxnElsePxb { mixed_sm90: false }
+        } else if self.since(2, 27, 3) {
+            Ll128Rule::C2cOrPxn
+        } else if self.since(2, 25, 0) {
+            Ll128Rule::CompCaps(&[70, 80, 90, 100, 120])
+        } else {
+            Ll128Rule::CompCaps(&[70, 80, 90])
+        }
+    }
+
+    /// NCCL_ALGO and NCCL_PROTO take per-collective entries (`allreduce:tree;...`) and
+    /// refuse unknown names (2.24); before, one list for every collective whose unknown
+    /// names are ignored.
+    pub fn algo_proto_per_collective(self) -> bool {
+        self.since(2, 24, 0)
+    }
+
+    /// Without CollNet, a NCCL_ALGO that leaves none of Ring, Tree, NVLS and NVLS tree
+    /// gets Ring and Tree back (until 2.23).
+    pub fn algo_falls_back_to_ring_tree(self) -> bool {
+        !self.since(2, 24, 0)
+    }
+
+    /// What the model does for a collective whose every entry ended disabled: the
+    /// ring comes back (2.19), only with its enabled protocols (2.22), not at all
+    /// from 2.24.
+    pub fn ring_backup(self) -> RingBackup {
+        if self.since(2, 24, 0) || !self.since(2, 19, 0) {
+            RingBackup::None
+        } else if self.since(2, 22, 0) {
+            RingBackup::EnabledProtocols
+        } else {
+            RingBackup::AllProtocols
+        }
+    }
+
+    // ---- channels (ncclTopoPostset, ncclNvlsInit) ----------------------------------------
+
+    /// `MAXCHANNELS`: 32 until 2.24, 64 from 2.25.
+    pub fn max_channels(self) -> usize {
+        if self.since(2, 25, 0) { 64 } else { 32 }
+    }
+
+    /// Multi-node rings faster than 45 GB/s double their channels on sm90 (`==`) until
+    /// 2.24, on sm90 and newer from 2.25.
+    pub fn doubles_multi_node_channels(self, min_cc: i32) -> bool {
+        if self.since(2, 25, 0) { min_cc >= 90 } else { min_cc == 90 }
+    }
+
+    /// The collective channels are raised to the NVLS channel count (2.20 to 2.27).
+    pub fn coll_channels_follow_nvls(self) -> bool {
+        self.since(2, 20, 0) && !self.since(2, 28, 3)
+    }
+
+    /// NVLS channels when NCCL_NVLS_NCHANNELS is unset: 16 until 2.24; rank 0's sm100+
+    /// GPU 32 (2.25), 24 on a single node (2.27).
+    pub fn nvls_default_channels(self, cc: i32, multi_node: bool) -> usize {
+        if cc >= 100 && self.since(2, 27, 0) {
+            if multi_node { 32 } else { 24 }
+        } else if cc >= 100 && self.since(2, 25, 0) {
+            32
+        } else {
+            16
+        }
+    }
 }
 
 #[cfg(test)]
@@ -566,5 +790,109 @@ mod tests {
     fn vnic_size_boundary() {
         assert_eq!(r(2, 28, 9).max_devs_per_nic(), 4);
         assert_eq!(r(2, 30, 3).max_devs_per_nic(), 8);
+    }
+
+    /// graph/tuning.cc table boundaries: Tree/Simple hop 28 at 2.22.3, 4 at 2.23.4; Blackwell
+    /// row at 2.25.1; perChMaxNVLSTreeBws at 2.28.3; the NVLS-tree network hop 20.9 at 2.28.9.
+    #[test]
+    fn tuning_tables_boundaries() {
+        use TuningTables::*;
+        let t = |a, b, c| r(a, b, c).tuning_tables();
+        assert_eq!(
+            (t(2, 18, 1), t(2, 18, 3), t(2, 18, 6), t(2, 19, 1), t(2, 20, 5)),
+            (V2_18_1, V2_18_3, V2_18_3, V2_19_1, V2_19_1)
+        );
+        assert_eq!(
+            (t(2, 21, 5), t(2, 22, 3), t(2, 23, 4), t(2, 24, 3), t(2, 25, 1), t(2, 27, 7)),
+            (V2_21, V2_21, V2_23, V2_23, V2_25, V2_25)
+        );
+        assert_eq!(
+            (t(2, 28, 3), t(2, 28, 7), t(2, 28, 9), t(2, 29, 2), t(2, 29, 3)),
+            (V2_28_3, V2_28_7, V2_28_9, V2_29_2, V2_29_2)
+        );
+        assert_eq!((t(2, 29, 7), t(2, 30, 3), t(2, 30, 7)), (V2_29_7, V2_30_3, V2_30_3));
+    }
+
+    /// graph/tuning.cc ncclTopoTuneModel: NCCL_ALGO_PAT arrives at 2.23.4 (busBw *= .85),
+    /// .75 at 2.24.3; ncclPatEnable's sm60 test at 2.26.2.
+    #[test]
+    fn pat_boundaries() {
+        assert!(!r(2, 22, 3).has_pat() && r(2, 23, 4).has_pat());
+        assert_eq!((r(2, 23, 4).pat_bw_share(), r(2, 24, 3).pat_bw_share()), (0.85, 0.75));
+        assert!(!r(2, 25, 1).pat_needs_sm60() && r(2, 26, 2).pat_needs_sm60());
+    }
+
+    /// graph/tuning.cc: nInterSteps `2*nNodes`, `ppn < 2 ? 0.7`, no ppn==1 tree hop and
+    /// CollNet-direct-only AG/RS conversion at 2.22.3; all gone at 2.23.4.
+    #[test]
+    fn tuning_2_23_boundaries() {
+        let (old, new) = (r(2, 22, 3), r(2, 23, 4));
+        assert!(old.ring_net_steps_close_the_ring() && !new.ring_net_steps_close_the_ring());
+        assert!(!old.one_ppn_pays_tree_net_hop() && new.one_ppn_pays_tree_net_hop());
+        assert_eq!((old.ring_ll128_share_below_2_ppn(), new.ring_ll128_share_below_2_ppn()), (0.7, 0.92));
+        assert!(!old.alg_bw_for_non_ring_ag_rs() && new.alg_bw_for_non_ring_ag_rs());
+    }
+
+    /// graph/tuning.cc: per-collective NVLS and the CollNet AG/RS `0.9f` at 2.27.3,
+    /// nvlsEfficiency at 2.28.3; maxTreePattern at 2.26.2.
+    #[test]
+    fn nvls_collnet_tree_model_boundaries() {
+        assert_eq!(r(2, 26, 6).nvls_bw_model(), NvlsBwModel::MinIntraInter);
+        assert_eq!(r(2, 27, 3).nvls_bw_model(), NvlsBwModel::PerCollective);
+        assert_eq!(r(2, 27, 7).nvls_bw_model(), NvlsBwModel::PerCollective);
+        assert_eq!(r(2, 28, 3).nvls_bw_model(), NvlsBwModel::Efficiency);
+        assert!(!r(2, 26, 6).collnet_ag_rs_capped_by_network() && r(2, 27, 3).collnet_ag_rs_capped_by_network());
+        assert!(!r(2, 25, 1).tree_penalty_reads_max_pattern() && r(2, 26, 2).tree_penalty_reads_max_pattern());
+    }
+
+    /// graph/tuning.cc LL128 block: `case 90:` list at 2.24.3, `case 100:` at 2.25.1,
+    /// `PATH_P2C : PATH_PXN` at 2.27.3, `ncclParamLl128C2c() && minCompCap >= 90` at
+    /// 2.27.5, `|| minCompCap >= 90` for mixed GPUs at 2.30.3.
+    #[test]
+    fn ll128_rule_boundaries() {
+        assert_eq!(r(2, 24, 3).ll128_rule(), Ll128Rule::CompCaps(&[70, 80, 90]));
+        assert_eq!(r(2, 26, 6).ll128_rule(), Ll128Rule::CompCaps(&[70, 80, 90, 100, 120]));
+        assert_eq!(r(2, 27, 3).ll128_rule(), Ll128Rule::C2cOrPxn);
+        assert_eq!(r(2, 27, 5).ll128_rule(), Ll128Rule::C2cPxnElsePxb { mixed_sm90: false });
+        assert_eq!(r(2, 29, 7).ll128_rule(), Ll128Rule::C2cPxnElsePxb { mixed_sm90: false });
+        assert_eq!(r(2, 30, 3).ll128_rule(), Ll128Rule::C2cPxnElsePxb { mixed_sm90: true });
+    }
+
+    /// graph/tuning.cc: parseList with per-function prefixes at 2.24.3; ringbdw backup
+    /// from 2.19.1, `pEnable == 0` clears it at 2.22.3, gone at 2.24.3 with the
+    /// Ring/Tree fallback.
+    #[test]
+    fn enable_boundaries() {
+        assert!(!r(2, 23, 4).algo_proto_per_collective() && r(2, 24, 3).algo_proto_per_collective());
+        assert!(r(2, 23, 4).algo_falls_back_to_ring_tree() && !r(2, 24, 3).algo_falls_back_to_ring_tree());
+        assert_eq!(r(2, 18, 6).ring_backup(), RingBackup::None);
+        assert_eq!(r(2, 19, 1).ring_backup(), RingBackup::AllProtocols);
+        assert_eq!(r(2, 21, 5).ring_backup(), RingBackup::AllProtocols);
+        assert_eq!(r(2, 22, 3).ring_backup(), RingBackup::EnabledProtocols);
+        assert_eq!(r(2, 23, 4).ring_backup(), RingBackup::EnabledProtocols);
+        assert_eq!(r(2, 24, 3).ring_backup(), RingBackup::None);
+    }
+
+    /// include/device.h MAXCHANNELS 32 at 2.24.3, 64 at 2.25.1; graph/connect.cc
+    /// ncclTopoPostset: `minCompCap == 90` doubling until 2.24.3 (`>= 90` at 2.25.1), the
+    /// copy up to nvlsChannels from 2.20.3 to 2.27.7.
+    #[test]
+    fn postset_boundaries() {
+        assert_eq!((r(2, 24, 3).max_channels(), r(2, 25, 1).max_channels()), (32, 64));
+        assert!(!r(2, 24, 3).doubles_multi_node_channels(100) && r(2, 24, 3).doubles_multi_node_channels(90));
+        assert!(r(2, 25, 1).doubles_multi_node_channels(100));
+        assert!(!r(2, 19, 4).coll_channels_follow_nvls() && r(2, 20, 3).coll_channels_follow_nvls());
+        assert!(r(2, 27, 7).coll_channels_follow_nvls() && !r(2, 28, 3).coll_channels_follow_nvls());
+    }
+
+    /// transport/nvls.cc: NVLS_NCHANNELS 16 at 2.24.3, NVLS_NCHANNELS_SM100 32 at 2.25.1,
+    /// NVLS_NCHANNELS_SM100_NVL 24 on one node at 2.27.3.
+    #[test]
+    fn nvls_channel_default_boundaries() {
+        assert_eq!(r(2, 24, 3).nvls_default_channels(100, true), 16);
+        assert_eq!(r(2, 26, 6).nvls_default_channels(100, false), 32);
+        assert_eq!(r(2, 27, 3).nvls_default_channels(100, false), 24);
+        assert_eq!(r(2, 27, 3).nvls_default_channels(100, true), 32);
+        assert_eq!(r(2, 30, 7).nvls_default_channels(90, true), 16);
     }
 }
