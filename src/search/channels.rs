@@ -9,10 +9,11 @@
 //! - builds two trees per channel: the intra-node chain of the tree graph, joined
 //!   across nodes by NCCL's double binary tree (`ncclGetDtree`); channel `c` uses the
 //!   first tree, channel `c + n` the mirrored (or shifted) one,
-//! - doubles the channels (capped at 64), adds CollNet chain channels, doubles again on
-//!   sm90+ multi-node rings faster than 45 GB/s, and applies NCCL_MAX_NCHANNELS /
-//!   NCCL_MIN_NCHANNELS (and the NCCL_*_NRINGS, NCCL_*_CTAS variables) the way
-//!   `copyChannels` does.
+//! - doubles the channels (capped at 64, 32 before 2.25), adds CollNet chain channels,
+//!   doubles again on sm90+ multi-node rings faster than 45 GB/s, and applies
+//!   NCCL_MAX_NCHANNELS / NCCL_MIN_NCHANNELS (and the NCCL_*_NRINGS, NCCL_*_CTAS
+//!   variables) the way `copyChannels` does; from 2.20 to 2.27 it then copies channels
+//!   up to the NVLS channel count.
 //!
 //! Every channel of the final list is a copy of one of `2n` base channels; [`Run`] keeps
 //! the base channels' ring and tree links for every rank, and which base each final
@@ -20,6 +21,7 @@
 
 use crate::env::Env;
 use crate::error::Error;
+use crate::release::Release;
 use crate::search::{CrossNic, Graph, Graphs, MAXCHANNELS, Pattern};
 
 /// Children a tree node can have (`NCCL_MAX_TREE_ARITY`).
@@ -109,7 +111,7 @@ impl Limits {
     /// Read the variables from the environment snapshot, as NCCL does.
     pub fn from_env(env: &Env) -> Limits {
         let mut notes = Vec::new();
-        let m = MAXCHANNELS as i64;
+        let m = env.release().max_channels() as i64;
         // NCCL_PARAM values are int64, stored into an int.
         let int = |v: i64| v as i32 as i64;
         let c = &env.channels;
@@ -215,7 +217,11 @@ pub struct Job {
     pub collnet: bool,
     /// NCCL_COLLNET_NODE_THRESHOLD (default 2).
     pub collnet_node_threshold: i64,
+    /// NCCL_NVLS_NCHANNELS, when set to a number.
+    pub nvls_nchannels: Option<i64>,
     pub limits: Limits,
+    /// The NCCL release modelled.
+    pub release: Release,
 }
 
 impl Job {
@@ -262,7 +268,9 @@ impl Job {
             cc,
             collnet: an.options.collnet && collnet_env != Some(0),
             collnet_node_threshold: an.options.env.channels.collnet_node_threshold,
+            nvls_nchannels: an.options.env.channels.nvls_nchannels,
             limits: Limits::from_env(&an.options.env),
+            release: env.release(),
         })
     }
 
@@ -407,13 +415,18 @@ pub fn coll_channels(gs: &Graphs, job: &Job) -> usize {
 }
 
 /// `ncclTopoPostset` on the channel count: duplicate, add CollNet and sm90 copies, then
-/// apply the user's limits. Returns which base channel each final channel copies.
+/// apply the user's limits and, from 2.20 to 2.27, raise to the NVLS channel count.
+/// Returns which base channel each final channel copies.
 fn postset(al: &Graphs, job: &Job, n: usize) -> (Vec<usize>, Vec<Step>) {
     let nn = job.n_nodes();
     let nr = job.nodes * job.local_ranks;
+    let max = job.release.max_channels();
     let mut steps = Vec::new();
-    let mut source: Vec<usize> = (0..(2 * n).min(MAXCHANNELS)).collect();
-    steps.push(Step { what: "duplicated (second tree of the pair), capped at 64".into(), n_channels: source.len() });
+    let mut source: Vec<usize> = (0..(2 * n).min(max)).collect();
+    steps.push(Step {
+        what: format!("duplicated (second tree of the pair), capped at {max}"),
+        n_channels: source.len(),
+    });
     let chain = &al.collnet_chain;
     if job.collnet && chain.computed && chain.n_channels > 0 {
         if (nn as i64) < job.collnet_node_threshold {
@@ -426,7 +439,7 @@ fn postset(al: &Graphs, job: &Job, n: usize) -> (Vec<usize>, Vec<Step>) {
             });
         } else if chain.bw_intra > chain.bw_inter && nr > nn {
             let cur = source.len();
-            copy_channels(&mut source, (cur + cur / 2).min(MAXCHANNELS));
+            copy_channels(&mut source, (cur + cur / 2).min(max));
             steps.push(Step {
                 what: "CollNet chain: +half to saturate intra-node bandwidth (bwIntra > bwInter)".into(),
                 n_channels: source.len(),
@@ -434,7 +447,7 @@ fn postset(al: &Graphs, job: &Job, n: usize) -> (Vec<usize>, Vec<Step>) {
         }
     }
     let ring = &al.ring;
-    if job.min_cc >= 90 && nn > 1 && ring.bw_intra > 45.0 && source.len() < 16 {
+    if job.release.doubles_multi_node_channels(job.min_cc) && nn > 1 && ring.bw_intra > 45.0 && source.len() < 16 {
         let cur = source.len();
         copy_channels(&mut source, 2 * cur);
         steps.push(Step {
@@ -453,29 +466,28 @@ fn postset(al: &Graphs, job: &Job, n: usize) -> (Vec<usize>, Vec<Step>) {
         copy_channels(&mut source, floor);
         steps.push(Step { what: limit_name(lim, false), n_channels: source.len() });
     }
+    if job.release.coll_channels_follow_nvls() {
+        let nvls = nvls_channels(job, al.nvls.computed && al.nvls.n_channels > 0);
+        if source.len() < nvls {
+            copy_channels(&mut source, nvls);
+            steps.push(Step { what: format!("raised to the {nvls} NVLS channels"), n_channels: source.len() });
+        }
+    }
     (source, steps)
 }
 
 /// `comm->nvlsChannels` after `ncclNvlsTuning` (0 when NVLS is not in use): the
-/// generation's default, NCCL_NVLS_NCHANNELS, then the CTA limits. The SM100 multi-node
-/// refinement, which depends on the NIC speed, is not modelled.
-pub fn nvls_channels(job: &Job, env: &Env, nvls: bool) -> usize {
+/// release's default for rank 0's GPU, NCCL_NVLS_NCHANNELS, then the CTA limits. The
+/// SM100 multi-node refinement of 2.30.3, which depends on the NIC speed, is not
+/// modelled.
+pub fn nvls_channels(job: &Job, nvls: bool) -> usize {
     if !nvls {
         return 0;
     }
-    let mut n = if job.cc >= 100 {
-        if job.n_nodes() > 1 { NVLS_NCHANNELS_SM100 } else { NVLS_NCHANNELS_SM100_NVL }
-    } else {
-        NVLS_NCHANNELS_SM90
-    };
-    n = env.channels.nvls_nchannels.unwrap_or(n as i64).max(0) as usize;
+    let n = job.release.nvls_default_channels(job.cc, job.n_nodes() > 1);
+    let n = job.nvls_nchannels.unwrap_or(n as i64).max(0) as usize;
     n.min(job.limits.max_ctas).max(job.limits.min_ctas)
 }
-
-/// NVLS channel defaults by generation (`nvls.cc`).
-const NVLS_NCHANNELS_SM90: usize = 16;
-const NVLS_NCHANNELS_SM100: usize = 32;
-const NVLS_NCHANNELS_SM100_NVL: usize = 24;
 
 /// Set up the channels NCCL runs from the graphs of rank 0 (and, where trimming split
 /// the host, those of the other domains in `job`).

@@ -161,7 +161,7 @@ pub(super) fn comm(an: &Analysis, gs: &Graphs, warnings: &mut Vec<String>) -> Re
     };
 
     let n_channels = channels::coll_channels(gs, &job);
-    let nvls_channels = channels::nvls_channels(&job, env, nvls_support);
+    let nvls_channels = channels::nvls_channels(&job, nvls_support);
 
     let pat_param = env.tune.pat_enable;
     let pat_enable = if min_cc < 60 {

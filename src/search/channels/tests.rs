@@ -99,7 +99,9 @@ fn job(nodes: usize, l: usize) -> Job {
         cc: 80,
         collnet: false,
         collnet_node_threshold: 2,
+        nvls_nchannels: None,
         limits: Limits::default(),
+        release: Default::default(),
     }
 }
 
@@ -324,4 +326,30 @@ fn ranks_reaching_each_other_only_through_the_network_run_as_separate_nodes() {
     assert_eq!((run.nodes, run.local_ranks, run.n_ranks), (8, 1, 8));
     assert_eq!(run.ring_order(0, 0), [0, 1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(run.rank_to_node, [0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+/// graph/connect.cc ncclTopoPostset at v2.27.5-1 copies the channels up to
+/// nvlsChannels (v2.28.3-1 does not); include/device.h MAXCHANNELS is 32 at v2.24.3-1;
+/// transport/nvls.cc gives sm100 24 NVLS channels on one node at v2.27.3-1.
+#[test]
+fn postset_by_release() {
+    let at = |v: &str| {
+        let mut j = job(1, 2);
+        j.release = crate::release::Release::parse(v).unwrap();
+        (j.cc, j.min_cc) = (100, 100);
+        j
+    };
+    let ring = graph(0, pattern::RING, 2, &[&[0, 1]]);
+    let tree = graph(1, pattern::BALANCED_TREE, 2, &[&[0, 1]]);
+    let mut gs = graphs(ring, tree);
+    gs.nvls = graph(3, pattern::NVLS, 2, &[&[0, 1], &[1, 0]]);
+    assert_eq!((coll_channels(&gs, &at("2.27.5")), nvls_channels(&at("2.27.5"), true)), (24, 24));
+    assert_eq!((coll_channels(&gs, &at("2.28.3")), nvls_channels(&at("2.28.3"), true)), (2, 24));
+    // The channels run are copies of the two base channels.
+    let run = build(&gs, &at("2.27.5")).unwrap();
+    assert_eq!(run.source.len(), 24);
+    // 20 search channels double to 40, or to MAXCHANNELS = 32 before 2.25.
+    let chans: Vec<&[i32]> = (0..20).map(|_| &[0, 1][..]).collect();
+    let gs = graphs(graph(0, pattern::RING, 2, &chans), graph(1, pattern::BALANCED_TREE, 2, &chans));
+    assert_eq!((coll_channels(&gs, &at("2.24.3")), coll_channels(&gs, &at("2.25.1"))), (32, 40));
 }
