@@ -10,6 +10,7 @@ use super::constants::NVLS_EFFICIENCY;
 use super::ctx::Ctx;
 use super::limit::{Ceiling, Limit, Link, Share};
 use super::{Algo, Func, GraphFacts, Proto};
+use crate::release::NvlsBwModel;
 
 /// Whether the collective is AllGather or ReduceScatter.
 fn ag_rs(func: Func) -> bool {
@@ -17,14 +18,18 @@ fn ag_rs(func: Func) -> bool {
 }
 
 /// The algorithm bandwidth of one entry and what limits it; `None` where NCCL skips
-/// the entry altogether (NVLS with fewer than two channels).
+/// the entry altogether (NVLS with fewer than two channels, from 2.28.3).
 pub(super) fn bandwidth(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> Option<(f32, Limit)> {
     let g = &x.c.graphs[algo];
+    let r = x.c.release;
     let nch = g.n_channels;
     let is_collnet = matches!(algo, Algo::CollNetDirect | Algo::CollNetChain);
     let inter = !(x.n_nodes <= 2 || is_collnet);
     let (bw, why): (f32, Limit) = if matches!(algo, Algo::Nvls | Algo::NvlsTree) {
-        nvls_per_channel(x, func, algo, g)?
+        match r.nvls_bw_model() {
+            NvlsBwModel::Efficiency => nvls_per_channel(x, func, algo, g)?,
+            model => nvls_per_channel_min(x, func, algo, g, model),
+        }
     } else {
         let bw = if inter { g.bw_inter } else { g.bw_intra };
         (bw, Limit::Links { link: Link::of(g, inter), channels: nch, share: None })
@@ -33,11 +38,16 @@ pub(super) fn bandwidth(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> Option
     let (mut bus, why) = match algo {
         Algo::Ring => ring(x, proto, nch, bus, why),
         Algo::Tree => tree(x, func, proto, nch, bus, why),
-        Algo::Pat => ((bus as f64 * 0.75) as f32, why),
+        Algo::Pat => ((bus as f64 * r.pat_bw_share()) as f32, why),
         Algo::CollNetDirect | Algo::CollNetChain => collnet(x, func, algo, proto, g, bus, why),
         Algo::Nvls | Algo::NvlsTree => (bus, why),
     };
-    if matches!(algo, Algo::Nvls | Algo::CollNetDirect) && proto == Proto::Simple && ag_rs(func) && x.n_nodes > 1 {
+    if r.collnet_ag_rs_capped_by_network()
+        && matches!(algo, Algo::Nvls | Algo::CollNetDirect)
+        && proto == Proto::Simple
+        && ag_rs(func)
+        && x.n_nodes > 1
+    {
         // Needs CollNet (whose plugin is assumed to offer allgather and
         // reducescatter) and a CollNet head for every GPU of the node.
         if !x.c.collnet_enable || x.c.local_ranks > x.c.collnet_heads {
@@ -48,18 +58,25 @@ pub(super) fn bandwidth(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> Option
 }
 
 /// Bus to algorithm bandwidth: rings (and NVLS) move `nsteps / nranks` of the data per
-/// rank, trees and the rest half of it; AllGather/ReduceScatter entries other than the
-/// ring's are already algorithm bandwidths.
+/// rank (NVLS 5/6 before 2.28.3), trees and the rest half of it; AllGather/ReduceScatter
+/// entries other than the ring's (before 2.23, CollNet direct's only) are already
+/// algorithm bandwidths.
 fn bus_to_alg(x: &Ctx, func: Func, algo: Algo, mut bus: f32) -> f32 {
-    if !(algo != Algo::Ring && ag_rs(func)) {
+    let r = x.c.release;
+    let already =
+        ag_rs(func) && if r.alg_bw_for_non_ring_ag_rs() { algo != Algo::Ring } else { algo == Algo::CollNetDirect };
+    if !already {
         let nsteps: i64 = match func {
             Func::AllReduce => 2 * (x.n_ranks as i64 - 1),
             Func::AllGather | Func::ReduceScatter => x.n_ranks as i64 - 1,
             _ => x.n_ranks as i64,
         };
         let mut ratio: f32 = 1.0;
-        if matches!(algo, Algo::Ring | Algo::Nvls | Algo::NvlsTree) {
+        let nvls = matches!(algo, Algo::Nvls | Algo::NvlsTree);
+        if algo == Algo::Ring || (nvls && r.nvls_bw_model() == NvlsBwModel::Efficiency) {
             ratio = (ratio as f64 * ((1.0 * x.n_ranks as f64) / nsteps as f64)) as f32;
+        } else if nvls {
+            ratio = (ratio as f64 * (5.0 / 6.0)) as f32;
         } else {
             ratio = (ratio as f64 * 0.5) as f32;
         }
@@ -95,8 +112,25 @@ fn nvls_per_channel(x: &Ctx, func: Func, algo: Algo, g: &GraphFacts) -> Option<(
     Some((bw, why))
 }
 
-/// Ring: LL gets half the links up to the LL ceiling, LL128 92% up to its per-channel
-/// ceiling, Simple all of it.
+/// NVLS and NVLS-tree per channel before 2.28.3: min(intra, inter), the tree halving
+/// the network beyond two nodes; from 2.27.3 AllGather/ReduceScatter get the other
+/// GPUs' share of NVLink and 90% of the network. Rated even without channels.
+fn nvls_per_channel_min(x: &Ctx, func: Func, algo: Algo, g: &GraphFacts, model: NvlsBwModel) -> (f32, Limit) {
+    let nch = g.n_channels;
+    let intra = Limit::Links { link: Link::of(g, false), channels: nch, share: None };
+    let inter = Limit::NvlsInter { link: Link::of(g, true), channels: nch };
+    let (a, b) = if algo == Algo::NvlsTree {
+        (g.bw_intra, if x.n_nodes <= 2 { g.bw_inter } else { g.bw_inter / 2.0 })
+    } else if model == NvlsBwModel::PerCollective && func != Func::AllReduce {
+        (g.bw_intra * (x.ppn - 1.0) / x.ppn, g.bw_inter * 0.9)
+    } else {
+        (g.bw_intra, g.bw_inter)
+    };
+    if a <= b { (a, intra) } else { (b, inter) }
+}
+
+/// Ring: LL gets half the links up to the LL ceiling, LL128 92% (70% below two ranks a
+/// node, before 2.23) up to its per-channel ceiling, Simple all of it.
 fn ring(x: &Ctx, proto: Proto, nch: i32, bus: f32, why: Limit) -> (f32, Limit) {
     let base = bus;
     match proto {
@@ -111,8 +145,9 @@ fn ring(x: &Ctx, proto: Proto, nch: i32, bus: f32, why: Limit) -> (f32, Limit) {
         }
         Proto::Ll128 => {
             let cap = nch as f64 * x.per_ch_ring_ll128;
-            let bus = (bus as f64 * 0.92).min(cap) as f32;
-            let why = if cap < base as f64 * 0.92 {
+            let share = if x.ppn < 2.0 { x.c.release.ring_ll128_share_below_2_ppn() } else { 0.92 };
+            let bus = (bus as f64 * share).min(cap) as f32;
+            let why = if cap < base as f64 * share {
                 Limit::PerChannel { ceiling: Ceiling::RingLl128, gbs: x.per_ch_ring_ll128, channels: nch, share: None }
             } else {
                 why.at_share(Share::RingLl128)
@@ -156,8 +191,9 @@ fn tree(x: &Ctx, func: Func, proto: Proto, nch: i32, mut bus: f32, mut why: Limi
 }
 
 /// CollNet: Simple only. Direct AllGather/ReduceScatter run at the GPUs of a node times
-/// min(intra, 90% of the network); direct AllReduce shares each NIC between the GPUs
-/// behind it (and loses 15% on Hopper and later).
+/// min(intra, 90% of the network) (before 2.27.3: times intra, 95% at one GPU a node
+/// down to 85% at eight, none without a head for each GPU); direct AllReduce shares each
+/// NIC between the GPUs behind it (and loses 15% on Hopper and later).
 fn collnet(x: &Ctx, func: Func, algo: Algo, proto: Proto, g: &GraphFacts, mut bus: f32, why: Limit) -> (f32, Limit) {
     if proto != Proto::Simple {
         return (0.0, why);
@@ -166,6 +202,15 @@ fn collnet(x: &Ctx, func: Func, algo: Algo, proto: Proto, g: &GraphFacts, mut bu
         return (bus, why);
     }
     let ppn = x.ppn;
+    if ag_rs(func) && !x.c.release.collnet_ag_rs_capped_by_network() {
+        let mut bus = ppn * g.bw_intra;
+        if x.n_nodes > 1 && (!x.c.collnet_enable || ppn > x.c.collnet_heads as f32) {
+            bus = 0.0;
+        }
+        let w: f32 = (ppn - 1.0) / 7.0;
+        bus = (bus as f64 * (w as f64 * 0.85 + (1.0 - w) as f64 * 0.95)) as f32;
+        return (bus, Limit::CollNetPerGpu { ppn, intra: g.bw_intra, inter: f32::INFINITY });
+    }
     if ag_rs(func) {
         let bus = ppn * g.bw_intra.min(g.bw_inter * 0.9f32);
         return (bus, Limit::CollNetPerGpu { ppn, intra: g.bw_intra, inter: g.bw_inter });

@@ -3,9 +3,11 @@
 
 use crate::error::Error;
 use crate::model::{Analysis, NodeType, PathType, cpu};
+use crate::release::Release;
 use crate::search::channels::{self, Job};
 use crate::search::{Graph, Graphs, pattern};
 
+use super::constants::tables;
 use super::table::PerAlgo;
 use super::{Algo, Arch, NALGO};
 
@@ -78,11 +80,15 @@ pub struct Comm {
     /// CollNet heads per node (`collNetHeadsNum`), 0 without CollNet.
     pub collnet_heads: usize,
     pub nvs_count: usize,
-    /// The tree graph's pattern (`comm->maxTreePattern`).
+    /// The tree pattern the bandwidth model reads: the largest of any node
+    /// (`comm->maxTreePattern`), before 2.26 rank 0's own tree graph's.
     pub tree_pattern: i32,
     pub pat_enable: bool,
     /// Network post overhead (µs), NCCL_NET_OVERHEAD or the CPU's default.
     pub net_overhead_us: f32,
+    /// The NCCL release modelled.
+    #[serde(skip)]
+    pub release: Release,
     /// Per-algorithm graph facts, indexed by [`Algo`] (JSON: keyed by algorithm name).
     #[serde(serialize_with = "by_algo_name")]
     pub graphs: PerAlgo<GraphFacts>,
@@ -111,6 +117,7 @@ fn distinct_heads(g: &Graph, ngpus: usize) -> usize {
 /// know about through `warnings`.
 pub(super) fn comm(an: &Analysis, gs: &Graphs, warnings: &mut Vec<String>) -> Result<Comm, Error> {
     let env = &an.options.env;
+    let release = env.release();
     let sys = &an.system;
 
     // The nodes as init numbers them: every trimming domain of every host is one.
@@ -131,7 +138,9 @@ pub(super) fn comm(an: &Analysis, gs: &Graphs, warnings: &mut Vec<String>) -> Re
     let collnet_requested = job.collnet;
     // The graphs, aligned across the ranks as init.cc does, then ring and tree get
     // min(ring, tree) channels.
-    let (al, tree_pattern) = job.align(gs);
+    let (al, max_tree_pattern) = job.align(gs);
+    let tree_pattern =
+        if release.tree_penalty_reads_max_pattern() { max_tree_pattern } else { gs.tree.pattern.number() };
     let nvls_support = al.nvls.computed && al.nvls.n_channels > 0;
     let mut tree = GraphFacts::of(&al.tree);
     let mut ring = GraphFacts::of(&al.ring);
@@ -164,7 +173,7 @@ pub(super) fn comm(an: &Analysis, gs: &Graphs, warnings: &mut Vec<String>) -> Re
     let nvls_channels = channels::nvls_channels(&job, nvls_support);
 
     let pat_param = env.tune.pat_enable;
-    let pat_enable = if min_cc < 60 {
+    let pat_enable = if min_cc < 60 && release.pat_needs_sm60() {
         false
     } else if pat_param != 2 {
         pat_param != 0
@@ -184,7 +193,10 @@ pub(super) fn comm(an: &Analysis, gs: &Graphs, warnings: &mut Vec<String>) -> Re
         min_cc,
         max_cc,
         cc,
-        arch: Arch::from_cc(min_cc),
+        arch: match Arch::from_cc(min_cc) {
+            Arch::Blackwell if !tables(release.tuning_tables()).blackwell_row => Arch::Hopper,
+            arch => arch,
+        },
         cpu_arch,
         cpu_vendor,
         n_channels,
@@ -196,6 +208,7 @@ pub(super) fn comm(an: &Analysis, gs: &Graphs, warnings: &mut Vec<String>) -> Re
         tree_pattern,
         pat_enable,
         net_overhead_us,
+        release,
         graphs,
     };
     Ok(comm)

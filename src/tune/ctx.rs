@@ -1,4 +1,4 @@
-//! The rows of NCCL's constant tables one communicator's scale selects, shared by the
+//! The rows of the release's constant tables one communicator's scale selects, shared by the
 //! latency and bandwidth of every entry of the tuning model.
 
 use crate::model::{PathType, cpu};
@@ -25,7 +25,9 @@ pub(super) struct Ctx<'a> {
     pub per_ch_ring_ll128: f64,
     pub per_ch_tree_ll128: f64,
     pub per_ch_nvls_tree: f64,
-    /// Hop latencies, with the POWER correction.
+    /// Base latencies of the release.
+    pub base_lat: [[f64; NPROTO]; NALGO],
+    /// Hop latencies of the release, with the POWER correction.
     pub hw_lat: [[[f64; NPROTO]; NALGO]; 3],
     /// Per algorithm: the hardware class of a hop inside the node, and of a ring hop.
     pub intra_hw: [usize; NALGO],
@@ -44,7 +46,8 @@ impl Ctx<'_> {
         } else {
             0
         };
-        let mut hw_lat = HW_LATENCY;
+        let t = tables(c.release.tuning_tables());
+        let mut hw_lat = t.hw_latency;
         if c.cpu_arch == cpu::ARCH_POWER {
             hw_lat[HW_PCI][Algo::Tree as usize][Proto::Simple as usize] =
                 hw_lat[HW_PCI][Algo::Ring as usize][Proto::Simple as usize];
@@ -58,11 +61,12 @@ impl Ctx<'_> {
             arch,
             ppn: c.n_ranks as f32 / n_nodes as f32,
             log_nodes: super::log2i(n_nodes as u64),
-            ll_max_bw: LL_MAX_BW[ll_row][scale],
-            per_ch_tree: PER_CH_MAX_TREE_BW[arch][scale],
-            per_ch_ring_ll128: PER_CH_MAX_RING_LL128_BW[arch][scale],
-            per_ch_tree_ll128: PER_CH_MAX_TREE_LL128_BW[arch][scale],
-            per_ch_nvls_tree: PER_CH_MAX_NVLS_TREE_BW[arch][scale],
+            ll_max_bw: t.ll_max_bw[ll_row][scale],
+            per_ch_tree: t.per_ch_tree[arch][scale],
+            per_ch_ring_ll128: t.per_ch_ring_ll128[arch][scale],
+            per_ch_tree_ll128: t.per_ch_tree_ll128[arch][scale],
+            per_ch_nvls_tree: t.per_ch_nvls_tree[arch][scale],
+            base_lat: t.base_latency,
             hw_lat,
             intra_hw,
             hw: std::array::from_fn(|a| if n_nodes == 1 { intra_hw[a] } else { HW_NET }),

@@ -2,7 +2,7 @@
 //! the base latency plus the per-hop costs each algorithm pays inside the node and across
 //! the network (µs), one function per algorithm.
 
-use super::constants::{BASE_LATENCY, HW_NET};
+use super::constants::HW_NET;
 use super::ctx::Ctx;
 use super::{Algo, Func, Proto};
 
@@ -22,14 +22,15 @@ struct Hops {
 pub(super) fn latency(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> f32 {
     let (a, p) = (algo as usize, proto as usize);
     let g = &x.c.graphs[algo];
-    let mut inter: f32 =
-        if x.ppn == 1.0 { x.hw_lat[HW_NET][Algo::Tree as usize][p] as f32 } else { x.hw_lat[HW_NET][a][p] as f32 };
+    // One rank a node exposes the whole network latency: the tree's hop (from 2.23).
+    let net_row = if x.ppn == 1.0 && x.c.release.one_ppn_pays_tree_net_hop() { Algo::Tree as usize } else { a };
+    let mut inter: f32 = x.hw_lat[HW_NET][net_row][p] as f32;
     inter += g.latency_inter;
     if proto == Proto::Simple {
         inter += g.latency_inter;
     }
     let h = Hops {
-        base: BASE_LATENCY[a][p] as f32,
+        base: x.base_lat[a][p] as f32,
         intra: x.hw_lat[x.intra_hw[a]][a][p] as f32,
         inter,
         local_minus_one: (x.n_ranks / x.n_nodes) as i64 - 1,
@@ -102,12 +103,17 @@ fn ring(x: &Ctx, func: Func, proto: Proto, h: Hops) -> f32 {
         }
     }
     let intra = h.intra.max(overhead);
-    let inter_steps: i64 = if x.n_nodes == 1 {
+    let n = x.n_nodes as i64;
+    // Before 2.23 an AllReduce ring is charged every node twice on several nodes, and
+    // the intra-node steps left may go negative (NCCL keeps them).
+    let inter_steps: i64 = if x.c.release.ring_net_steps_close_the_ring() {
+        if func == Func::AllReduce { if n > 1 { 2 * n } else { 0 } } else { n - 1 }
+    } else if n == 1 {
         0
     } else if func == Func::AllReduce {
-        2 * (x.n_nodes as i64 - 1)
+        2 * (n - 1)
     } else {
-        x.n_nodes as i64 - 1
+        n - 1
     };
     lat + ((nsteps - inter_steps) as f32 * intra + inter_steps as f32 * h.inter)
 }

@@ -72,7 +72,8 @@ pub enum Limit {
     NvlsIntra { ty: PathType, bw: f32, efficiency: f32, channels: i32 },
     /// NVLS bound by the network.
     NvlsInter { link: Link, channels: i32 },
-    /// CollNet allgather/reducescatter: GPUs per node x min(intra, 90% of the network).
+    /// CollNet allgather/reducescatter: GPUs per node x min(intra, 90% of the network);
+    /// `inter` is infinite where the network does not count (before 2.27.3).
     CollNetPerGpu { ppn: f32, intra: f32, inter: f32 },
     /// CollNet direct allreduce: the links, shared by the GPUs behind each NIC.
     CollNetDirect { link: Link, channels: i32, factor: f32 },
@@ -135,6 +136,9 @@ impl fmt::Display for Limit {
                 Chans(channels)
             ),
             Limit::NvlsInter { link, channels } => write!(f, "NVLS: {link} x {}", Chans(channels)),
+            Limit::CollNetPerGpu { ppn, intra, inter } if inter.is_infinite() => {
+                write!(f, "CollNet: {ppn} GPUs x intra {intra:.1} GB/s")
+            }
             Limit::CollNetPerGpu { ppn, intra, inter } => {
                 write!(f, "CollNet: {ppn} GPUs x min(intra {intra:.1}, 90% of NET {inter:.1}) GB/s")
             }

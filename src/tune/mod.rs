@@ -1,7 +1,9 @@
 //! NCCL's performance model: for each collective, algorithm and protocol, a latency and a
 //! bandwidth derived from the search graphs (`ncclTopoTuneModel`), then, for one message
 //! size, the algorithm and protocol with the lowest predicted time (`ncclTopoGetAlgoTime`
-//! and `topoGetAlgoInfo`), as NCCL 2.30.7 computes them.
+//! and `topoGetAlgoInfo`), as NCCL 2.30.7 computes them, or the release `--nccl-version`
+//! chooses: its constant tables ([`constants::tables`]) and the model's changes since
+//! 2.21 ([`crate::release::Release`] names each; the prediction side is 2.30.7's).
 //!
 //! ```no_run
 //! # fn main() -> Result<(), topo::error::Error> {
@@ -209,8 +211,10 @@ impl Model {
             "no tuner plugin, buffers not registered (no symmetric or copy-engine kernels)".to_string(),
             "network plugin host-based (IB verbs or sockets; no GPU-side unpack doubling of channels)".to_string(),
             "NCCL built with CUDA 12 (the CUDA 11.8 Hopper LL128 exception does not apply)".to_string(),
-            "no SM count or driver version enters NCCL 2.30.7's tuning: the GPUs' compute capability is all it reads"
-                .to_string(),
+            format!(
+                "no SM count or driver version enters NCCL {}'s tuning: the GPUs' compute capability is all it reads",
+                self.comm.release
+            ),
         ];
         if self.comm.nvls_support {
             v.push("driver exposes NVLink SHARP multicast (CUDA >= 12.1), as the search assumed".to_string());
@@ -222,6 +226,11 @@ impl Model {
             ));
         }
         v
+    }
+
+    /// The algorithms the release knows, in NCCL's order: all but PAT before 2.23.
+    pub fn algos(&self) -> &'static [Algo] {
+        if self.comm.release.has_pat() { &Algo::ALL } else { &Algo::ALL[..NALGO - 1] }
     }
 
     /// What limits one table entry (its text is NCCL-independent prose: `to_string()`).

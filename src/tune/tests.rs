@@ -302,3 +302,67 @@ fn one_rank_keeps_zero_thread_thresholds() {
     }
     assert_eq!(m.table.max_threads[Algo::Ring], [512, 640, 512]);
 }
+
+fn model_at(release: &str, name: &str, nodes: usize, env: &[(&str, &str)]) -> Result<Model, Error> {
+    let (xml, _) = crate::fixtures::get(name)?.load()?;
+    let rel = crate::release::Release::parse(release).expect("a release topo models");
+    let opts = Options { nodes, env: Env::for_release(rel, env.iter().copied()), ..Options::default() };
+    let an = model::analyze(&xml, name, &opts)?;
+    let so = crate::search::SearchOptions::from_analysis(&an);
+    let (gs, _) = crate::search::run(&an, &so)?;
+    Model::new(&an, &gs)
+}
+
+/// graph/tuning.cc at v2.21.5-1 and v2.27.5-1 on one DGX H100 (8 NVLS channels of
+/// 40/60 GB/s, 12 tree channels of 30 GB/s).
+#[test]
+fn dgx_h100_table_of_older_releases() {
+    let m = model_at("2.21.5", "dgx-h100", 1, &[]).unwrap();
+    let c = |f, a, p| cell(&m, f, a, p);
+    // Tree/Simple: no base, 28 us a hop: 2 x 7 x 28.
+    assert_eq!(c(Func::AllReduce, Algo::Tree, Proto::Simple), ("392.0".into(), "165.6".into()));
+    // NVLS: min(40, 60) x 8 channels, converted at 5/6 even for AllGather.
+    assert_eq!(c(Func::AllGather, Algo::Nvls, Proto::Simple), ("25.0".into(), "266.7".into()));
+    assert_eq!(c(Func::AllReduce, Algo::Nvls, Proto::Simple), ("25.0".into(), "266.7".into()));
+    // No PAT: six algorithms.
+    assert_eq!(m.algos().len(), 6);
+    assert!(!m.algos().contains(&Algo::Pat));
+    let m = model_at("2.27.5", "dgx-h100", 1, &[]).unwrap();
+    let c = |f, a, p| cell(&m, f, a, p);
+    assert_eq!(c(Func::AllReduce, Algo::Tree, Proto::Simple).0, "64.4");
+    // AllGather: min(40 x 7/8, 0.9 x 60) x 8, already an algorithm bandwidth.
+    assert_eq!(c(Func::AllGather, Algo::Nvls, Proto::Simple).1, "280.0");
+    assert_eq!(c(Func::AllReduce, Algo::Nvls, Proto::Simple).1, "266.7");
+    assert_eq!(m.algos().len(), 7);
+}
+
+/// graph/tuning.cc at v2.21.5-1 (`nInterSteps = 2*nNodes`), v2.27.5-1 (NVLS rated
+/// without a graph) and v2.28.9-1 (skipped below two channels), on two PCIe hosts.
+#[test]
+fn multi_node_latencies_of_older_releases() {
+    let m = model_at("2.21.5", "workstation-4gpu", 2, &[]).unwrap();
+    // 6.6 + (14 - 4) x 2.0 (AMD overhead) + 4 x 2.7; 2.30.7: 2 network steps, 36.0.
+    assert_eq!(cell(&m, Func::AllReduce, Algo::Ring, Proto::Ll).0, "37.4");
+    // Tree/Simple: 2 x (3 x 28 + 1 x 28).
+    assert_eq!(cell(&m, Func::AllReduce, Algo::Tree, Proto::Simple).0, "224.0");
+    // No NVLS graph: a PCI-class NVLS hop (0) plus the network's 18 us all the same.
+    assert_eq!(cell(&m, Func::AllGather, Algo::Nvls, Proto::Simple), ("18.0".into(), "0.0".into()));
+    let m = model_at("2.27.5", "workstation-4gpu", 2, &[]).unwrap();
+    assert_eq!(cell(&m, Func::AllGather, Algo::Nvls, Proto::Simple).0, "18.0");
+    // NVLS tree: 0 + 2 x log2(2) x 14 us.
+    assert_eq!(cell(&m, Func::AllReduce, Algo::NvlsTree, Proto::Simple).0, "28.0");
+    let m = model_at("2.28.9", "workstation-4gpu", 2, &[]).unwrap();
+    assert_eq!(cell(&m, Func::AllGather, Algo::Nvls, Proto::Simple).0, "0.0");
+    assert_eq!(cell(&m, Func::AllReduce, Algo::NvlsTree, Proto::Simple).0, "0.0");
+}
+
+/// graph/connect.cc ncclTopoPostset at v2.27.5-1 copies channels up to nvlsChannels
+/// after NCCL_MAX_NCHANNELS; v2.28.3-1 no longer does.
+#[test]
+fn coll_channels_follow_nvls_before_2_28() {
+    let env = [("NCCL_MAX_NCHANNELS", "4")];
+    let m = model_at("2.27.5", "dgx-h100", 1, &env).unwrap();
+    assert_eq!((m.comm.n_channels, m.comm.nvls_channels), (16, 16));
+    let m = model_at("2.28.9", "dgx-h100", 1, &env).unwrap();
+    assert_eq!((m.comm.n_channels, m.comm.nvls_channels), (4, 16));
+}

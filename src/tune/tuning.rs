@@ -27,7 +27,7 @@ pub struct Table {
     pub proto_enable: PerFunc<PerProto<i32>>,
 }
 
-/// Whether NCCL models this entry at all (the others stay 0).
+/// Whether NCCL models this entry at all (the others stay 0; PAT exists from 2.23).
 fn modelled(c: &Comm, func: Func, algo: Algo, proto: Proto) -> bool {
     let ag_rs = matches!(func, Func::AllGather | Func::ReduceScatter);
     if matches!(func, Func::Broadcast | Func::Reduce) && algo != Algo::Ring {
@@ -36,7 +36,7 @@ fn modelled(c: &Comm, func: Func, algo: Algo, proto: Proto) -> bool {
     if ag_rs && !matches!(algo, Algo::Pat | Algo::Ring | Algo::Nvls | Algo::CollNetDirect) {
         return false;
     }
-    if func == Func::AllReduce && algo == Algo::Pat {
+    if algo == Algo::Pat && (func == Func::AllReduce || !c.release.has_pat()) {
         return false;
     }
     if matches!(algo, Algo::Nvls | Algo::NvlsTree) && proto != Proto::Simple {
