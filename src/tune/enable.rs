@@ -1,9 +1,11 @@
 //! Which entries of the table a communicator may use: the user's NCCL_ALGO and
 //! NCCL_PROTO, the algorithms this communicator cannot run, and LL128's "auto" rule
-//! (path types and GPU generations where it is safe).
+//! (path types and GPU generations where it is safe); before 2.24, the ring's
+//! bandwidths come back for a collective left with nothing.
 
 use crate::error::Error;
 use crate::model::PathType;
+use crate::release::{Ll128Rule, Release, RingBackup};
 
 use super::env;
 use super::table::{PerAlgo, PerFunc, PerFuncAlgoProto, PerProto};
@@ -27,17 +29,43 @@ fn apply_list<const N: usize>(var: &str, value: &str, elems: &[&str], rows: &mut
     Ok(())
 }
 
+/// Apply an NCCL_ALGO/NCCL_PROTO value of the older grammar (one list for every
+/// collective, unknown names ignored) to the first `elems.len()` flags of each row.
+fn apply_global<const N: usize>(value: &str, elems: &[&str], rows: &mut [[i32; N]]) {
+    let flags = env::parse_list_global(value, elems);
+    for row in rows.iter_mut() {
+        row[..flags.len()].copy_from_slice(&flags);
+    }
+}
+
 impl Enables {
-    /// NCCL_ALGO / NCCL_PROTO as given (`None` when unset); fails as NCCL's init does
-    /// when one does not parse.
-    pub(super) fn parse(algo_env: Option<&str>, proto_env: Option<&str>) -> Result<Enables, Error> {
+    /// NCCL_ALGO / NCCL_PROTO as given (`None` when unset), in the release's grammar;
+    /// fails as NCCL's init does when one does not parse. A release without PAT never
+    /// enables it.
+    pub(super) fn parse(release: Release, algo_env: Option<&str>, proto_env: Option<&str>) -> Result<Enables, Error> {
         let mut proto = [[1, 2, 1]; super::NFUNC];
         let mut algo = [[1i32; super::NALGO]; super::NFUNC];
-        if let Some(v) = proto_env {
-            apply_list("NCCL_PROTO", v, &Proto::ALL.map(Proto::name), &mut proto)?;
+        let names: Vec<&str> =
+            Algo::ALL.iter().filter(|&&a| a != Algo::Pat || release.has_pat()).map(|a| a.name()).collect();
+        if release.algo_proto_per_collective() {
+            if let Some(v) = proto_env {
+                apply_list("NCCL_PROTO", v, &Proto::ALL.map(Proto::name), &mut proto)?;
+            }
+            if let Some(v) = algo_env {
+                apply_list("NCCL_ALGO", v, &names, &mut algo)?;
+            }
+        } else {
+            if let Some(v) = proto_env {
+                apply_global(v, &Proto::ALL.map(Proto::name), &mut proto);
+            }
+            if let Some(v) = algo_env {
+                apply_global(v, &names, &mut algo);
+            }
         }
-        if let Some(v) = algo_env {
-            apply_list("NCCL_ALGO", v, &Algo::ALL.map(Algo::name), &mut algo)?;
+        if !release.has_pat() {
+            for row in &mut algo {
+                row[Algo::Pat as usize] = 0;
+            }
         }
         Ok(Enables { algo: PerFunc(algo.map(PerAlgo)), proto: PerFunc(proto.map(PerProto)) })
     }
@@ -55,29 +83,66 @@ fn usable(c: &Comm, algo: Algo) -> bool {
 
 /// LL128 "auto": on where the graph's paths are NVLink-class inside the node and PCIe
 /// switch-class (or PXN on sm90+, unless NCCL_LL128_C2C=0) across, on GPUs of one
-/// generation (or all sm90+) no older than Volta.
+/// generation (or all sm90+) no older than Volta; the release's rule says which.
 fn ll128_auto(c: &Comm, ll128_c2c: bool, algo: Algo) -> bool {
     let g = &c.graphs[algo];
-    let inter_ok =
-        if ll128_c2c && c.min_cc >= 90 { g.type_inter <= PathType::Pxn } else { g.type_inter <= PathType::Pxb };
-    inter_ok && g.type_intra <= PathType::Nvb && (c.min_cc == c.max_cc || c.min_cc >= 90) && c.min_cc >= 70
+    let sm90 = c.min_cc >= 90;
+    let (inter_ok, mixed_ok, cc_ok) = match c.release.ll128_rule() {
+        Ll128Rule::CompCaps(ccs) => {
+            (g.type_inter <= PathType::Pxb || (sm90 && g.type_inter <= PathType::Pxn), false, ccs.contains(&c.min_cc))
+        }
+        Ll128Rule::C2cOrPxn => {
+            let sm90_limit = if ll128_c2c { PathType::P2c } else { PathType::Pxn };
+            (g.type_inter <= PathType::Pxb || (sm90 && g.type_inter <= sm90_limit), false, c.min_cc >= 70)
+        }
+        Ll128Rule::C2cPxnElsePxb { mixed_sm90 } => {
+            let limit = if ll128_c2c && sm90 { PathType::Pxn } else { PathType::Pxb };
+            (g.type_inter <= limit, mixed_sm90 && sm90, c.min_cc >= 70)
+        }
+    };
+    inter_ok && g.type_intra <= PathType::Nvb && (c.min_cc == c.max_cc || mixed_ok) && cc_ok
 }
 
-/// Zero the bandwidth of every entry the communicator may not use.
+/// The algorithms one collective may run: the user's choice less what the communicator
+/// cannot run; before 2.24, Ring and Tree come back when CollNet is off and nothing of
+/// Ring, Tree, NVLS and NVLS tree is left.
+fn algos_on(c: &Comm, en: &Enables, func: Func) -> PerAlgo<bool> {
+    let mut on = PerAlgo(Algo::ALL.map(|a| en.algo[func][a] != 0 && usable(c, a)));
+    if c.release.algo_falls_back_to_ring_tree()
+        && !c.collnet_enable
+        && ![Algo::Ring, Algo::Tree, Algo::Nvls, Algo::NvlsTree].iter().any(|&a| on[a])
+    {
+        on[Algo::Ring] = true;
+        on[Algo::Tree] = true;
+    }
+    on
+}
+
+/// Zero the bandwidth of every entry the communicator may not use; where the release
+/// keeps a ring backup, a collective left with nothing gets the ring's back.
 pub(super) fn apply(c: &Comm, env: &crate::env::Env, en: &Enables, bandwidth: &mut PerFuncAlgoProto<f32>) {
     let ll128_c2c = env.tune.ll128_c2c;
+    let backup_kind = c.release.ring_backup();
     for func in Func::ALL {
+        let mut backup = bandwidth[func][Algo::Ring];
+        let algo_on = algos_on(c, en, func);
         for algo in Algo::ALL {
-            let algo_on = en.algo[func][algo] != 0 && usable(c, algo);
             for proto in Proto::ALL {
                 let mut on = en.proto[func][proto];
                 if on == 2 && proto == Proto::Ll128 {
                     on = ll128_auto(c, ll128_c2c, algo) as i32;
                 }
-                if on == 0 || !algo_on {
+                if on == 0 && algo == Algo::Ring && backup_kind == RingBackup::EnabledProtocols {
+                    backup[proto] = 0.0;
+                }
+                if on == 0 || !algo_on[algo] {
                     bandwidth[func][algo][proto] = 0.0;
                 }
             }
+        }
+        let left = bandwidth[func].0.iter().any(|row| row.0.iter().any(|&bw| bw != 0.0));
+        if backup_kind != RingBackup::None && !left {
+            bandwidth[func][Algo::Ring] = backup;
         }
     }
 }

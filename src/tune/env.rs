@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Like NCCL (which splits with `strtok`), empty items are skipped (`Tree,,Ring`), names
-//! compare case-insensitively, and an unknown name or prefix is an error.
+//! compare case-insensitively, and an unknown name or prefix is an error. Releases
+//! before 2.24 read one list for every collective instead ([`parse_list_global`]).
 
 use super::constants::WARP_SIZE;
 
@@ -86,6 +87,25 @@ pub fn parse_list(value: &str, prefixes: &[&str], elems: &[&str], list: &mut [i3
         }
     }
     Ok(())
+}
+
+/// NCCL_ALGO / NCCL_PROTO as releases before 2.24 read them: one list for every
+/// collective, negated by a leading `^`, names separated by `,` (empty items skipped)
+/// and compared case-insensitively; an unknown name is ignored. One flag per element.
+pub fn parse_list_global(value: &str, elems: &[&str]) -> Vec<i32> {
+    let (unlisted, listed, items) = match value.strip_prefix('^') {
+        Some(rest) => (1, 0, rest),
+        None => (0, 1, value),
+    };
+    let mut flags = vec![unlisted; elems.len()];
+    for (_, item) in strtok(items, ',') {
+        for (flag, name) in flags.iter_mut().zip(elems) {
+            if name.eq_ignore_ascii_case(item) {
+                *flag = listed;
+            }
+        }
+    }
+    flags
 }
 
 /// NCCL's `getNthreads`: a positive request must be a multiple of the warp size and
@@ -202,6 +222,15 @@ mod tests {
         assert!(protos("LL;allgather:LL256").unwrap_err().contains("LL256"));
         // strtok drops the empty first token, so the prefix-less entry is not first.
         assert!(algos(";ring").unwrap_err().contains("must have a prefix"));
+    }
+
+    /// tuning.cc parseList at 2.23.4: one list, `^` negates it, unknown names pass.
+    #[test]
+    fn older_grammar_is_one_list_and_ignores_unknown_names() {
+        assert_eq!(parse_list_global("ring,TREE,pat", &ALGOS[..6]), [1, 1, 0, 0, 0, 0]);
+        assert_eq!(parse_list_global("^LL128", &PROTOS), [1, 0, 1]);
+        assert_eq!(parse_list_global("allreduce:ring", &ALGOS[..6]), [0; 6]);
+        assert_eq!(parse_list_global("Simple,,LL", &PROTOS), [1, 0, 1]);
     }
 
     #[test]

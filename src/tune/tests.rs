@@ -356,6 +356,28 @@ fn multi_node_latencies_of_older_releases() {
     assert_eq!(cell(&m, Func::AllReduce, Algo::NvlsTree, Proto::Simple).0, "0.0");
 }
 
+/// graph/tuning.cc: no Blackwell row and LL128 only on sm70/80/90 at v2.21.5-1; ring
+/// LL128 ceiling 2 x 36.7 at v2.28.9-1, 40 at v2.30.7-1; transport/nvls.cc channel
+/// defaults 16, 32 (v2.25.1-1), 24 on one node (v2.27.5-1).
+#[test]
+fn blackwell_by_release() {
+    let (bc, ring) = (Func::Broadcast, Algo::Ring);
+    let m = model_at("2.21.5", "gb200-nvl72-tray", 1, &[]).unwrap();
+    assert_eq!(m.comm.arch, Arch::Hopper);
+    assert_eq!(m.table.bandwidth[bc][ring][Proto::Ll128], 0.0);
+    assert_eq!(m.table.bandwidth[bc][ring][Proto::Ll], 141.0);
+    assert_eq!(m.comm.nvls_channels, 16);
+    let m = model_at("2.25.1", "gb200-nvl72-tray", 1, &[]).unwrap();
+    assert_eq!((m.comm.arch, m.comm.nvls_channels), (Arch::Blackwell, 32));
+    assert_eq!(m.table.bandwidth[bc][ring][Proto::Ll], 282.0);
+    // 16 channels x 45 GB/s x 0.92 below 16 x 73.4; 2.30.7 caps at 16 x 40.
+    let m = model_at("2.28.9", "gb200-nvl72-tray", 1, &[]).unwrap();
+    assert_eq!(m.comm.nvls_channels, 24);
+    assert_eq!(cell(&m, bc, ring, Proto::Ll128).1, "662.4");
+    let m = model_at("2.30.7", "gb200-nvl72-tray", 1, &[]).unwrap();
+    assert_eq!(cell(&m, bc, ring, Proto::Ll128).1, "640.0");
+}
+
 /// graph/connect.cc ncclTopoPostset at v2.27.5-1 copies channels up to nvlsChannels
 /// after NCCL_MAX_NCHANNELS; v2.28.3-1 no longer does.
 #[test]
@@ -365,4 +387,24 @@ fn coll_channels_follow_nvls_before_2_28() {
     assert_eq!((m.comm.n_channels, m.comm.nvls_channels), (16, 16));
     let m = model_at("2.28.9", "dgx-h100", 1, &env).unwrap();
     assert_eq!((m.comm.n_channels, m.comm.nvls_channels), (4, 16));
+}
+
+/// graph/tuning.cc at v2.21.5-1: one NCCL_ALGO list, unknown names ignored, Ring and
+/// Tree back when nothing is left, the ring's bandwidths back for a collective left
+/// with none; v2.22.3-1 restores only the protocols enabled.
+#[test]
+fn enables_of_older_releases() {
+    let (bc, ring) = (Func::Broadcast, Algo::Ring);
+    let m = model_at("2.21.5", "dgx-h100", 1, &[("NCCL_ALGO", "tree")]).unwrap();
+    assert_eq!(m.table.bandwidth[bc][ring], [141.0, 331.2, 360.0].map(|x: f64| x as f32));
+    assert_eq!(m.predict(bc, 1 << 20).unwrap().algo, Algo::Ring);
+    let m = model_at("2.22.3", "dgx-h100", 1, &[("NCCL_ALGO", "tree"), ("NCCL_PROTO", "LL")]).unwrap();
+    assert_eq!(m.table.bandwidth[bc][ring], [141.0, 0.0, 0.0]);
+    // A prefixed entry is one unknown name to the older grammar: nothing listed, so
+    // Ring and Tree come back (CollNet is off).
+    let m = model_at("2.21.5", "dgx-h100", 1, &[("NCCL_ALGO", "allreduce:nvls")]).unwrap();
+    assert!(m.table.bandwidth[Func::AllReduce][Algo::Tree][Proto::Simple] > 0.0);
+    assert_eq!(m.table.bandwidth[Func::AllReduce][Algo::Nvls][Proto::Simple], 0.0);
+    assert!(model_at("2.21.5", "dgx-h100", 1, &[("NCCL_ALGO", "rings")]).is_ok());
+    assert!(model_at("2.24.3", "dgx-h100", 1, &[("NCCL_ALGO", "rings")]).is_err());
 }

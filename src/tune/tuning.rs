@@ -62,7 +62,7 @@ pub(super) fn tune(
         }
     };
     let max_threads = threads::max_threads(c, env, &mut warn);
-    let en = Enables::parse(algo_env, proto_env)?;
+    let en = Enables::parse(c.release, algo_env, proto_env)?;
     // NCCL sets the thresholds at the end of the model, after a single rank has returned:
     // one rank keeps the communicator's zeroed ones.
     let thread_thresholds =
