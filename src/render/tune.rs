@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::model::{Analysis, cpu};
-use crate::tune::{Algo, Func, Model, NALGO, Prediction, Proto, Swept};
+use crate::tune::{Algo, Func, Model, Prediction, Proto, Swept};
 
 /// The lines NCCL prints under `NCCL_DEBUG_SUBSYS=TUNING` (without the log prefix), then
 /// its `threadThresholds` line, and when NCCL_ALGO or NCCL_PROTO is set, the
@@ -16,10 +16,9 @@ pub fn nccl_table(m: &Model) -> String {
         out.push_str("(one rank: NCCL computes no tuning table)\n");
         return out;
     }
-    for block in 0..NALGO.div_ceil(3) {
-        let algos: Vec<Algo> = (0..3).map(|i| block * 3 + i).filter(|&a| a < NALGO).map(|a| Algo::ALL[a]).collect();
+    for algos in m.algos().chunks(3) {
         let mut line = String::from("  Algorithm   |");
-        for a in &algos {
+        for a in algos {
             let _ = write!(line, " {:>14}   {:>14}   {:>14} |", "", a.name(), "");
         }
         out.push_str(&line);
@@ -34,7 +33,7 @@ pub fn nccl_table(m: &Model) -> String {
         out.push_str(&line);
         out.push('\n');
         let mut line = String::from(" Max NThreads |");
-        for a in &algos {
+        for a in algos {
             for p in Proto::ALL {
                 let _ = write!(line, " {:>14} |", t.max_threads[*a][p]);
             }
@@ -43,7 +42,7 @@ pub fn nccl_table(m: &Model) -> String {
         out.push('\n');
         for f in Func::ALL {
             let mut line = format!("{:>13} |", f.name());
-            for a in &algos {
+            for a in algos {
                 for p in Proto::ALL {
                     let _ = write!(line, "{:>8.1}/{:>6.1} |", t.latency[f][*a][p], t.bandwidth[f][*a][p]);
                 }
@@ -67,13 +66,13 @@ pub fn nccl_table(m: &Model) -> String {
         th[Algo::CollNetChain][Proto::Simple]
     );
     let _ = writeln!(out, "{} coll channels, {} nvls channels", m.comm.n_channels, m.comm.nvls_channels);
-    if m.algo_env.is_some() || m.proto_env.is_some() {
+    if (m.algo_env.is_some() || m.proto_env.is_some()) && m.comm.release.algo_proto_per_collective() {
         out.push_str("Enabled NCCL Func/Proto/Algo Matrix:\n     Function | ");
         for p in Proto::ALL {
             let _ = write!(out, "{:>8}  ", p.name());
         }
         out.push_str(" | ");
-        for a in Algo::ALL {
+        for a in m.algos() {
             let _ = write!(out, "{:>13}  ", a.name());
         }
         out.push('\n');
@@ -83,7 +82,7 @@ pub fn nccl_table(m: &Model) -> String {
                 let _ = write!(out, "{:>8}  ", t.proto_enable[f][p]);
             }
             out.push_str(" | ");
-            for a in Algo::ALL {
+            for &a in m.algos() {
                 let _ = write!(out, "{:>13}  ", t.algo_enable[f][a]);
             }
             out.push('\n');
@@ -121,14 +120,15 @@ pub fn header(m: &Model, input: &str, func: Func) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# topo tune: {} on {input}: {} rank{} = {} node{} x {} GPU{}, NCCL 2.30.7 tuning model",
+        "# topo tune: {} on {input}: {} rank{} = {} node{} x {} GPU{}, NCCL {} tuning model",
         func.name(),
         c.n_ranks,
         if c.n_ranks == 1 { "" } else { "s" },
         c.n_nodes,
         if c.n_nodes == 1 { "" } else { "s" },
         c.local_ranks,
-        if c.local_ranks == 1 { "" } else { "s" }
+        if c.local_ranks == 1 { "" } else { "s" },
+        c.release
     );
     let cc = if c.min_cc == c.max_cc { format!("sm{}", c.min_cc) } else { format!("sm{}-sm{}", c.min_cc, c.max_cc) };
     let _ = writeln!(
@@ -179,7 +179,7 @@ fn table_json(m: &Model) -> serde_json::Value {
     for f in Func::ALL {
         let mut la = serde_json::Map::new();
         let mut ba = serde_json::Map::new();
-        for a in Algo::ALL {
+        for &a in m.algos() {
             let mut lp = serde_json::Map::new();
             let mut bp = serde_json::Map::new();
             for p in Proto::ALL {
@@ -193,15 +193,15 @@ fn table_json(m: &Model) -> serde_json::Value {
         bw.insert(f.name().into(), ba.into());
     }
     let per_algo = |x: &dyn Fn(Algo, Proto) -> serde_json::Value| {
-        let mut m = serde_json::Map::new();
-        for a in Algo::ALL {
+        let mut map = serde_json::Map::new();
+        for &a in m.algos() {
             let mut p_ = serde_json::Map::new();
             for p in Proto::ALL {
                 p_.insert(p.name().into(), x(a, p));
             }
-            m.insert(a.name().into(), p_.into());
+            map.insert(a.name().into(), p_.into());
         }
-        serde_json::Value::Object(m)
+        serde_json::Value::Object(map)
     };
     serde_json::json!({
         "latency_us": lat,
@@ -227,7 +227,7 @@ pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, 
     if json {
         let mut doc = serde_json::json!({
             "schema": 1,
-            "nccl_version": "2.30.7",
+            "nccl_version": m.comm.release.to_string(),
             "input": an.input,
             "func": func,
             "comm": m.comm,
