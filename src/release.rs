@@ -259,8 +259,12 @@ pub enum TuningTables {
 }
 
 /// How the tuning model rates NVLS and NVLS-tree bandwidth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum NvlsBwModel {
+    /// Like every other algorithm (the graph's intra bandwidth up to two nodes, inter
+    /// beyond); `nvls_ratio` from bus to algorithm bandwidth for NVLS, `0.7 n / 2(n-1)`
+    /// for NVLS tree; latency the base plus network hops only. AllReduce only.
+    Plain { nvls_ratio: f64 },
     /// Per channel min(bwIntra, bwInter) for every collective (the tree halves the
     /// network beyond two nodes), no per-channel ceiling, 5/6 from bus to algorithm
     /// bandwidth, and the entry is rated even when the NVLS graph has no channel.
@@ -577,16 +581,47 @@ impl Release {
         if self.since(2, 23, 0) { 0.92 } else { 0.7 }
     }
 
-    /// How NVLS and NVLS-tree bandwidth is rated: min(intra, inter) (2.19), per
-    /// collective (2.27.3), at NVLS efficiency (2.28.3).
+    /// How NVLS and NVLS-tree bandwidth is rated: like the other algorithms (2.18),
+    /// min(intra, inter) (2.19), per collective (2.27.3), at NVLS efficiency (2.28.3).
     pub fn nvls_bw_model(self) -> NvlsBwModel {
-        if self.since(2, 28, 3) {
+        if !self.since(2, 18, 3) {
+            NvlsBwModel::Plain { nvls_ratio: 0.75 }
+        } else if !self.since(2, 19, 0) {
+            NvlsBwModel::Plain { nvls_ratio: 5.0 / 6.0 }
+        } else if self.since(2, 28, 3) {
             NvlsBwModel::Efficiency
         } else if self.since(2, 27, 3) {
             NvlsBwModel::PerCollective
         } else {
             NvlsBwModel::MinIntraInter
         }
+    }
+
+    /// NVLS runs AllGather and ReduceScatter (2.19); before, AllReduce only.
+    pub fn nvls_ag_rs_rated(self) -> bool {
+        self.since(2, 19, 0)
+    }
+
+    /// CollNet direct runs AllGather and ReduceScatter (2.20); before, AllReduce only.
+    pub fn collnet_direct_ag_rs_rated(self) -> bool {
+        self.since(2, 20, 0)
+    }
+
+    /// The arity serialisation CollNet direct pays per local GPU: 0.5 us in 2.18, 0.4 us
+    /// from 2.19.
+    pub fn collnet_direct_arity_us(self) -> f64 {
+        if self.since(2, 19, 0) { 0.4 } else { 0.5 }
+    }
+
+    /// Ring LL gets a quarter of the links on several nodes or for AllReduce and Reduce,
+    /// a third otherwise, until 2.20; half from 2.21.
+    pub fn ring_ll_quarter_or_third(self) -> bool {
+        !self.since(2, 21, 0)
+    }
+
+    /// A plain TREE pattern (neither split nor balanced) costs the tree 15% (2.18.3).
+    pub fn plain_tree_penalty(self) -> bool {
+        self.since(2, 18, 3)
     }
 
     /// AllGather and ReduceScatter bandwidths of every algorithm but the ring are
@@ -626,6 +661,18 @@ impl Release {
         }
     }
 
+    /// LL128 may cross NVLink through another GPU (NVB) inside the node (2.18.3);
+    /// before, direct NVLink only.
+    pub fn ll128_through_nvb(self) -> bool {
+        self.since(2, 18, 3)
+    }
+
+    /// NCCL_ALGO never turns the ring off for collectives other than AllReduce (2.18;
+    /// 2.19 has the ring backup instead).
+    pub fn ring_never_off_outside_allreduce(self) -> bool {
+        !self.since(2, 19, 0)
+    }
+
     /// NCCL_ALGO and NCCL_PROTO take per-collective entries (`allreduce:tree;...`) and
     /// refuse unknown names (2.24); before, one list for every collective whose unknown
     /// names are ignored.
@@ -663,6 +710,12 @@ impl Release {
     /// 2.24, on sm90 and newer from 2.25.
     pub fn doubles_multi_node_channels(self, min_cc: i32) -> bool {
         if self.since(2, 25, 0) { min_cc >= 90 } else { min_cc == 90 }
+    }
+
+    /// Whether the multi-node doubling still applies to `channels` channels: while
+    /// under 16 (2.20), before while the double fits in MAXCHANNELS.
+    pub fn doubling_room(self, channels: usize) -> bool {
+        if self.since(2, 20, 0) { channels < 16 } else { 2 * channels <= self.max_channels() }
     }
 
     /// The collective channels are raised to the NVLS channel count (2.20 to 2.27).
@@ -833,6 +886,24 @@ mod tests {
         assert!(!old.alg_bw_for_non_ring_ag_rs() && new.alg_bw_for_non_ring_ag_rs());
     }
 
+    /// graph/tuning.cc at 2.18.1 (ll128MaxBwPerCh, NVLS ratio .75, no tree-pattern
+    /// penalty, LL128 `<= PATH_NVL`), 2.18.3, 2.19.1 (NVLS AllGather, arity 0.4, ring
+    /// backup instead of "never disable ring"), 2.20.3 (CollNet direct AllGather),
+    /// 2.21.5 (ring LL `* .5`).
+    #[test]
+    fn tuning_2_18_to_2_21_boundaries() {
+        assert_eq!(r(2, 18, 1).nvls_bw_model(), NvlsBwModel::Plain { nvls_ratio: 0.75 });
+        assert_eq!(r(2, 18, 6).nvls_bw_model(), NvlsBwModel::Plain { nvls_ratio: 5.0 / 6.0 });
+        assert_eq!(r(2, 19, 1).nvls_bw_model(), NvlsBwModel::MinIntraInter);
+        assert!(!r(2, 18, 1).plain_tree_penalty() && r(2, 18, 3).plain_tree_penalty());
+        assert!(!r(2, 18, 1).ll128_through_nvb() && r(2, 18, 3).ll128_through_nvb());
+        assert!(!r(2, 18, 6).nvls_ag_rs_rated() && r(2, 19, 1).nvls_ag_rs_rated());
+        assert_eq!((r(2, 18, 6).collnet_direct_arity_us(), r(2, 19, 1).collnet_direct_arity_us()), (0.5, 0.4));
+        assert!(r(2, 18, 6).ring_never_off_outside_allreduce() && !r(2, 19, 1).ring_never_off_outside_allreduce());
+        assert!(!r(2, 19, 4).collnet_direct_ag_rs_rated() && r(2, 20, 3).collnet_direct_ag_rs_rated());
+        assert!(r(2, 20, 5).ring_ll_quarter_or_third() && !r(2, 21, 5).ring_ll_quarter_or_third());
+    }
+
     /// graph/tuning.cc: per-collective NVLS and the CollNet AG/RS `0.9f` at 2.27.3,
     /// nvlsEfficiency at 2.28.3; maxTreePattern at 2.26.2.
     #[test]
@@ -875,7 +946,7 @@ mod tests {
 
     /// include/device.h MAXCHANNELS 32 at 2.24.3, 64 at 2.25.1; graph/connect.cc
     /// ncclTopoPostset: `minCompCap == 90` doubling until 2.24.3 (`>= 90` at 2.25.1), the
-    /// copy up to nvlsChannels from 2.20.3 to 2.27.7.
+    /// copy up to nvlsChannels from 2.20.3 to 2.27.7, the doubling's room.
     #[test]
     fn postset_boundaries() {
         assert_eq!((r(2, 24, 3).max_channels(), r(2, 25, 1).max_channels()), (32, 64));
@@ -883,6 +954,9 @@ mod tests {
         assert!(r(2, 25, 1).doubles_multi_node_channels(100));
         assert!(!r(2, 19, 4).coll_channels_follow_nvls() && r(2, 20, 3).coll_channels_follow_nvls());
         assert!(r(2, 27, 7).coll_channels_follow_nvls() && !r(2, 28, 3).coll_channels_follow_nvls());
+        // `2*nChannels <= MAXCHANNELS` at 2.19.4, `nChannels < 16` at 2.20.3.
+        assert!(r(2, 19, 4).doubling_room(16) && !r(2, 20, 3).doubling_room(16));
+        assert!(r(2, 20, 3).doubling_room(15) && !r(2, 19, 4).doubling_room(17));
     }
 
     /// transport/nvls.cc: NVLS_NCHANNELS 16 at 2.24.3, NVLS_NCHANNELS_SM100 32 at 2.25.1,

@@ -447,7 +447,11 @@ fn postset(al: &Graphs, job: &Job, n: usize) -> (Vec<usize>, Vec<Step>) {
         }
     }
     let ring = &al.ring;
-    if job.release.doubles_multi_node_channels(job.min_cc) && nn > 1 && ring.bw_intra > 45.0 && source.len() < 16 {
+    if job.release.doubles_multi_node_channels(job.min_cc)
+        && nn > 1
+        && ring.bw_intra > 45.0
+        && job.release.doubling_room(source.len())
+    {
         let cur = source.len();
         copy_channels(&mut source, 2 * cur);
         steps.push(Step {

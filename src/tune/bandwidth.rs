@@ -25,8 +25,10 @@ pub(super) fn bandwidth(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> Option
     let nch = g.n_channels;
     let is_collnet = matches!(algo, Algo::CollNetDirect | Algo::CollNetChain);
     let inter = !(x.n_nodes <= 2 || is_collnet);
-    let (bw, why): (f32, Limit) = if matches!(algo, Algo::Nvls | Algo::NvlsTree) {
-        match r.nvls_bw_model() {
+    let model = r.nvls_bw_model();
+    let plain = matches!(model, NvlsBwModel::Plain { .. });
+    let (bw, why): (f32, Limit) = if matches!(algo, Algo::Nvls | Algo::NvlsTree) && !plain {
+        match model {
             NvlsBwModel::Efficiency => nvls_per_channel(x, func, algo, g)?,
             model => nvls_per_channel_min(x, func, algo, g, model),
         }
@@ -36,7 +38,7 @@ pub(super) fn bandwidth(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> Option
     };
     let bus: f32 = nch as f32 * bw;
     let (mut bus, why) = match algo {
-        Algo::Ring => ring(x, proto, nch, bus, why),
+        Algo::Ring => ring(x, func, proto, nch, bus, why),
         Algo::Tree => tree(x, func, proto, nch, bus, why),
         Algo::Pat => ((bus as f64 * r.pat_bw_share()) as f32, why),
         Algo::CollNetDirect | Algo::CollNetChain => collnet(x, func, algo, proto, g, bus, why),
@@ -58,9 +60,9 @@ pub(super) fn bandwidth(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> Option
 }
 
 /// Bus to algorithm bandwidth: rings (and NVLS) move `nsteps / nranks` of the data per
-/// rank (NVLS 5/6 before 2.28.3), trees and the rest half of it; AllGather/ReduceScatter
-/// entries other than the ring's (before 2.23, CollNet direct's only) are already
-/// algorithm bandwidths.
+/// rank (NVLS 5/6 before 2.28.3; in 2.18 NVLS 3/4 or 5/6 and NVLS tree `0.7 n / 2(n-1)`),
+/// trees and the rest half of it; AllGather/ReduceScatter entries other than the ring's
+/// (before 2.23, CollNet direct's only) are already algorithm bandwidths.
 fn bus_to_alg(x: &Ctx, func: Func, algo: Algo, mut bus: f32) -> f32 {
     let r = x.c.release;
     let already =
@@ -73,8 +75,14 @@ fn bus_to_alg(x: &Ctx, func: Func, algo: Algo, mut bus: f32) -> f32 {
         };
         let mut ratio: f32 = 1.0;
         let nvls = matches!(algo, Algo::Nvls | Algo::NvlsTree);
-        if algo == Algo::Ring || (nvls && r.nvls_bw_model() == NvlsBwModel::Efficiency) {
+        let model = r.nvls_bw_model();
+        if algo == Algo::Ring || (nvls && model == NvlsBwModel::Efficiency) {
             ratio = (ratio as f64 * ((1.0 * x.n_ranks as f64) / nsteps as f64)) as f32;
+        } else if let (true, NvlsBwModel::Plain { nvls_ratio }) = (nvls, model) {
+            let n = x.n_nodes as i64;
+            // One node makes the tree's ratio infinite; NCCL never enables it there.
+            ratio =
+                if algo == Algo::Nvls { nvls_ratio as f32 } else { (0.70 * n as f64 / (2 * (n - 1)) as f64) as f32 };
         } else if nvls {
             ratio = (ratio as f64 * (5.0 / 6.0)) as f32;
         } else {
@@ -129,17 +137,27 @@ fn nvls_per_channel_min(x: &Ctx, func: Func, algo: Algo, g: &GraphFacts, model: 
     if a <= b { (a, intra) } else { (b, inter) }
 }
 
-/// Ring: LL gets half the links up to the LL ceiling, LL128 92% (70% below two ranks a
-/// node, before 2.23) up to its per-channel ceiling, Simple all of it.
-fn ring(x: &Ctx, proto: Proto, nch: i32, bus: f32, why: Limit) -> (f32, Limit) {
+/// Ring: LL gets half the links (before 2.21 a quarter, or a third for Broadcast,
+/// AllGather and ReduceScatter on one node) up to the LL ceiling, LL128 92% (70% below
+/// two ranks a node, before 2.23) up to its per-channel ceiling, Simple all of it.
+fn ring(x: &Ctx, func: Func, proto: Proto, nch: i32, bus: f32, why: Limit) -> (f32, Limit) {
     let base = bus;
     match proto {
         Proto::Ll => {
-            let bus = x.ll_max_bw.min(bus as f64 * 0.5) as f32;
-            let why = if (bus as f64) < base as f64 * 0.5 {
-                Limit::LlCeiling(x.ll_max_bw)
+            let share = if !x.c.release.ring_ll_quarter_or_third() {
+                0.5
+            } else if x.n_nodes > 1 || matches!(func, Func::AllReduce | Func::Reduce) {
+                1.0 / 4.0
             } else {
+                1.0 / 3.0
+            };
+            let bus = x.ll_max_bw.min(bus as f64 * share) as f32;
+            let why = if (bus as f64) < base as f64 * share {
+                Limit::LlCeiling(x.ll_max_bw)
+            } else if share == 0.5 {
                 why.at_share(Share::RingLl)
+            } else {
+                why
             };
             (bus, why)
         }
@@ -184,7 +202,7 @@ fn tree(x: &Ctx, func: Func, proto: Proto, nch: i32, mut bus: f32, mut why: Limi
                 Limit::PerChannel { ceiling: Ceiling::TreeLl128, gbs: x.per_ch_tree_ll128, channels: nch, share: None };
         }
     }
-    if x.c.tree_pattern == pattern::TREE {
+    if x.c.tree_pattern == pattern::TREE && x.c.release.plain_tree_penalty() {
         bus = (bus as f64 * 0.85) as f32;
     }
     (bus, why)

@@ -100,7 +100,8 @@ fn ll128_auto(c: &Comm, ll128_c2c: bool, algo: Algo) -> bool {
             (g.type_inter <= limit, mixed_sm90 && sm90, c.min_cc >= 70)
         }
     };
-    inter_ok && g.type_intra <= PathType::Nvb && (c.min_cc == c.max_cc || mixed_ok) && cc_ok
+    let intra_limit = if c.release.ll128_through_nvb() { PathType::Nvb } else { PathType::Nvl };
+    inter_ok && g.type_intra <= intra_limit && (c.min_cc == c.max_cc || mixed_ok) && cc_ok
 }
 
 /// The algorithms one collective may run: the user's choice less what the communicator
@@ -135,7 +136,11 @@ pub(super) fn apply(c: &Comm, env: &crate::env::Env, en: &Enables, bandwidth: &m
                 if on == 0 && algo == Algo::Ring && backup_kind == RingBackup::EnabledProtocols {
                     backup[proto] = 0.0;
                 }
-                if on == 0 || !algo_on[algo] {
+                // 2.18 keeps the ring of every collective but AllReduce whatever NCCL_ALGO says.
+                let ring_kept =
+                    algo == Algo::Ring && func != Func::AllReduce && c.release.ring_never_off_outside_allreduce();
+                let algo_off = !(algo_on[algo] || ring_kept);
+                if on == 0 || algo_off {
                     bandwidth[func][algo][proto] = 0.0;
                 }
             }

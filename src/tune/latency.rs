@@ -5,6 +5,7 @@
 use super::constants::HW_NET;
 use super::ctx::Ctx;
 use super::{Algo, Func, Proto};
+use crate::release::NvlsBwModel;
 
 /// The hop costs of one entry.
 struct Hops {
@@ -36,6 +37,16 @@ pub(super) fn latency(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> f32 {
         local_minus_one: (x.n_ranks / x.n_nodes) as i64 - 1,
     };
     let ag_rs = matches!(func, Func::AllGather | Func::ReduceScatter);
+    if matches!(algo, Algo::Nvls | Algo::NvlsTree) && matches!(x.c.release.nvls_bw_model(), NvlsBwModel::Plain { .. }) {
+        // 2.18: the base and the network's own hops, nothing inside the node.
+        let hop = x.hw_lat[HW_NET][a][p] as f32;
+        let n = x.n_nodes as i64;
+        return match algo {
+            Algo::Nvls if n > 1 => h.base + hop,
+            Algo::Nvls => h.base,
+            _ => h.base + (2 * (n - 1)) as f32 * hop,
+        };
+    }
     match algo {
         Algo::Ring => ring(x, func, proto, h),
         Algo::Tree => {
@@ -46,9 +57,10 @@ pub(super) fn latency(x: &Ctx, func: Func, algo: Algo, proto: Proto) -> f32 {
             }
         }
         Algo::CollNetDirect => {
-            // int x float stays float in C; the 0.4 makes the rest double.
+            // int x float stays float in C; the 0.4 (0.5 in 2.18) makes the rest double.
             let hop = h.local_minus_one.min(1) as f32 * h.intra;
-            let more = 2.0 * (hop as f64 + h.local_minus_one as f64 * 0.4) + h.inter as f64;
+            let arity = x.c.release.collnet_direct_arity_us();
+            let more = 2.0 * (hop as f64 + h.local_minus_one as f64 * arity) + h.inter as f64;
             (h.base as f64 + more) as f32
         }
         Algo::CollNetChain => h.base + (2.0 * h.local_minus_one as f32 * h.intra + h.inter),

@@ -3,7 +3,7 @@
 //! size, the algorithm and protocol with the lowest predicted time (`ncclTopoGetAlgoTime`
 //! and `topoGetAlgoInfo`), as NCCL 2.30.7 computes them, or the release `--nccl-version`
 //! chooses: its constant tables ([`constants::tables`]) and the model's changes since
-//! 2.21 ([`crate::release::Release`] names each; the prediction side is 2.30.7's).
+//! 2.18 ([`crate::release::Release`] names each; the prediction side is 2.30.7's).
 //!
 //! ```no_run
 //! # fn main() -> Result<(), topo::error::Error> {

@@ -408,3 +408,26 @@ fn enables_of_older_releases() {
     assert!(model_at("2.21.5", "dgx-h100", 1, &[("NCCL_ALGO", "rings")]).is_ok());
     assert!(model_at("2.24.3", "dgx-h100", 1, &[("NCCL_ALGO", "rings")]).is_err());
 }
+
+/// graph/tuning.cc at v2.18.1-1 (NVLS rated like the other algorithms: bus x 0.75,
+/// base 23 us; no NVLS AllGather; ring LL a quarter or a third; NCCL_ALGO never turns
+/// off a Broadcast ring), v2.18.6-1 (NVLS tree 0.7 n / 2(n-1), 23 + 2(n-1) x 19 us;
+/// graph/connect.cc doubling while 2n fits 32 channels) and v2.20.5-1.
+#[test]
+fn tables_of_2_18() {
+    let m = model_at("2.18.1", "dgx-h100", 1, &[]).unwrap();
+    let c = |f, a, p| cell(&m, f, a, p);
+    assert_eq!(c(Func::AllReduce, Algo::Nvls, Proto::Simple), ("23.0".into(), "240.0".into()));
+    assert_eq!(c(Func::AllGather, Algo::Nvls, Proto::Simple), ("0.0".into(), "0.0".into()));
+    // Broadcast LL: min(87.7, 360 / 3); AllReduce LL: min(87.7, 360 / 4) x 8/14.
+    assert_eq!(c(Func::Broadcast, Algo::Ring, Proto::Ll).1, "87.7");
+    assert_eq!(c(Func::AllReduce, Algo::Ring, Proto::Ll).1, "50.1");
+    let m = model_at("2.18.1", "dgx-h100", 1, &[("NCCL_ALGO", "tree")]).unwrap();
+    assert!(m.table.bandwidth[Func::Broadcast][Algo::Ring][Proto::Simple] > 0.0);
+    assert_eq!(m.table.bandwidth[Func::AllReduce][Algo::Ring][Proto::Simple], 0.0);
+    let m = model_at("2.18.6", "dgx-h100", 2, &[]).unwrap();
+    assert_eq!(cell(&m, Func::AllReduce, Algo::NvlsTree, Proto::Simple), ("61.0".into(), "224.0".into()));
+    // 8 search channels at 48 GB/s: 16, doubled on sm90 to 32 (2.20: only below 16).
+    assert_eq!(m.comm.n_channels, 32);
+    assert_eq!(model_at("2.20.5", "dgx-h100", 2, &[]).unwrap().comm.n_channels, 16);
+}

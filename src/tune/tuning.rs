@@ -27,13 +27,20 @@ pub struct Table {
     pub proto_enable: PerFunc<PerProto<i32>>,
 }
 
-/// Whether NCCL models this entry at all (the others stay 0; PAT exists from 2.23).
+/// Whether NCCL models this entry at all (the others stay 0; PAT exists from 2.23, NVLS
+/// AllGather/ReduceScatter from 2.19, CollNet direct's from 2.20).
 fn modelled(c: &Comm, func: Func, algo: Algo, proto: Proto) -> bool {
     let ag_rs = matches!(func, Func::AllGather | Func::ReduceScatter);
     if matches!(func, Func::Broadcast | Func::Reduce) && algo != Algo::Ring {
         return false;
     }
     if ag_rs && !matches!(algo, Algo::Pat | Algo::Ring | Algo::Nvls | Algo::CollNetDirect) {
+        return false;
+    }
+    if ag_rs
+        && ((algo == Algo::Nvls && !c.release.nvls_ag_rs_rated())
+            || (algo == Algo::CollNetDirect && !c.release.collnet_direct_ag_rs_rated()))
+    {
         return false;
     }
     if algo == Algo::Pat && (func == Func::AllReduce || !c.release.has_pat()) {
