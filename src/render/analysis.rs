@@ -7,7 +7,8 @@ use crate::model::Analysis;
 pub fn json(an: &Analysis, graphs: serde_json::Value) -> serde_json::Value {
     serde_json::json!({
         "schema": 1,
-        "nccl_version": "2.30.7",
+        "nccl_version": an.options.env.release().to_string(),
+        "nccl_checked": an.options.env.release().checked(),
         "input": an.input,
         "nodes": an.options.nodes,
         "env": an.options.env.vars(),
