@@ -155,17 +155,64 @@ fn as_text<S: serde::Serializer>(r: &Release, s: S) -> Result<S::Ok, S::Error> {
 /// predicate below (or a table it selects).
 pub const CHANGES: &[Change] = &[
     Change { since: r(2, 19, 1), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 50 GB/s" },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::NvSwitch,
+        text: "NVLS bandwidth rated min(intra, inter) at 5/6 (before: like the other algorithms)",
+    },
     Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
+    Change { since: r(2, 20, 3), scope: Scope::NvSwitch, text: "collective channels raised to the NVLS channel count" },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::Hopper,
+        text: "tuning: Hopper gets its own LL ceilings; NVLS latency 25 us",
+    },
+    Change {
+        since: r(2, 22, 3),
+        scope: Scope::Any,
+        text: "per-rank topology fusion: GPUs numbered in the order ranks fuse their trees (before: file order)",
+    },
+    Change {
+        since: r(2, 23, 4),
+        scope: Scope::Any,
+        text: "tuning: Tree/Simple base latency 8.4 us and 4/14 us a hop (before 0 and 28); rings pay nNodes-1 network steps; PAT algorithm appears",
+    },
+    Change {
+        since: r(2, 23, 4),
+        scope: Scope::Any,
+        text: "P2P level PXB for every CPU but AMD with two GPUs (before: SYS, PXB only on Intel/ARM/Zhaoxin)",
+    },
+    Change {
+        since: r(2, 24, 3),
+        scope: Scope::Nets,
+        text: "NCCL fuses NIC ports into virtual NICs itself (before: the IB plugin merged two ports of one device)",
+    },
     Change {
         since: r(2, 25, 1),
         scope: Scope::Blackwell,
         text: "Blackwell gets its own search ladders (before, it walked Hopper's)",
     },
+    Change { since: r(2, 25, 1), scope: Scope::Any, text: "64 channels (before 32)" },
+    Change {
+        since: r(2, 25, 1),
+        scope: Scope::Blackwell,
+        text: "tuning: Blackwell row of the tables, NVLS 32 channels on Blackwell",
+    },
     Change {
         since: r(2, 26, 2),
         scope: Scope::C2c,
         text: "NCCL_NET_GDR_C2C appears (default 0): GPUDirect RDMA to a NIC reached over C2C",
+    },
+    Change {
+        since: r(2, 26, 2),
+        scope: Scope::MultiSocket,
+        text: "Sapphire/Emerald Rapids inter-socket bandwidth 22/40 GB/s (before 10)",
+    },
+    Change {
+        since: r(2, 26, 2),
+        scope: Scope::Any,
+        text: "trees rated with the largest tree pattern of any node (before: rank 0's)",
     },
     Change {
         since: r(2, 27, 3),
@@ -177,6 +224,12 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Blackwell,
         text: "Blackwell ladders gain 18 GB/s inside the node, start at 47.9 across nodes",
     },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::Any,
+        text: "LL128 on for every GPU from Volta (before: a list of compute capabilities)",
+    },
+    Change { since: r(2, 27, 3), scope: Scope::NvSwitch, text: "NVLS AllGather/ReduceScatter rated per collective" },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell ladder across nodes starts at 48, 45.1" },
     Change {
         since: r(2, 27, 6),
@@ -190,6 +243,11 @@ pub const CHANGES: &[Change] = &[
         text: "NCCL_PXN_C2C defaults to 1: a C2C-attached GPU relays to its NIC (PXN)",
     },
     Change {
+        since: r(2, 28, 3),
+        scope: Scope::NvSwitch,
+        text: "NVLS tuning model rated at NVLS efficiency, needs two channels; collective channels no longer raised to the NVLS count",
+    },
+    Change {
         since: r(2, 28, 7),
         scope: Scope::TwoGpuNvSwitch,
         text: "NVLink SHARP (NVLS) is set up with two GPUs (before: three)",
@@ -199,6 +257,8 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::BareGuid,
         text: "a NIC guid without `0x` is read as hex (before, such NICs all looked like one ASIC and shared one channel's bandwidth)",
     },
+    Change { since: r(2, 28, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceilings 73.4/34.6" },
+    Change { since: r(2, 28, 9), scope: Scope::NvSwitch, text: "tuning: NVLS-tree network hop 20.9 us (before 14)" },
     Change {
         since: r(2, 29, 2),
         scope: Scope::C2c,
@@ -206,12 +266,18 @@ pub const CHANGES: &[Change] = &[
     },
     Change { since: r(2, 29, 2), scope: Scope::Blackwell, text: "Blackwell ladder inside the node gains 45 GB/s" },
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 80 GB/s" },
+    Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceiling 40" },
     Change {
         since: r(2, 30, 3),
         scope: Scope::Nets,
         text: "a virtual NIC fuses up to 8 ports (before: 4); a PXN relay GPU must be able to use GPUDirect RDMA",
     },
     Change { since: r(2, 30, 3), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 86 GB/s" },
+    Change {
+        since: r(2, 30, 3),
+        scope: Scope::Blackwell,
+        text: "tuning: Blackwell NVLS-tree ceiling 80 beyond two nodes",
+    },
     Change {
         since: r(2, 30, 7),
         scope: Scope::Nets,
