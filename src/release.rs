@@ -513,6 +513,13 @@ impl Release {
 
     // ---- paths ------------------------------------------------------------------------
 
+    /// `ncclTopoSetPaths` keeps the path of the better type, then more bandwidth, then
+    /// fewer hops (2.30.7); before, it replaced a path by a faster one that was no
+    /// longer, whatever the types.
+    pub fn paths_type_first(self) -> bool {
+        self.since(2, 30, 7)
+    }
+
     /// A GPU's path to a NIC becomes P2C (C2C to the CPU, then PCIe) only for the GPU's
     /// closest NICs (2.29.2); before, for every NIC so placed.
     pub fn p2c_local_nets_only(self) -> bool {
@@ -852,6 +859,12 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// paths.cc ncclTopoSetPaths: the type-first update is 2.30.7's.
+    #[test]
+    fn path_update_boundary() {
+        assert!(!r(2, 30, 4).paths_type_first() && r(2, 30, 7).paths_type_first());
     }
 
     /// paths.cc at 2.29.2: ncclTopoComputePaths asks ncclTopoGetLocal for the P2C

@@ -515,3 +515,39 @@ fn diff_across_releases_explains_the_upgrade() {
         .code(2)
         .stderr(predicates::str::contains("were not provided: <B>"));
 }
+
+/// Two Hopper GPUs with one NVLink each to an NVSwitch, under one PCIe Gen5 switch
+/// (48 GB/s, faster than the 20.6 GB/s link). NCCL 2.30.7 keeps the path of the
+/// better type (NVL); before (paths.cc ncclTopoSetPaths at 2.30.4), the faster path of
+/// the same length won (PIX).
+#[test]
+fn path_update_rule_by_release() {
+    let (_dir, file) = write_topo(ONE_NVLINK_UNDER_GEN5);
+    let path = |v: &str| {
+        let out = topo().args(["analyze", "--json", "--nccl-version", v, "--topo"]).arg(&file).assert().success();
+        let v = json(&out.get_output().stdout);
+        let p =
+            v["paths"]["gpu_gpu"].as_array().unwrap().iter().find(|p| p["from"] == 0 && p["to"] == 1).unwrap().clone();
+        (p["type"].as_str().unwrap().to_string(), p["bw"].as_f64().unwrap())
+    };
+    assert_eq!(path("2.30.7"), ("NVL".to_string(), 20.6f32 as f64));
+    assert_eq!(path("2.30.4"), ("PIX".to_string(), 48.0));
+}
+
+const ONE_NVLINK_UNDER_GEN5: &str = r#"<system version="1">
+  <cpu numaid="0" affinity="ffffffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:10:00.0" class="0x060400" vendor="0x1000" device="0xc030" subsystem_vendor="0x1000" subsystem_device="0x100b" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:11:00.0" class="0x030200" vendor="0x10de" device="0x2330" subsystem_vendor="0x10de" subsystem_device="0x16c1" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="90" rank="0" gdr="1">
+          <nvlink target="0000:99:00.0" count="1" tclass="0x068000"/>
+        </gpu>
+      </pci>
+      <pci busid="0000:12:00.0" class="0x030200" vendor="0x10de" device="0x2330" subsystem_vendor="0x10de" subsystem_device="0x16c1" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="1" sm="90" rank="1" gdr="1">
+          <nvlink target="0000:99:00.0" count="1" tclass="0x068000"/>
+        </gpu>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+"#;

@@ -37,8 +37,10 @@ fn merge_path_type(a: PathType, b: PathType) -> PathType {
 }
 
 /// Breadth-first search from `base` setting every node's best path to it
-/// (`ncclTopoSetPaths`): type first, then bandwidth, then hop count.
+/// (`ncclTopoSetPaths`): type first, then bandwidth, then hop count (2.30.7); before,
+/// fewer hops then more bandwidth.
 fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
+    let type_first = p.release.paths_type_first();
     let bt = base.ty as usize;
     let n_base = sys.count(base.ty);
     for t in NodeType::ALL {
@@ -103,10 +105,16 @@ fn set_paths(sys: &mut System, base: NodeRef, p: &Params) {
                 }
                 let new_ty = new_ty.max(path_ty);
                 let rp = &sys.node(rem).paths[bt][base.idx];
-                if new_ty < rp.ty
-                    || (new_ty == rp.ty && rp.bw < b)
-                    || (new_ty == rp.ty && rp.bw == b && rp.hops.len() > path_hops.len() + 1)
-                {
+                let better = if type_first {
+                    new_ty < rp.ty
+                        || (new_ty == rp.ty && rp.bw < b)
+                        || (new_ty == rp.ty && rp.bw == b && rp.hops.len() > path_hops.len() + 1)
+                } else {
+                    // Before 2.30.7: a path not yet found or longer than ours, if ours is
+                    // faster; its type follows whatever path won.
+                    (rp.bw == 0.0 || rp.hops.len() > path_hops.len()) && rp.bw < b
+                };
+                if better {
                     let Some(rev) = sys.node(rem).links.iter().position(|rl| rl.rem == node && rl.ty == link.ty) else {
                         continue;
                     };
