@@ -162,6 +162,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
     Change { since: r(2, 20, 3), scope: Scope::NvSwitch, text: "collective channels raised to the NVLS channel count" },
+    Change {
+        since: r(2, 20, 3),
+        scope: Scope::Nets,
+        text: "the IB plugin merges the two ports of one NIC (same PCI device and system guid) into one device `a+b`",
+    },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
     Change {
         since: r(2, 21, 5),
@@ -172,6 +177,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 22, 3),
         scope: Scope::Any,
         text: "per-rank topology fusion: GPUs numbered in the order ranks fuse their trees (before: file order)",
+    },
+    Change {
+        since: r(2, 22, 3),
+        scope: Scope::Nets,
+        text: "the IB plugin lists every port on its own when one- and two-port NICs mix",
     },
     Change {
         since: r(2, 23, 4),
@@ -379,6 +389,19 @@ pub enum DumpGraph {
     Nvls,
 }
 
+/// Who fuses the ports of one NIC into one network device, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NicFusion {
+    /// Every port is its own device (no fusion anywhere).
+    None,
+    /// The built-in IB plugin pairs ports of one PCI device with the same system image
+    /// guid (`NCCL_IB_MERGE_NICS`); with `mixed_unmerges`, a machine where some devices
+    /// end up with one port and others with two is listed again unmerged.
+    IbPorts { mixed_unmerges: bool },
+    /// The core makes virtual NICs (`NCCL_NET_MERGE_LEVEL`, `NCCL_NET_FORCE_MERGE`).
+    VirtualNics,
+}
+
 impl Release {
     /// The newest release topo models, and the default for files and fixtures.
     pub const NEWEST: Release = r(2, 30, 7);
@@ -511,6 +534,13 @@ impl Release {
         self.since(2, 28, 7)
     }
 
+    /// Each local rank trims the topology to itself and the ranks' trees are fused in
+    /// rank order (2.22.3); before, one tree holds every local GPU and is trimmed once,
+    /// so nodes keep the file's order.
+    pub fn per_rank_xml(self) -> bool {
+        self.since(2, 22, 0)
+    }
+
     // ---- paths ------------------------------------------------------------------------
 
     /// `ncclTopoSetPaths` keeps the path of the better type, then more bandwidth, then
@@ -587,6 +617,19 @@ impl Release {
     /// until 2.30.0; from 2.30.3 the plugin's own limit, 8 for the built-in IB plugin.
     pub fn max_devs_per_nic(self) -> usize {
         if self.since(2, 30, 3) { 8 } else { 4 }
+    }
+
+    /// Who fuses NIC ports: nobody before 2.20.3; the IB plugin from 2.20.3 (two ports at
+    /// most, `NCCL_IB_MERGE_NICS`), which from 2.22.3 undoes it on a mix of single- and
+    /// multi-port devices; the core's virtual NICs from 2.24.3.
+    pub fn nic_fusion(self) -> NicFusion {
+        if self.since(2, 24, 0) {
+            NicFusion::VirtualNics
+        } else if self.since(2, 20, 0) {
+            NicFusion::IbPorts { mixed_unmerges: self.since(2, 22, 0) }
+        } else {
+            NicFusion::None
+        }
     }
 
     /// `ncclTopoGetLocalNet` starts a GPU's NETs at its device number taken modulo the
@@ -915,6 +958,25 @@ mod tests {
     fn local_net_start_boundary() {
         assert!(!r(2, 30, 4).local_net_start_wraps());
         assert!(r(2, 30, 7).local_net_start_wraps());
+    }
+
+    /// net_ib.cc: NCCL_IB_MERGE_NICS appears in 2.20.3, the mixed-port check in 2.22.3;
+    /// topo.cc ncclTopoMakeVNics takes over in 2.24.3.
+    #[test]
+    fn nic_fusion_boundaries() {
+        assert_eq!(r(2, 19, 4).nic_fusion(), NicFusion::None);
+        assert_eq!(r(2, 20, 3).nic_fusion(), NicFusion::IbPorts { mixed_unmerges: false });
+        assert_eq!(r(2, 21, 5).nic_fusion(), NicFusion::IbPorts { mixed_unmerges: false });
+        assert_eq!(r(2, 22, 3).nic_fusion(), NicFusion::IbPorts { mixed_unmerges: true });
+        assert_eq!(r(2, 23, 4).nic_fusion(), NicFusion::IbPorts { mixed_unmerges: true });
+        assert_eq!(r(2, 24, 3).nic_fusion(), NicFusion::VirtualNics);
+    }
+
+    /// topo.cc ncclTopoGetSystem: one FillGpu per local rank into one tree until 2.21.5;
+    /// each rank's own tree, gathered and fused, from 2.22.3.
+    #[test]
+    fn per_rank_xml_boundary() {
+        assert!(!r(2, 21, 5).per_rank_xml() && r(2, 22, 3).per_rank_xml());
     }
 
     /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).

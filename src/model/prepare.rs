@@ -12,7 +12,7 @@
 
 use crate::error::Error;
 use crate::model::PathType;
-use crate::release::Release;
+use crate::release::{NicFusion, Release};
 use crate::xml::{self, Diagnostic, NodeId, Severity, Xml};
 
 /// How the network plugin behaves.
@@ -111,7 +111,11 @@ pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Er
     }
     let mut nets = physical_nets(&base, &mut diags);
     populate(&mut base, &nets, net.collnet);
-    if net.fusion && !nets.is_empty() {
+    let fusion = if net.fusion && !nets.is_empty() { net.release.nic_fusion() } else { NicFusion::None };
+    if let NicFusion::IbPorts { mixed_unmerges } = fusion {
+        nets = ib_port_merge(&mut base, &nets, mixed_unmerges, net.collnet);
+    }
+    if fusion == NicFusion::VirtualNics {
         let vnics = make_vnics(&base, &nets, net, file)?;
         let n_phys = nets.len();
         for (k, members) in vnics.iter().enumerate() {
@@ -169,7 +173,7 @@ pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Er
         }
     }
 
-    let fused = fuse_ranks(&base, &gpus);
+    let fused = if net.release.per_rank_xml() { fuse_ranks(&base, &gpus) } else { trim_once(&base, &gpus) };
     Ok(Prepared { xml: fused, gpus: gpus.into_iter().map(|g| g.0).collect(), nets, diags })
 }
 
@@ -630,26 +634,61 @@ fn fuse_ranks(base: &Xml, gpus: &[(RankedGpu, NodeId)]) -> Xml {
 fn rank_tree(base: &Xml, root: NodeId, gpu_el: NodeId, rank: i32, stop: &mut [bool], kept: &mut [bool]) -> Xml {
     stop.fill(false);
     kept.fill(false);
-    trim_marks(base, root, gpu_el, stop, kept);
+    let rank_of = |n: NodeId| (n == gpu_el).then_some(rank);
+    trim_marks(base, root, &rank_of, Trim::Switches, stop, kept);
     let mut out = Xml::default();
-    copy_kept(base, root, None, gpu_el, rank, stop, kept, false, &mut out);
+    copy_kept(base, root, None, &rank_of, stop, kept, false, &mut out);
     out
 }
 
+/// Before 2.22: one tree where every local GPU is marked (keep, rank, gdr), trimmed
+/// once, in which every element without a kept one under it goes; nodes keep the
+/// file's order.
+fn trim_once(base: &Xml, gpus: &[(RankedGpu, NodeId)]) -> Xml {
+    let mut out = Xml::default();
+    let Some(root) = base.root() else { return out };
+    let mut ranks = vec![None; base.nodes.len()];
+    for (g, el) in gpus {
+        ranks[*el] = Some(g.rank);
+    }
+    let rank_of = |n: NodeId| ranks[n];
+    let mut stop = vec![false; base.nodes.len()];
+    let mut kept = vec![false; base.nodes.len()];
+    trim_marks(base, root, &rank_of, Trim::Childless, &mut stop, &mut kept);
+    copy_kept(base, root, None, &rank_of, &stop, &kept, false, &mut out);
+    out
+}
+
+/// Which elements `ncclTopoTrimXmlRec` removes when nothing kept is under them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Trim {
+    /// PCI devices, CPUs, NICs and NETs (2.22 and later).
+    Switches,
+    /// Any element left without children (before 2.22).
+    Childless,
+}
+
 /// The trimming pass without touching the tree: `stop[n]` when the walk stops at `n`
-/// because it is marked keep="1" (its whole subtree stays), `kept[n]` when `n` survives.
-/// Returns what the trim returns for `n`.
-fn trim_marks(x: &Xml, node: NodeId, gpu_el: NodeId, stop: &mut [bool], kept: &mut [bool]) -> bool {
-    if node == gpu_el || x.attr(node, "keep") == Some("1") {
+/// because it is marked keep="1" or is a marked GPU (its whole subtree stays),
+/// `kept[n]` when `n` survives. Returns whether something kept is at or under `n`.
+fn trim_marks(
+    x: &Xml,
+    node: NodeId,
+    rank_of: &dyn Fn(NodeId) -> Option<i32>,
+    trim: Trim,
+    stop: &mut [bool],
+    kept: &mut [bool],
+) -> bool {
+    if rank_of(node).is_some() || x.attr(node, "keep") == Some("1") {
         stop[node] = true;
         kept[node] = true;
         return true;
     }
     let mut keep = false;
     for &s in x.children(node) {
-        keep |= trim_marks(x, s, gpu_el, stop, kept);
+        keep |= trim_marks(x, s, rank_of, trim, stop, kept);
     }
-    kept[node] = keep || !matches!(x.name(node), "pci" | "cpu" | "nic" | "net");
+    kept[node] = keep || (trim == Trim::Switches && !matches!(x.name(node), "pci" | "cpu" | "nic" | "net"));
     keep
 }
 
@@ -659,8 +698,7 @@ fn copy_kept(
     x: &Xml,
     node: NodeId,
     parent: Option<NodeId>,
-    gpu_el: NodeId,
-    rank: i32,
+    rank_of: &dyn Fn(NodeId) -> Option<i32>,
     stop: &[bool],
     kept: &[bool],
     inside_stop: bool,
@@ -672,7 +710,7 @@ fn copy_kept(
     let me = out.add(parent, x.name(node));
     out.nodes[me].attrs = x.nodes[node].attrs.clone();
     out.nodes[me].line = x.nodes[node].line;
-    if node == gpu_el {
+    if let Some(rank) = rank_of(node) {
         out.set_attr(me, "keep", "1");
         out.set_attr(me, "rank", rank.to_string());
         out.init_attr(me, "gdr", "1");
@@ -685,7 +723,7 @@ fn copy_kept(
         out.unset_attr(me, "keep");
     }
     for &c in x.children(node) {
-        copy_kept(x, c, Some(me), gpu_el, rank, stop, kept, inside, out);
+        copy_kept(x, c, Some(me), rank_of, stop, kept, inside, out);
     }
 }
 
@@ -704,6 +742,79 @@ fn fuse_rec(dst: &mut Xml, dparent: NodeId, src: &Xml, sparent: NodeId) {
         }
     }
 }
+
+/// The IB plugin's port merging (2.20 to 2.23, `NCCL_IB_MERGE_NICS`): in device order,
+/// a port joins the first device made so far that has one port, whose port sits on the
+/// same PCI device once the device and function digits are ignored
+/// (`NCCL_IB_MERGE_VFS`) and reports the same system image guid; two ports at most. The
+/// devices are numbered densely in the order they were made; a merged device is named
+/// `a+b`, has the ports' summed speed and the first port's other properties. With
+/// `mixed_unmerges` (2.22, 2.23), a mix of one- and two-port devices lists every port on
+/// its own again. In the tree, a single port's `<net>` stays where it is; a merged
+/// device's `<net>` is added at the end of its first port's `<nic>` and the ports'
+/// `<net>`s lose their keep, so the trim removes them.
+fn ib_port_merge(x: &mut Xml, nets: &[NetDevice], mixed_unmerges: bool, collnet: bool) -> Vec<NetDevice> {
+    let nodes: Vec<Option<NodeId>> = nets.iter().map(|d| x.find_tag_kv("net", "name", &d.name)).collect();
+    // Where a port sits: the element above its PCI device and that device's bus (its
+    // bus id without the trailing "dd.f"), or its <nic> when it has no PCI device.
+    let place = |n: Option<NodeId>| -> (Option<NodeId>, String) {
+        let nic = n.and_then(|n| x.parent(n));
+        match nic.and_then(|c| x.parent(c)).filter(|&p| x.name(p) == "pci") {
+            Some(p) => {
+                let b = x.attr(p, "busid").unwrap_or("");
+                (x.parent(p), b.get(..b.len().saturating_sub(4)).unwrap_or("").to_ascii_lowercase())
+            }
+            None => (nic, String::new()),
+        }
+    };
+    let keys: Vec<_> = nets.iter().zip(&nodes).map(|(d, &n)| (place(n), d.guid)).collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for i in 0..nets.len() {
+        match groups.iter_mut().find(|g| g.len() < IB_PORTS_PER_DEVICE && keys[g[0]] == keys[i]) {
+            Some(g) => g.push(i),
+            None => groups.push(vec![i]),
+        }
+    }
+    if mixed_unmerges && groups.iter().any(|g| g.len() != groups[0].len()) {
+        groups = (0..nets.len()).map(|i| vec![i]).collect();
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (k, g) in groups.iter().enumerate() {
+        let first = &nets[g[0]];
+        let dev = NetDevice {
+            dev: k as i32,
+            name: g.iter().map(|&m| nets[m].name.as_str()).collect::<Vec<_>>().join("+"),
+            is_virtual: false,
+            physdevs: Vec::new(),
+            speed: g.iter().map(|&m| nets[m].speed).sum(),
+            rail: -1,
+            plane: -1,
+            ..first.clone()
+        };
+        if let [only] = g[..] {
+            if let Some(id) = nodes[only] {
+                x.set_attr(id, "dev", k.to_string());
+            }
+        } else {
+            for &m in g {
+                if let Some(id) = nodes[m] {
+                    x.set_attr(id, "keep", "0");
+                }
+            }
+            if let Some(nic) = nodes[g[0]].and_then(|n| x.parent(n)) {
+                let id = x.add(Some(nic), "net");
+                x.set_attr(id, "name", dev.name.clone());
+                fill_net_attrs(x, id, &dev, collnet);
+            }
+        }
+        out.push(dev);
+    }
+    out
+}
+
+/// Most ports the IB plugin merges into one device (`NCCL_IB_MAX_DEVS_PER_NIC` before
+/// 2.24).
+const IB_PORTS_PER_DEVICE: usize = 2;
 
 #[cfg(test)]
 mod tests {
@@ -766,6 +877,79 @@ mod tests {
         let busids: Vec<_> = p.xml.preorder().into_iter().filter_map(|i| p.xml.attr(i, "busid")).collect();
         // Rank 0's GPU (13) comes before the NIC, rank 1's GPU (11) is appended after.
         assert_eq!(busids, vec!["0000:10:00.0", "0000:12:00.0", "0000:13:00.0", "0000:11:00.0"]);
+    }
+
+    fn at(v: &str) -> NetOptions {
+        NetOptions { release: Release::parse(v).unwrap(), ..Default::default() }
+    }
+
+    fn net_names(x: &Xml) -> Vec<&str> {
+        x.preorder().into_iter().filter(|&i| x.name(i) == "net").map(|i| x.attr(i, "name").unwrap()).collect()
+    }
+
+    /// net_ib.cc (2.20.3 to 2.23.4): the IB plugin pairs the two ports into device 0,
+    /// which replaces them in the tree; before 2.20.3 nothing fuses them.
+    #[test]
+    fn ib_plugin_pairs_ports_before_2_24() {
+        let p = prepare(&parse(TWO_PORT), "t", &at("2.21.5")).unwrap();
+        assert_eq!(p.nets.len(), 1);
+        assert_eq!((p.nets[0].dev, p.nets[0].name.as_str(), p.nets[0].speed), (0, "mlx5_0+mlx5_1", 400000));
+        assert!(!p.nets[0].is_virtual && p.nets[0].physdevs.is_empty());
+        assert_eq!(net_names(&p.xml), vec!["mlx5_0+mlx5_1"]);
+        let p = prepare(&parse(TWO_PORT), "t", &at("2.19.4")).unwrap();
+        assert_eq!(p.nets.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), vec!["mlx5_0", "mlx5_1"]);
+        // Other guids: nothing merges.
+        let p = prepare(
+            &parse(
+                &TWO_PORT
+                    .replace("guid=\"0x1\" gdr=\"1\"/>\n        </nic>", "guid=\"0x2\" gdr=\"1\"/>\n        </nic>"),
+            ),
+            "t",
+            &at("2.21.5"),
+        )
+        .unwrap();
+        assert_eq!(p.nets.len(), 2);
+    }
+
+    /// net_ib.cc at 2.22.3: a one-port device next to a two-port one lists every port
+    /// on its own; 2.21.5 keeps the pair.
+    #[test]
+    fn mixed_ports_unmerge_from_2_22() {
+        let third = r#"<pci busid="0000:14:00.0" class="0x020000" link_speed="32.0 GT/s PCIe" link_width="16">
+        <nic>
+          <net name="mlx5_2" dev="2" speed="200000" port="1" guid="0x3" gdr="1"/>
+        </nic>
+      </pci>
+    </pci>
+  </cpu>"#;
+        let doc = TWO_PORT.replacen("    </pci>\n  </cpu>", third, 1);
+        let names =
+            |v: &str| prepare(&parse(&doc), "t", &at(v)).unwrap().nets.into_iter().map(|d| d.name).collect::<Vec<_>>();
+        assert_eq!(names("2.21.5"), vec!["mlx5_0+mlx5_1", "mlx5_2"]);
+        assert_eq!(names("2.22.3"), vec!["mlx5_0", "mlx5_1", "mlx5_2"]);
+        assert_eq!(names("2.23.4"), vec!["mlx5_0", "mlx5_1", "mlx5_2"]);
+    }
+
+    /// topo.cc ncclTopoGetSystem before 2.22: every GPU is marked in the one tree and it
+    /// is trimmed once, so the file's order stays (2.22.3 fuses the ranks' trees).
+    #[test]
+    fn one_trim_keeps_file_order_before_2_22() {
+        let busids = |v: &str| {
+            let p = prepare(&parse(TWO_PORT), "t", &at(v)).unwrap();
+            p.xml.preorder().into_iter().filter_map(|i| p.xml.attr(i, "busid").map(str::to_string)).collect::<Vec<_>>()
+        };
+        assert_eq!(busids("2.21.5"), vec!["0000:10:00.0", "0000:11:00.0", "0000:12:00.0", "0000:13:00.0"]);
+        assert_eq!(busids("2.22.3"), vec!["0000:10:00.0", "0000:12:00.0", "0000:13:00.0", "0000:11:00.0"]);
+        // Every GPU got its rank; any element with nothing kept under it goes (a
+        // <pcilink> too, which the later trim keeps).
+        let doc =
+            TWO_PORT.replacen("link_width=\"16\">", "link_width=\"16\">\n      <pcilink target=\"0000:10:00.0\"/>", 1);
+        let p = prepare(&parse(&doc), "t", &at("2.21.5")).unwrap();
+        let ranks: Vec<_> = p.xml.preorder().into_iter().filter_map(|i| p.xml.attr(i, "rank")).collect();
+        assert_eq!(ranks, vec!["1", "0"]);
+        assert!(p.xml.find_tag_kv("pcilink", "target", "0000:10:00.0").is_none());
+        let p = prepare(&parse(&doc), "t", &at("2.22.3")).unwrap();
+        assert!(p.xml.find_tag_kv("pcilink", "target", "0000:10:00.0").is_some());
     }
 
     #[test]
