@@ -160,6 +160,16 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::NvSwitch,
         text: "NVLS bandwidth rated min(intra, inter) at 5/6 (before: like the other algorithms)",
     },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::C2c,
+        text: "`<c2c>` is read: a GPU's C2C link to its CPU, as an NVLink until 2.25",
+    },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::Amd,
+        text: "AMD sockets are joined at 16 GB/s (before: at LOC_BW, as an unknown CPU)",
+    },
     Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
     Change { since: r(2, 20, 3), scope: Scope::NvSwitch, text: "collective channels raised to the NVLS channel count" },
     Change {
@@ -167,6 +177,7 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Nets,
         text: "the IB plugin merges the two ports of one NIC (same PCI device and system guid) into one device `a+b`",
     },
+    Change { since: r(2, 20, 3), scope: Scope::Hopper, text: "Hopper NVLink is 20.6 GB/s a link (before: 20)" },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
     Change {
         since: r(2, 21, 5),
@@ -178,6 +189,12 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Any,
         text: "per-rank topology fusion: GPUs numbered in the order ranks fuse their trees (before: file order)",
     },
+    Change {
+        since: r(2, 22, 3),
+        scope: Scope::C2c,
+        text: "findLocalCpu follows only links to PCI switches and CPUs (before: any PCI link, so that a GPU under a switch no faster than its link up crashed NCCL)",
+    },
+    Change { since: r(2, 22, 3), scope: Scope::Any, text: "`<pcilink>` links between PCI switches are read" },
     Change {
         since: r(2, 22, 3),
         scope: Scope::Nets,
@@ -199,6 +216,11 @@ pub const CHANGES: &[Change] = &[
         text: "NCCL fuses NIC ports into virtual NICs itself (before: the IB plugin merged two ports of one device)",
     },
     Change {
+        since: r(2, 24, 3),
+        scope: Scope::Nets,
+        text: "a NIC node per PCI function and NUMA node (before: one per PCI device, without the function digit)",
+    },
+    Change {
         since: r(2, 25, 1),
         scope: Scope::Blackwell,
         text: "Blackwell gets its own search ladders (before, it walked Hopper's)",
@@ -208,6 +230,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 25, 1),
         scope: Scope::Blackwell,
         text: "tuning: Blackwell row of the tables, NVLS 32 channels on Blackwell",
+    },
+    Change {
+        since: r(2, 25, 1),
+        scope: Scope::Blackwell,
+        text: "Blackwell NVLink is 40 GB/s a link (before: Hopper's 20.6)",
     },
     Change {
         since: r(2, 26, 2),
@@ -223,6 +250,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 26, 2),
         scope: Scope::Any,
         text: "trees rated with the largest tree pattern of any node (before: rank 0's)",
+    },
+    Change {
+        since: r(2, 26, 2),
+        scope: Scope::C2c,
+        text: "C2C is a link and path type of its own (before: an NVLink); findLocalCpu never walks back",
     },
     Change {
         since: r(2, 27, 3),
@@ -241,6 +273,7 @@ pub const CHANGES: &[Change] = &[
     },
     Change { since: r(2, 27, 3), scope: Scope::NvSwitch, text: "NVLS AllGather/ReduceScatter rated per collective" },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell ladder across nodes starts at 48, 45.1" },
+    Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell NVLink is 40.1 GB/s a link" },
     Change {
         since: r(2, 27, 6),
         scope: Scope::Nets,
@@ -402,6 +435,44 @@ pub enum NicFusion {
     VirtualNics,
 }
 
+/// How `findLocalCpu` walks from a GPU to its CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalCpuWalk {
+    /// Depth first through every PCI link, with no memory of where it came from: it
+    /// takes each node's first PCI link and never returns if that leads back down.
+    AnyPciLink,
+    /// The same, following only links to PCI switches and CPUs.
+    SwitchLinks,
+    /// Up the tree, never back to the node it came from: always finds the CPU.
+    Up,
+}
+
+/// What a `<c2c>` element (a GPU's chip-to-chip link to its CPU) becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum C2cLinks {
+    /// Nothing: the element is not read.
+    Ignored,
+    /// An NVLink between the GPU and its CPU.
+    AsNvLink,
+    /// A C2C link (and C2C paths).
+    C2c,
+}
+
+/// The per-link NVLink bandwidth table (`ncclTopoNVLinkBw`), named by the release that
+/// introduced it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum NvLinkTable {
+    /// Hopper and later at 20 GB/s a link.
+    V2_18,
+    /// Hopper and later at 20.6.
+    V2_20,
+    /// Blackwell at 40.
+    V2_25,
+    /// Blackwell at 40.1.
+    V2_27_5,
+}
+
 impl Release {
     /// The newest release topo models, and the default for files and fixtures.
     pub const NEWEST: Release = r(2, 30, 7);
@@ -539,6 +610,68 @@ impl Release {
     /// so nodes keep the file's order.
     pub fn per_rank_xml(self) -> bool {
         self.since(2, 22, 0)
+    }
+
+    /// Intel CPUs are told apart as Sapphire Rapids and Emerald Rapids (2.26.2), with
+    /// their own inter-socket bandwidth; before, anything from model 0x55 is Skylake.
+    pub fn intel_rapids_models(self) -> bool {
+        self.since(2, 26, 0)
+    }
+
+    /// AMD sockets are joined at `AMD_BW` (2.19.1); before, at `LOC_BW`, as any CPU
+    /// NCCL did not know.
+    pub fn amd_inter_cpu_bw(self) -> bool {
+        self.since(2, 19, 0)
+    }
+
+    /// The NVLink bandwidth table: Hopper's 20 becomes 20.6 in 2.20.3, Blackwell gets
+    /// its own 40 in 2.25.1 and 40.1 in 2.27.5.
+    pub fn nvlink_table(self) -> NvLinkTable {
+        if self.since(2, 27, 5) {
+            NvLinkTable::V2_27_5
+        } else if self.since(2, 25, 0) {
+            NvLinkTable::V2_25
+        } else if self.since(2, 20, 0) {
+            NvLinkTable::V2_20
+        } else {
+            NvLinkTable::V2_18
+        }
+    }
+
+    /// How `findLocalCpu` walks: every PCI link until 2.21.5; only links to PCI switches
+    /// and CPUs from 2.22.3; never back where it came from from 2.26.2.
+    pub fn local_cpu_walk(self) -> LocalCpuWalk {
+        if self.since(2, 26, 0) {
+            LocalCpuWalk::Up
+        } else if self.since(2, 22, 0) {
+            LocalCpuWalk::SwitchLinks
+        } else {
+            LocalCpuWalk::AnyPciLink
+        }
+    }
+
+    /// `<c2c>` is read from 2.19.1, as an NVLink to the CPU; LINK_C2C and PATH_C2C
+    /// appear in 2.26.2.
+    pub fn c2c_links(self) -> C2cLinks {
+        if self.since(2, 26, 0) {
+            C2cLinks::C2c
+        } else if self.since(2, 19, 0) {
+            C2cLinks::AsNvLink
+        } else {
+            C2cLinks::Ignored
+        }
+    }
+
+    /// `<pcilink>` elements (links between PCI switches) are read (2.22.3).
+    pub fn pci_links(self) -> bool {
+        self.since(2, 22, 0)
+    }
+
+    /// A NIC node is known by its NUMA node and full bus id (2.24.3); before, by its
+    /// bus id without the function digit, and every `<nic>` right under a `<cpu>` is the
+    /// one NIC node 0.
+    pub fn nic_id_by_numa(self) -> bool {
+        self.since(2, 24, 0)
     }
 
     // ---- paths ------------------------------------------------------------------------
@@ -977,6 +1110,38 @@ mod tests {
     #[test]
     fn per_rank_xml_boundary() {
         assert!(!r(2, 21, 5).per_rank_xml() && r(2, 22, 3).per_rank_xml());
+    }
+
+    /// topo.h/topo.cc: SRP_QPI_BW and ERP_QPI_BW with their models in 2.26.2; AMD_BW in
+    /// 2.19.1; SM90_NVLINK_BW 20.6 in 2.20.3, SM100_NVLINK_BW 40.0 in 2.25.1 and 40.1 in
+    /// 2.27.5.
+    #[test]
+    fn system_constant_boundaries() {
+        assert!(!r(2, 25, 1).intel_rapids_models() && r(2, 26, 2).intel_rapids_models());
+        assert!(!r(2, 18, 6).amd_inter_cpu_bw() && r(2, 19, 1).amd_inter_cpu_bw());
+        assert_eq!(r(2, 19, 4).nvlink_table(), NvLinkTable::V2_18);
+        assert_eq!(r(2, 20, 3).nvlink_table(), NvLinkTable::V2_20);
+        assert_eq!(r(2, 24, 3).nvlink_table(), NvLinkTable::V2_20);
+        assert_eq!(r(2, 25, 1).nvlink_table(), NvLinkTable::V2_25);
+        assert_eq!(r(2, 27, 3).nvlink_table(), NvLinkTable::V2_25);
+        assert_eq!(r(2, 27, 5).nvlink_table(), NvLinkTable::V2_27_5);
+    }
+
+    /// topo.cc findLocalCpu: any PCI link at 2.21.5, PCI/CPU targets at 2.22.3, the
+    /// `from` argument at 2.26.2; ncclTopoAddC2c at 2.19.1, LINK_C2C at 2.26.2;
+    /// ncclTopoAddPciLinks at 2.22.3; NCCL_TOPO_LOCAL_NIC_ID at 2.24.3.
+    #[test]
+    fn system_walk_boundaries() {
+        assert_eq!(r(2, 21, 5).local_cpu_walk(), LocalCpuWalk::AnyPciLink);
+        assert_eq!(r(2, 22, 3).local_cpu_walk(), LocalCpuWalk::SwitchLinks);
+        assert_eq!(r(2, 25, 1).local_cpu_walk(), LocalCpuWalk::SwitchLinks);
+        assert_eq!(r(2, 26, 2).local_cpu_walk(), LocalCpuWalk::Up);
+        assert_eq!(r(2, 18, 6).c2c_links(), C2cLinks::Ignored);
+        assert_eq!(r(2, 19, 1).c2c_links(), C2cLinks::AsNvLink);
+        assert_eq!(r(2, 25, 1).c2c_links(), C2cLinks::AsNvLink);
+        assert_eq!(r(2, 26, 2).c2c_links(), C2cLinks::C2c);
+        assert!(!r(2, 21, 5).pci_links() && r(2, 22, 3).pci_links());
+        assert!(!r(2, 23, 4).nic_id_by_numa() && r(2, 24, 3).nic_id_by_numa());
     }
 
     /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).

@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::model::system::{Kind, MLOPART_MASK, NetInfo, NodeRef, System, id_system, topo_id};
 use crate::model::{LinkType, NodeType, bw, cpu};
-use crate::release::Release;
+use crate::release::{C2cLinks, LocalCpuWalk, Release};
 use crate::xml::{self, NodeId, Xml};
 
 /// Reads attributes off one element, turning NCCL's hard failures into errors that name
@@ -100,9 +100,11 @@ pub fn build(x: &Xml, file: &str, opts: BuildOptions) -> Result<System, Error> {
     sys.system_id = 0;
     add_nvlinks(&a, &mut sys, top, opts)?;
     add_c2c(&a, &mut sys, top, opts)?;
-    add_pcilinks(&a, &mut sys, top)?;
+    if a.release.pci_links() {
+        add_pcilinks(&a, &mut sys, top)?;
+    }
     flatten_bcm(&mut sys);
-    connect_cpus(&mut sys);
+    connect_cpus(&mut sys, a.release);
     for c in 0..sys.count(NodeType::Cpu) {
         sort_links(&mut sys, NodeRef::new(NodeType::Cpu, c), None);
     }
@@ -145,9 +147,10 @@ fn add_cpu(a: &Attrs, sys: &mut System, c: NodeId, opts: BuildOptions) -> Result
         if vendor == cpu::VENDOR_INTEL {
             let fam = a.int(c, "familyid")?;
             let m = a.int(c, "modelid")?;
-            model = if fam == 6 && m >= 0xCF {
+            let rapids = a.release.intel_rapids_models();
+            model = if rapids && fam == 6 && m >= 0xCF {
                 cpu::MODEL_INTEL_ERP
-            } else if fam == 6 && m >= 0x8F {
+            } else if rapids && fam == 6 && m >= 0x8F {
                 cpu::MODEL_INTEL_SRP
             } else if fam == 6 && m >= 0x55 {
                 cpu::MODEL_INTEL_SKL
@@ -170,7 +173,9 @@ fn add_cpu(a: &Attrs, sys: &mut System, c: NodeId, opts: BuildOptions) -> Result
         match x.name(s) {
             "pci" => add_pci(a, sys, s, cpu_ref, sid, numa as i64, opts)?,
             "nic" => {
-                let id = topo_id(sid, ((numa as i64) << 56).wrapping_add(0));
+                // Before 2.24 every <nic> right under a CPU is NIC node 0.
+                let local = if a.release.nic_id_by_numa() { (numa as i64) << 56 } else { 0 };
+                let id = topo_id(sid, local);
                 let nic = match sys.find(NodeType::Nic, id) {
                     Some(n) => n,
                     None => {
@@ -220,7 +225,9 @@ fn add_pci(
     let mut created: Option<NodeRef> = None;
     if let Some(nic_x) = x.child_named(p, "nic") {
         ty = NodeType::Nic;
-        let local = (numa << 56).wrapping_add(busid);
+        // Before 2.24 the ports of a NIC (bus ids differing in the function digit) are
+        // one NIC node, and the NUMA node plays no part.
+        let local = if a.release.nic_id_by_numa() { (numa << 56).wrapping_add(busid) } else { busid & !0xf };
         let id = topo_id(sid, local);
         let nic = match sys.find(ty, id) {
             Some(n) => n,
@@ -484,7 +491,7 @@ fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> 
         let local_devs = sys.dev_nodes(sys.list(NodeType::Dev)[d].id).len() as f32;
         let count = a.int(nl, "count")?;
         let target_ty = class_type(a.req(nl, "tclass")?);
-        let nvl_bw = bw::nvlink(sys.list(NodeType::Dev)[d].cc());
+        let nvl_bw = bw::nvlink(a.release.nvlink_table(), sys.list(NodeType::Dev)[d].cc());
         if target_ty == NodeType::Gpu {
             let target = a.req(nl, "target")?;
             let rem = sys.dev_nodes(topo_id(0, xml::busid_to_i64(target)));
@@ -499,7 +506,7 @@ fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> 
             }
         } else {
             let remote = if target_ty == NodeType::Cpu {
-                sys.local_cpu_of(dref, None)
+                local_cpu(a, sys, dref, nl)?
             } else {
                 if sys.count(NodeType::Nvs) == 0 {
                     sys.create(NodeType::Nvs, 0, Kind::Other);
@@ -517,6 +524,10 @@ fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> 
 }
 
 fn add_c2c(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Result<(), Error> {
+    let kind = a.release.c2c_links();
+    if kind == C2cLinks::Ignored {
+        return Ok(());
+    }
     for (c, d) in gpu_link_elements(a, sys, top, "c2c", opts)? {
         let dref = NodeRef::new(NodeType::Dev, d);
         let dev_id = sys.list(NodeType::Dev)[d].id;
@@ -524,7 +535,12 @@ fn add_c2c(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Resu
         let count = a.int(c, "count")?;
         let per = a.int(c, "bw")?;
         let c2c_bw = ((per as i64 * count as i64) as f64 / 1000.0) as f32;
-        let Some(cpu) = sys.local_cpu_of(dref, None) else { continue };
+        let Some(cpu) = local_cpu(a, sys, dref, c)? else { continue };
+        if kind == C2cLinks::AsNvLink {
+            sys.connect(dref, cpu, LinkType::Nvl, c2c_bw);
+            sys.connect(cpu, dref, LinkType::Nvl, c2c_bw);
+            continue;
+        }
         if sibs > 1 {
             let xid = dev_id & !MLOPART_MASK;
             let xb = match sys.find(NodeType::Cxb, xid) {
@@ -546,6 +562,50 @@ fn add_c2c(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Resu
         }
     }
     Ok(())
+}
+
+/// NCCL's `findLocalCpu` from a GPU, as the release walks (for the `<nvlink>` or `<c2c>`
+/// element `el`). Before 2.26 the walk follows each node's first PCI link (to a PCI
+/// switch or CPU only, from 2.22) with no memory of where it came from: when that link
+/// leads back to a node already seen, NCCL recurses until its stack overflows, which
+/// is an error here.
+fn local_cpu(a: &Attrs, sys: &System, gpu: NodeRef, el: NodeId) -> Result<Option<NodeRef>, Error> {
+    let switches_only = match a.release.local_cpu_walk() {
+        LocalCpuWalk::Up => return Ok(sys.local_cpu_of(gpu, None)),
+        LocalCpuWalk::SwitchLinks => true,
+        LocalCpuWalk::AnyPciLink => false,
+    };
+    let mut seen: Vec<NodeRef> = Vec::new();
+    let mut at = gpu;
+    while at.ty != NodeType::Cpu {
+        if seen.contains(&at) {
+            // The walk went down from a switch whose first PCI link (links are sorted
+            // by bandwidth, and its link up was made last) is to a device below it:
+            // the node met again is that switch, or the GPU right under it.
+            let switch = if at.ty == NodeType::Pci { at } else { seen.last().copied().unwrap_or(at) };
+            return Err(Error::Input {
+                file: a.file.into(),
+                message: format!(
+                    "line {}: ncclTopoGetSystem crashed (signal 11, SIGSEGV) in NCCL {}: findLocalCpu never returns: from GPU {} it follows the first PCI link of each node, and PCI switch {}'s first link leads down rather than up (a link below it is at least as fast as its link up), so the walk loops until the stack overflows",
+                    a.xml.line(el),
+                    a.release,
+                    sys.node(gpu).busid.as_deref().unwrap_or("?"),
+                    sys.node(switch).busid.as_deref().unwrap_or("?"),
+                ),
+            });
+        }
+        seen.push(at);
+        let next =
+            sys.node(at).links.iter().find(|l| {
+                l.ty == LinkType::Pci && (!switches_only || matches!(l.rem.ty, NodeType::Pci | NodeType::Cpu))
+            });
+        match next {
+            Some(l) => at = l.rem,
+            // Nothing to follow: no CPU (NCCL returns without one).
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(at))
 }
 
 fn add_pcilinks(a: &Attrs, sys: &mut System, top: NodeId) -> Result<(), Error> {
@@ -627,7 +687,7 @@ fn flatten_bcm(sys: &mut System) {
     }
 }
 
-fn inter_cpu_bw(k: &Kind) -> f32 {
+fn inter_cpu_bw(k: &Kind, release: Release) -> f32 {
     let Kind::Cpu { arch, vendor, model, .. } = *k else { return bw::LOC };
     if arch == cpu::ARCH_POWER {
         return bw::P9;
@@ -644,7 +704,7 @@ fn inter_cpu_bw(k: &Kind) -> f32 {
             _ => bw::BDW_QPI,
         };
     }
-    if arch == cpu::ARCH_X86 && vendor == cpu::VENDOR_AMD {
+    if arch == cpu::ARCH_X86 && vendor == cpu::VENDOR_AMD && release.amd_inter_cpu_bw() {
         b = bw::AMD;
     }
     if arch == cpu::ARCH_X86 && vendor == cpu::VENDOR_ZHAOXIN {
@@ -653,7 +713,7 @@ fn inter_cpu_bw(k: &Kind) -> f32 {
     b
 }
 
-fn connect_cpus(sys: &mut System) {
+fn connect_cpus(sys: &mut System, release: Release) {
     let n = sys.count(NodeType::Cpu);
     for i in 0..n {
         for j in 0..n {
@@ -661,7 +721,7 @@ fn connect_cpus(sys: &mut System) {
             if i == j || id_system(a.id) != id_system(b.id) {
                 continue;
             }
-            let bw = inter_cpu_bw(&a.kind);
+            let bw = inter_cpu_bw(&a.kind, release);
             sys.connect(NodeRef::new(NodeType::Cpu, i), NodeRef::new(NodeType::Cpu, j), LinkType::Sys, bw);
         }
     }
@@ -682,5 +742,184 @@ fn sort_links(sys: &mut System, node: NodeRef, up: Option<NodeRef>) {
         if link.ty == LinkType::Pci && Some(link.rem) != up {
             sort_links(sys, link.rem, Some(node));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::prepare::{NetOptions, prepare};
+
+    fn build_at(doc: &str, v: &str) -> Result<System, Error> {
+        let x = xml::parse(doc, None).unwrap().0;
+        let release = Release::parse(v).unwrap();
+        let prep = prepare(&x, "t", &NetOptions { release, ..Default::default() })?;
+        build(&prep.xml, "t", BuildOptions { release, ..Default::default() })
+    }
+
+    /// A Grace-like GPU under a switch as fast as its link up, with a C2C link.
+    const C2C_UNDER_SWITCH: &str = r#"<system version="1">
+  <cpu numaid="0" arch="arm64">
+    <pci busid="0000:10:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:11:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="90" gdr="1">
+          <c2c bw="40000" count="10"/>
+        </gpu>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+"#;
+
+    /// A slow switch whose child switch is faster than its link up; the GPU below.
+    const SWITCH_UNDER_SWITCH: &str = r#"<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:10:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:11:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">
+        <pci busid="0000:12:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">
+          <gpu dev="0" sm="90" gdr="1">
+            <c2c bw="40000" count="10"/>
+          </gpu>
+        </pci>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+"#;
+
+    fn crashed(r: Result<System, Error>) -> bool {
+        match r {
+            Ok(_) => false,
+            Err(e) => {
+                let m = e.to_string();
+                assert!(m.contains("ncclTopoGetSystem crashed (signal 11, SIGSEGV)"), "{m}");
+                true
+            }
+        }
+    }
+
+    /// topo.cc findLocalCpu: until 2.21.5 the walk goes back down to the GPU under a
+    /// switch whose link down sorts first; from 2.22.3 it skips GPUs but still loops
+    /// between switches; from 2.26.2 it never goes back. Before 2.19.1 <c2c> is not read.
+    #[test]
+    fn find_local_cpu_by_release() {
+        assert!(crashed(build_at(C2C_UNDER_SWITCH, "2.21.5")));
+        assert!(!crashed(build_at(C2C_UNDER_SWITCH, "2.22.3")));
+        for v in ["2.19.1", "2.21.5", "2.22.3", "2.25.1"] {
+            assert!(crashed(build_at(SWITCH_UNDER_SWITCH, v)), "{v}");
+        }
+        for v in ["2.18.6", "2.26.2", "2.30.7"] {
+            assert!(!crashed(build_at(SWITCH_UNDER_SWITCH, v)), "{v}");
+        }
+    }
+
+    /// topo.cc ncclTopoAddC2c: an NVLink to the CPU until 2.25.1, LINK_C2C from 2.26.2.
+    #[test]
+    fn c2c_link_type_by_release() {
+        let ty = |v: &str| {
+            let sys = build_at(C2C_UNDER_SWITCH, v).unwrap();
+            let dev = NodeRef::new(NodeType::Dev, 0);
+            sys.node(dev).links.iter().find(|l| l.rem.ty == NodeType::Cpu).map(|l| (l.ty, l.bw))
+        };
+        assert_eq!(ty("2.22.3"), Some((LinkType::Nvl, 400.0)));
+        assert_eq!(ty("2.26.2"), Some((LinkType::C2c, 400.0)));
+    }
+
+    const TWO_SOCKETS: &str = r#"<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="VENDOR" familyid="6" modelid="143">
+    <pci busid="0000:10:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" gdr="1"/>
+    </pci>
+    <pci busid="0000:12:00.0" class="0x020000" link_speed="16.0 GT/s PCIe" link_width="16">
+      <nic><net name="mlx5_0" dev="0" speed="200000" port="1" guid="0x1" gdr="1"/></nic>
+    </pci>
+    <pci busid="0000:12:00.1" class="0x020000" link_speed="16.0 GT/s PCIe" link_width="16">
+      <nic><net name="mlx5_1" dev="1" speed="200000" port="1" guid="0x2" gdr="1"/></nic>
+    </pci>
+  </cpu>
+  <cpu numaid="1" arch="x86_64" vendor="VENDOR" familyid="6" modelid="143">
+    <pci busid="0000:90:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="80" gdr="1"/>
+    </pci>
+  </cpu>
+</system>
+"#;
+
+    fn socket_bw(vendor: &str, v: &str) -> f32 {
+        let sys = build_at(&TWO_SOCKETS.replace("VENDOR", vendor), v).unwrap();
+        let cpu = NodeRef::new(NodeType::Cpu, 0);
+        sys.node(cpu).links.iter().find(|l| l.rem.ty == NodeType::Cpu).unwrap().bw
+    }
+
+    /// topo.cc ncclTopoGetInterCpuBw: a Sapphire Rapids (model 0x8F) is Skylake to NCCL
+    /// until 2.25.1 (10 GB/s) and itself from 2.26.2 (22); AMD sockets are LOC_BW until
+    /// 2.18.6 and AMD_BW (16) from 2.19.1.
+    #[test]
+    fn inter_socket_bw_by_release() {
+        assert_eq!(socket_bw("GenuineIntel", "2.25.1"), bw::SKL_QPI);
+        assert_eq!(socket_bw("GenuineIntel", "2.26.2"), bw::SRP_QPI);
+        assert_eq!(socket_bw("AuthenticAMD", "2.18.6"), bw::LOC);
+        assert_eq!(socket_bw("AuthenticAMD", "2.19.1"), bw::AMD);
+    }
+
+    /// topo.cc ncclTopoAddPci: the two functions of one NIC are one NIC node until
+    /// 2.23.4 (bus id without its function digit), two from 2.24.3 (NUMA node and bus id).
+    #[test]
+    fn nic_node_per_function_from_2_24() {
+        let nics = |v: &str| {
+            let x = xml::parse(&TWO_SOCKETS.replace("VENDOR", "GenuineIntel"), None).unwrap().0;
+            let release = Release::parse(v).unwrap();
+            // Without fusion, so that both ports reach the system at every release.
+            let prep = prepare(&x, "t", &NetOptions { release, fusion: false, ..Default::default() }).unwrap();
+            build(&prep.xml, "t", BuildOptions { release, ..Default::default() }).unwrap().count(NodeType::Nic)
+        };
+        assert_eq!(nics("2.23.4"), 1);
+        assert_eq!(nics("2.24.3"), 2);
+    }
+
+    /// topo.h ncclTopoNVLinkBw: Hopper 20 until 2.19.4, 20.6 from 2.20.3; Blackwell as
+    /// Hopper until 2.24.3, 40 from 2.25.1, 40.1 from 2.27.5.
+    #[test]
+    fn nvlink_bw_by_release() {
+        let at = |v: &str, cc| bw::nvlink(Release::parse(v).unwrap().nvlink_table(), cc);
+        assert_eq!(at("2.19.4", 90), 20.0);
+        assert_eq!(at("2.20.3", 90), 20.6);
+        assert_eq!(at("2.24.3", 100), 20.6);
+        assert_eq!(at("2.25.1", 100), 40.0);
+        assert_eq!(at("2.27.5", 100), 40.1);
+        assert_eq!(at("2.18.1", 80), 20.0);
+    }
+
+    /// topo.cc ncclTopoAddPciLinks (2.22.3): a <pcilink> joins two switches with a LOC
+    /// link; before, it is not read.
+    #[test]
+    fn pci_links_from_2_22() {
+        let doc = r#"<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:10:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pcilink target="0000:20:00.0"/>
+      <pci busid="0000:11:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="90" gdr="1"/>
+      </pci>
+    </pci>
+    <pci busid="0000:20:00.0" class="0x060400" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pcilink target="0000:10:00.0"/>
+      <pci busid="0000:21:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="1" sm="90" gdr="1"/>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+"#;
+        let loc_links = |v: &str| {
+            let sys = build_at(doc, v).unwrap();
+            (0..sys.count(NodeType::Pci))
+                .map(|i| {
+                    sys.node(NodeRef::new(NodeType::Pci, i)).links.iter().filter(|l| l.ty == LinkType::Loc).count()
+                })
+                .sum::<usize>()
+        };
+        assert_eq!(loc_links("2.21.5"), 0);
+        assert_eq!(loc_links("2.22.3"), 2);
     }
 }

@@ -26,8 +26,10 @@ pub use system::{NodeRef, System};
 
 pub use crate::types::{GdrMode, LinkType, NodeType, PathType, Transport};
 
-/// Bandwidth constants (GB/s), NCCL 2.30.7 values.
+/// Bandwidth constants (GB/s), NCCL 2.30.7 values (and older ones where they differ).
 pub mod bw {
+    use crate::release::NvLinkTable;
+
     pub const LOC: f32 = 5000.0;
     pub const MLOPART_LOC: f32 = 2618.0;
     pub const SM60_NVLINK: f32 = 18.0;
@@ -36,6 +38,10 @@ pub mod bw {
     pub const SM90_NVLINK: f32 = 20.6;
     pub const SM86_NVLINK: f32 = 12.0;
     pub const SM100_NVLINK: f32 = 40.1;
+    /// Hopper before 2.20.3.
+    pub const SM90_NVLINK_2_18: f32 = 20.0;
+    /// Blackwell from 2.25.1 to 2.27.3.
+    pub const SM100_NVLINK_2_25: f32 = 40.0;
     pub const PCI: f32 = 12.0;
     pub const AMD: f32 = 16.0;
     pub const BDW_QPI: f32 = 6.0;
@@ -48,12 +54,17 @@ pub mod bw {
     pub const ARM: f32 = 6.0;
     pub const NET: f32 = 12.0;
 
-    /// Per-link NVLink bandwidth for a compute capability.
-    pub fn nvlink(cc: i32) -> f32 {
+    /// Per-link NVLink bandwidth for a compute capability, in a release's table.
+    pub fn nvlink(table: NvLinkTable, cc: i32) -> f32 {
         if cc >= 100 {
-            SM100_NVLINK
+            match table {
+                NvLinkTable::V2_18 => SM90_NVLINK_2_18,
+                NvLinkTable::V2_20 => SM90_NVLINK,
+                NvLinkTable::V2_25 => SM100_NVLINK_2_25,
+                NvLinkTable::V2_27_5 => SM100_NVLINK,
+            }
         } else if cc >= 90 {
-            SM90_NVLINK
+            if table == NvLinkTable::V2_18 { SM90_NVLINK_2_18 } else { SM90_NVLINK }
         } else if cc == 86 {
             SM86_NVLINK
         } else if cc >= 80 {
