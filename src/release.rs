@@ -272,6 +272,11 @@ pub const CHANGES: &[Change] = &[
         text: "LL128 on for every GPU from Volta (before: a list of compute capabilities)",
     },
     Change { since: r(2, 27, 3), scope: Scope::NvSwitch, text: "NVLS AllGather/ReduceScatter rated per collective" },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::C2c,
+        text: "a GPU's path to a NIC over C2C then PCIe is P2C (before: PHB)",
+    },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell ladder across nodes starts at 48, 45.1" },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell NVLink is 40.1 GB/s a link" },
     Change {
@@ -471,6 +476,15 @@ pub enum NvLinkTable {
     V2_25,
     /// Blackwell at 40.1.
     V2_27_5,
+}
+
+/// NCCL_P2P_LEVEL's default (`ncclTopoCheckP2p`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum P2pDefault {
+    /// SYS, but PXB on ARM, Intel and Zhaoxin CPUs.
+    SysButPxbOnArmIntelZhaoxin,
+    /// PXB, but SYS on AMD CPUs with at most two GPUs.
+    PxbButSysOnSmallAmd,
 }
 
 impl Release {
@@ -681,6 +695,18 @@ impl Release {
     /// longer, whatever the types.
     pub fn paths_type_first(self) -> bool {
         self.since(2, 30, 7)
+    }
+
+    /// PATH_P2C exists (2.27.3): a GPU's path to a NIC over C2C then PCIe is P2C.
+    /// Before (2.26), that path stays PHB and the GDR check counts it as C2C itself.
+    pub fn p2c_paths(self) -> bool {
+        self.since(2, 27, 3)
+    }
+
+    /// NCCL_P2P_LEVEL's default: SYS (PXB on ARM, Intel, Zhaoxin) until 2.22.3; PXB (SYS
+    /// on AMD with at most two GPUs) from 2.23.4.
+    pub fn p2p_default(self) -> P2pDefault {
+        if self.since(2, 23, 0) { P2pDefault::PxbButSysOnSmallAmd } else { P2pDefault::SysButPxbOnArmIntelZhaoxin }
     }
 
     /// A GPU's path to a NIC becomes P2C (C2C to the CPU, then PCIe) only for the GPU's
@@ -1142,6 +1168,15 @@ mod tests {
         assert_eq!(r(2, 26, 2).c2c_links(), C2cLinks::C2c);
         assert!(!r(2, 21, 5).pci_links() && r(2, 22, 3).pci_links());
         assert!(!r(2, 23, 4).nic_id_by_numa() && r(2, 24, 3).nic_id_by_numa());
+    }
+
+    /// topo.h: PATH_P2C at 2.27.3; paths.cc ncclTopoCheckP2p: the PXB default with the
+    /// AMD exception at 2.23.4.
+    #[test]
+    fn path_boundaries() {
+        assert!(!r(2, 26, 6).p2c_paths() && r(2, 27, 3).p2c_paths());
+        assert_eq!(r(2, 22, 3).p2p_default(), P2pDefault::SysButPxbOnArmIntelZhaoxin);
+        assert_eq!(r(2, 23, 4).p2p_default(), P2pDefault::PxbButSysOnSmallAmd);
     }
 
     /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).

@@ -6,7 +6,7 @@ use crate::env::{Env, PathEnv};
 use crate::error::Error;
 use crate::model::system::{Hop, Kind, NodeRef, Path, System, id_system};
 use crate::model::{GdrMode, LinkType, NodeType, PathType, bw, cpu};
-use crate::release::Release;
+use crate::release::{P2pDefault, Release};
 
 /// What the path stage reads: NCCL's variables and the fact NCCL would get from NVML.
 #[derive(Debug, Clone)]
@@ -284,14 +284,26 @@ pub fn p2p_level(sys: &System, p: &Params) -> (PathType, &'static str) {
     if let Some(l) = p.env.p2p_level {
         return (l, "NCCL_P2P_LEVEL/NCCL_P2P_DISABLE");
     }
-    if let Some(Kind::Cpu { arch, vendor, .. }) = sys.list(NodeType::Cpu).first().map(|n| &n.kind)
-        && *arch == cpu::ARCH_X86
-        && *vendor == cpu::VENDOR_AMD
-        && sys.count(NodeType::Dev) <= 2
-    {
-        return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
+    let (arch, vendor) = match sys.list(NodeType::Cpu).first().map(|n| &n.kind) {
+        Some(Kind::Cpu { arch, vendor, .. }) => (*arch, *vendor),
+        _ => (0, 0),
+    };
+    match p.release.p2p_default() {
+        P2pDefault::PxbButSysOnSmallAmd => {
+            if arch == cpu::ARCH_X86 && vendor == cpu::VENDOR_AMD && sys.count(NodeType::Dev) <= 2 {
+                return (PathType::Sys, "default SYS on AMD CPUs with at most two GPUs");
+            }
+            (PathType::Pxb, "default PXB")
+        }
+        P2pDefault::SysButPxbOnArmIntelZhaoxin => {
+            if arch == cpu::ARCH_ARM
+                || (arch == cpu::ARCH_X86 && (vendor == cpu::VENDOR_INTEL || vendor == cpu::VENDOR_ZHAOXIN))
+            {
+                return (PathType::Pxb, "default PXB on ARM, Intel and Zhaoxin CPUs (before 2.23)");
+            }
+            (PathType::Sys, "default SYS (before 2.23)")
+        }
     }
-    (PathType::Pxb, "default PXB")
 }
 
 /// `ncclTopoCheckP2p` for two ranks of this node.
@@ -563,9 +575,17 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
         via = why(explain, || format!(" (through rank {proxy} by PXN)"));
     }
     // Before 2.29.2 the level stays PXB and a NIC reached over C2C then PCIe counts as
-    // C2C when NCCL_NET_GDR_C2C is on.
+    // C2C when NCCL_NET_GDR_C2C is on (in 2.26, where that path is still PHB, when the
+    // GPU reaches its CPU over C2C).
     let old_c2c = !p.release.gdr_level_from_c2c();
-    if old_c2c && p.env.gdr_c2c && distance == PathType::P2c {
+    let over_c2c = if p.release.p2c_paths() {
+        distance == PathType::P2c
+    } else {
+        distance == PathType::Phb
+            && local_cpu(sys, g)
+                .is_some_and(|c| sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c)
+    };
+    if old_c2c && p.env.gdr_c2c && over_c2c {
         distance = PathType::C2c;
         via.push_str(&why(explain, || " (counted as C2C: NCCL_NET_GDR_C2C=1)".into()));
     }
@@ -647,9 +667,9 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
             }
         }
     }
-    // GPU to NIC over C2C then PCIe (P2C): from 2.29.2 only towards the closest NICs,
-    // before towards every NIC.
-    for g in 0..ngpus {
+    // GPU to NIC over C2C then PCIe (P2C, 2.27.3): from 2.29.2 only towards the closest
+    // NICs, before towards every NIC.
+    for g in 0..if p.release.p2c_paths() { ngpus } else { 0 } {
         let Some(c) = local_cpu(sys, g) else { continue };
         let nets = if p.release.p2c_local_nets_only() {
             get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net).0
@@ -817,6 +837,34 @@ mod tests {
         assert_eq!(mirror_bits(3, 8), 6);
         assert_eq!(mirror_bits(0, 1), 0);
         assert!(is_pow2(8) && !is_pow2(6));
+    }
+
+    /// paths.cc ncclTopoCheckP2p: until 2.22.3 the default level is SYS, PXB on ARM,
+    /// Intel and Zhaoxin; from 2.23.4 PXB, SYS on AMD with at most two GPUs.
+    #[test]
+    fn p2p_default_level_by_release() {
+        let gpu = |b: &str, d: i32| {
+            format!(
+                r#"<pci busid="0000:{b}:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="{d}" sm="80" gdr="1"/></pci>"#
+            )
+        };
+        let doc = |cpu: &str, n: i32| {
+            let gpus: String = (0..n).map(|d| gpu(&format!("{:02x}", 0x10 + d), d)).collect();
+            format!(r#"<system version="1"><cpu numaid="0" {cpu}>{gpus}</cpu></system>"#)
+        };
+        let amd = r#"arch="x86_64" vendor="AuthenticAMD" familyid="25" modelid="1""#;
+        let intel = r#"arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143""#;
+        let level = |cpu: &str, n: i32, v: &str| {
+            let x = crate::xml::parse(&doc(cpu, n), None).unwrap().0;
+            let env = Env::for_release(Release::parse(v).unwrap(), Vec::<(String, String)>::new());
+            let an = crate::model::analyze(&x, "t", &crate::model::Options { env, ..Default::default() }).unwrap();
+            p2p_level(&an.system, &an.params).0
+        };
+        assert_eq!(level(amd, 4, "2.22.3"), PathType::Sys);
+        assert_eq!(level(amd, 4, "2.23.4"), PathType::Pxb);
+        assert_eq!(level(amd, 2, "2.23.4"), PathType::Sys);
+        assert_eq!(level(intel, 4, "2.22.3"), PathType::Pxb);
+        assert_eq!(level(r#"arch="arm64""#, 4, "2.21.5"), PathType::Pxb);
     }
 
     #[test]
