@@ -233,6 +233,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 25, 1),
+        scope: Scope::Any,
+        text: "the search's path types range over the machine's own paths (before: NVL/PIX to SYS); NVLS and CollNet Direct heads capped at their arity",
+    },
+    Change {
+        since: r(2, 25, 1),
         scope: Scope::Blackwell,
         text: "Blackwell NVLink is 40 GB/s a link (before: Hopper's 20.6)",
     },
@@ -255,6 +260,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 26, 2),
         scope: Scope::C2c,
         text: "C2C is a link and path type of its own (before: an NVLink); findLocalCpu never walks back",
+    },
+    Change {
+        since: r(2, 26, 2),
+        scope: Scope::MultiSocket,
+        text: "two NVLink islands joined by a slower link make rings ask for two channels",
     },
     Change {
         since: r(2, 27, 3),
@@ -313,6 +323,11 @@ pub const CHANGES: &[Change] = &[
         text: "P2C (C2C then PCIe) only towards a GPU's closest NICs; the default GDR level becomes P2C",
     },
     Change { since: r(2, 29, 2), scope: Scope::Blackwell, text: "Blackwell ladder inside the node gains 45 GB/s" },
+    Change {
+        since: r(2, 29, 2),
+        scope: Scope::Any,
+        text: "a graph the search finds nothing for uses NETs picked for its first and last GPU (before: NET 0 both ways)",
+    },
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 80 GB/s" },
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceiling 40" },
     Change {
@@ -764,6 +779,26 @@ impl Release {
         STEPS.iter().find(|((a, b, c), _)| self.since(*a, *b, *c)).map_or(V2_18_1, |s| s.1)
     }
 
+    /// The search's path types range over what the machine's paths span (2.25.1), and
+    /// NVLS and CollNet Direct graphs are capped at their arity; before, GPU to GPU
+    /// types run from NVL (LOC for one GPU) to SYS, GPU to NET from PIX to SYS, and the
+    /// caps are the GPU count.
+    pub fn search_types_from_paths(self) -> bool {
+        self.since(2, 25, 0)
+    }
+
+    /// Two NVLink islands joined by a slower link make rings ask for two channels
+    /// (`ncclTopoSplitNvLink`, 2.26.2).
+    pub fn split_nvlink(self) -> bool {
+        self.since(2, 26, 0)
+    }
+
+    /// A graph the search found nothing for falls back to NETs `ncclTopoSelectNets`
+    /// picks for the first and last GPU (2.29.2); before, to NET id 0 both ways.
+    pub fn fallback_selects_nets(self) -> bool {
+        self.since(2, 29, 2)
+    }
+
     /// The fewest GPUs NVLink SHARP is set up for (`ncclNvlsInit`): three until 2.28.3,
     /// two from 2.28.7.
     pub fn nvls_min_gpus(self) -> usize {
@@ -976,7 +1011,8 @@ impl Release {
 
     // ---- channels (ncclTopoPostset, ncclNvlsInit) ----------------------------------------
 
-    /// `MAXCHANNELS`: 32 until 2.24, 64 from 2.25.
+    /// `MAXCHANNELS`: 32 until 2.24, 64 from 2.25 (also the search's: rings get half,
+    /// and the NET and GPU choices loop over this many channels).
     pub fn max_channels(self) -> usize {
         if self.since(2, 25, 0) { 64 } else { 32 }
     }
@@ -1177,6 +1213,17 @@ mod tests {
         assert!(!r(2, 26, 6).p2c_paths() && r(2, 27, 3).p2c_paths());
         assert_eq!(r(2, 22, 3).p2p_default(), P2pDefault::SysButPxbOnArmIntelZhaoxin);
         assert_eq!(r(2, 23, 4).p2p_default(), P2pDefault::PxbButSysOnSmallAmd);
+    }
+
+    /// search.cc ncclTopoCompute: ncclTopoGetGpuMinPath bounds at 2.25.1,
+    /// ncclTopoSplitNvLink at 2.26.2, the SelectNets fallback at 2.29.2; init.cc: the
+    /// CollNet Direct graph at 2.22.3.
+    #[test]
+    fn search_limit_boundaries() {
+        assert!(!r(2, 24, 3).search_types_from_paths() && r(2, 25, 1).search_types_from_paths());
+        assert!(!r(2, 25, 1).split_nvlink() && r(2, 26, 2).split_nvlink());
+        assert!(!r(2, 28, 9).fallback_selects_nets() && r(2, 29, 2).fallback_selects_nets());
+        assert!(!r(2, 21, 5).collnet_direct_graph() && r(2, 22, 3).collnet_direct_graph());
     }
 
     /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).

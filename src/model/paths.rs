@@ -255,7 +255,7 @@ pub fn local_gpu_of_net(sys: &System, p: &Params, net: usize) -> Option<usize> {
     let (gpus, _) = get_local(sys, NodeRef::new(NodeType::Net, net), NodeType::Gpu);
     // Each GPU's NETs, worked out the first time the channel loop reaches that GPU.
     let mut plans: Vec<Option<Option<LocalNets>>> = gpus.iter().map(|_| None).collect();
-    for c in 0..64 {
+    for c in 0..p.release.max_channels() {
         for (&g, plan) in gpus.iter().zip(plans.iter_mut()) {
             let plan = plan.get_or_insert_with(|| LocalNets::of(sys, p, sys.list(NodeType::Gpu)[g].gpu_rank()));
             if plan.as_ref().map(|l| l.for_channel(c)) == Some(net) {

@@ -4,7 +4,7 @@
 use super::bandwidth::{self, LinkBw, Milli, Rounded};
 use super::graph::{CrossNic, Graph, GraphId, Graphs, Pattern};
 use super::ladder::{Ladder, Pass};
-use super::limits::{GLOBAL_TIMEOUT, MAX_DIRECT_ARITY, MAX_NVLS_ARITY, MAXCHANNELS};
+use super::limits::{GLOBAL_TIMEOUT, MAX_DIRECT_ARITY, MAX_NVLS_ARITY};
 use super::options::SearchOptions;
 use super::recursion::{Progress, Search};
 use super::speeds::speed_ladder;
@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::model::paths::Params;
 use crate::model::system::System;
 use crate::model::{NodeType, PathType, cpu};
+use crate::release::C2cLinks;
 
 fn gpu_min_max_path(sys: &System, ty: NodeType) -> (PathType, PathType) {
     let mut min = PathType::Sys;
@@ -177,6 +178,11 @@ fn search_graph<B: LinkBw>(
     if ccmin < 90 {
         max_inter = PathType::Sys;
     }
+    let types_from_paths = p.release.search_types_from_paths();
+    if !types_from_paths {
+        min_intra = if ngpus == 1 { PathType::Loc } else { PathType::Nvl };
+        (max_intra, min_inter, max_inter) = (PathType::Sys, PathType::Pix, PathType::Sys);
+    }
     graph.type_intra = min_intra;
     graph.type_inter = min_inter;
     graph.n_channels = 0;
@@ -197,11 +203,13 @@ fn search_graph<B: LinkBw>(
     if graph.pattern == Pattern::Nvls && (sys.count(NodeType::Nvs) == 0 || ccmin < 90) {
         return Ok(true);
     }
+    // Heads: at most one per GPU, and (2.25) the algorithm's arity.
     if graph.pattern == Pattern::Nvls {
-        graph.max_channels = (MAX_NVLS_ARITY as i32).min(ngpus as i32);
+        graph.max_channels = if types_from_paths { (MAX_NVLS_ARITY as i32).min(ngpus as i32) } else { ngpus as i32 };
     }
     if graph.pattern == Pattern::CollNetDirect {
-        graph.max_channels = (MAX_DIRECT_ARITY as i32 + 1).min(ngpus as i32);
+        graph.max_channels =
+            if types_from_paths { (MAX_DIRECT_ARITY as i32 + 1).min(ngpus as i32) } else { ngpus as i32 };
     }
     if ngpus == 1 && graph.pattern != Pattern::Ring {
         graph.pattern = Pattern::Tree;
@@ -209,7 +217,12 @@ fn search_graph<B: LinkBw>(
     if !sys.inter && graph.pattern == Pattern::Nvls {
         graph.min_channels = graph.max_channels;
     }
-    if graph.pattern == Pattern::Ring && split_nvlink(sys) && graph.max_channels >= 2 && graph.min_channels == 1 {
+    if graph.pattern == Pattern::Ring
+        && p.release.split_nvlink()
+        && split_nvlink(sys)
+        && graph.max_channels >= 2
+        && graph.min_channels == 1
+    {
         graph.min_channels = 2;
     }
     let speeds = speed_ladder(p.release.speed_tables(), ccmin, sys.inter);
@@ -231,6 +244,8 @@ fn search_graph<B: LinkBw>(
         global_budget: GLOBAL_TIMEOUT,
         try_same,
         cross_nic,
+        c2c_type: p.release.c2c_links() == C2cLinks::C2c,
+        p2c_type: p.release.p2c_paths(),
         min_intra,
         max_intra,
         min_inter,
@@ -262,6 +277,18 @@ fn search_graph<B: LinkBw>(
     }
     search.links.write_back(search.sys);
     let sys = search.sys;
+    if graph.n_channels == 0 && !graph.coll_net && graph.pattern != Pattern::Nvls && !p.release.fallback_selects_nets()
+    {
+        // Before 2.29.2: the GPUs in index order, NET id 0 both ways.
+        for i in 0..ngpus {
+            graph.intra[i] = sys.list(NodeType::Gpu)[i].gpu_rank();
+        }
+        let net0 = sys.inter.then_some(0);
+        (graph.inter[0], graph.inter[1]) = (net0, net0);
+        (graph.bw_intra, graph.bw_inter) = (0.1, 0.1);
+        (graph.type_intra, graph.type_inter) = (PathType::Sys, PathType::Sys);
+        graph.n_channels = 1;
+    }
     if graph.n_channels == 0 && !graph.coll_net && graph.pattern != Pattern::Nvls {
         for i in 0..ngpus {
             graph.intra[i] = sys.list(NodeType::Gpu)[i].gpu_rank();
@@ -319,9 +346,10 @@ pub(super) fn compute_all_by(
         compute_graph(sys, p, o, g, Some(&mut |steps| progress(name, steps)), how)
     };
     let ngpus = sys.count(NodeType::Gpu);
+    let max_channels = p.release.max_channels() as i32;
     let mut ring = Graph::new(GraphId::Ring, Pattern::Ring, ngpus);
     ring.min_channels = 1;
-    ring.max_channels = (MAXCHANNELS / 2) as i32;
+    ring.max_channels = max_channels / 2;
     compute(sys, &mut ring)?;
     let mut tree = Graph::new(GraphId::Tree, Pattern::BalancedTree, ngpus);
     tree.min_channels = ring.n_channels;
@@ -334,14 +362,19 @@ pub(super) fn compute_all_by(
     let mut direct = Graph::new(GraphId::CollNetDirect, Pattern::CollNetDirect, ngpus);
     direct.coll_net = true;
     direct.min_channels = 1;
-    direct.max_channels = MAXCHANNELS as i32;
+    direct.max_channels = max_channels;
     if o.collnet {
         compute(sys, &mut chain)?;
-        compute(sys, &mut direct)?;
+        if p.release.collnet_direct_graph() {
+            compute(sys, &mut direct)?;
+        } else {
+            // Before 2.22 the one CollNet graph (a tree) serves both algorithms.
+            direct = chain.clone();
+        }
     }
     let mut nvls = Graph::new(GraphId::Nvls, Pattern::Nvls, ngpus);
     nvls.min_channels = 1;
-    nvls.max_channels = MAXCHANNELS as i32;
+    nvls.max_channels = max_channels;
     // NVLink SHARP needs multicast, which the driver offers only for Hopper and later
     // GPUs behind NVSwitches; NCCL does not even run the search otherwise.
     if o.nvls && ngpus >= p.release.nvls_min_gpus() && sys.count(NodeType::Nvs) > 0 && cc_min(sys) >= 90 {

@@ -101,6 +101,10 @@ pub(super) struct Ladder {
     pub(super) try_same: bool,
     /// The cross-NIC mode the graph may use.
     pub(super) cross_nic: CrossNic,
+    /// The release has PATH_C2C (2.26) and PATH_P2C (2.27.3); the types it lacks are
+    /// stepped over.
+    pub(super) c2c_type: bool,
+    pub(super) p2c_type: bool,
     pub(super) min_intra: PathType,
     pub(super) max_intra: PathType,
     pub(super) min_inter: PathType,
@@ -172,6 +176,7 @@ impl Ladder {
 
     /// One step of [`RELAX`].
     pub(super) fn relax(&mut self, step: Relax, best: &Graph, budget: Budget) -> Move {
+        let types = (self.c2c_type, self.p2c_type);
         let t = &mut self.tmp;
         match step {
             Relax::SameChannelsOff => {
@@ -200,7 +205,7 @@ impl Ladder {
             Relax::RaiseTypeIntra => {
                 let max = if self.inter { t.type_inter } else { self.max_intra };
                 if t.type_intra < max && (best.n_channels == 0 || t.type_intra < best.type_intra) {
-                    t.type_intra = next_path_type(t.type_intra);
+                    t.type_intra = next_path_type(t.type_intra, types);
                     if t.type_intra < PathType::Dis {
                         return Move::Retry;
                     }
@@ -212,7 +217,7 @@ impl Ladder {
                     && t.type_inter < self.max_inter
                     && (best.n_channels == 0 || t.type_inter < best.type_inter || t.type_inter < PathType::Pxn)
                 {
-                    t.type_inter = next_path_type(t.type_inter);
+                    t.type_inter = next_path_type(t.type_inter, types);
                     if t.type_inter < PathType::Dis {
                         return Move::Retry;
                     }
@@ -281,9 +286,14 @@ impl Ladder {
     }
 }
 
-/// The next worse path type.
-fn next_path_type(t: PathType) -> PathType {
-    PathType::from_u8(t as u8 + 1)
+/// The next worse path type, of those the release has (`(C2C, P2C)`: whether it has
+/// these two).
+fn next_path_type(t: PathType, (c2c, p2c): (bool, bool)) -> PathType {
+    let mut n = PathType::from_u8(t as u8 + 1);
+    while (n == PathType::C2c && !c2c) || (n == PathType::P2c && !p2c) {
+        n = PathType::from_u8(n as u8 + 1);
+    }
+    n
 }
 
 /// NCCL's `ncclTopoDupChannels`: a fast graph with few channels is run twice over, each
@@ -344,6 +354,8 @@ mod tests {
             global_budget: GLOBAL_TIMEOUT,
             try_same: true,
             cross_nic: CrossNic::Off,
+            c2c_type: true,
+            p2c_type: true,
             min_intra: PathType::Nvl,
             max_intra: PathType::Nvl,
             min_inter: PathType::Pix,
@@ -392,5 +404,16 @@ mod tests {
         assert_eq!((l.pass, l.tmp.bw_intra, l.tmp.bw_inter), (Pass::Raise, 40.0, 40.0));
         // A round of pass 2 that ran out of steps ends the search.
         assert!(!l.next_round(&mut best, Budget::Left(0), 1000.0, 2));
+    }
+
+    /// topo.h: PATH_C2C appears in 2.26.2 and PATH_P2C in 2.27.3; before, relaxing a
+    /// path type steps from NVB to PIX and from PXN to PHB.
+    #[test]
+    fn type_steps_skip_types_the_release_lacks() {
+        assert_eq!(next_path_type(PathType::Nvb, (false, false)), PathType::Pix);
+        assert_eq!(next_path_type(PathType::Nvb, (true, false)), PathType::C2c);
+        assert_eq!(next_path_type(PathType::Pxb, (true, false)), PathType::Pxn);
+        assert_eq!(next_path_type(PathType::Pxb, (true, true)), PathType::P2c);
+        assert_eq!(next_path_type(PathType::Pxn, (false, false)), PathType::Phb);
     }
 }

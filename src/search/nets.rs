@@ -3,7 +3,6 @@
 
 use super::bandwidth::LinkBw;
 use super::graph::{CrossNic, Graph, Pattern};
-use super::limits::MAXCHANNELS;
 use super::recursion::{LocalGpus, Search};
 use crate::model::paths;
 use crate::model::system::NodeRef;
@@ -21,7 +20,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
             }
             let rank = self.sys.list(NodeType::Gpu)[g].gpu_rank();
             let mut local: Vec<usize> = Vec::new();
-            for c in 0..MAXCHANNELS {
+            for c in 0..self.rules.max_channels {
                 let Some(n) = self.local_net(rank, c) else { break };
                 if !local.is_empty() && n == local[0] {
                     break;
@@ -43,7 +42,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
         };
         let mut count = ids.len();
         let mut first = vec![usize::MAX; ids.len()];
-        for c in 0..MAXCHANNELS {
+        for c in 0..self.rules.max_channels {
             for (k, id) in ids.iter_mut().enumerate() {
                 let Some(g) = *id else { continue };
                 let rank = self.sys.list(NodeType::Gpu)[g].gpu_rank();
@@ -120,7 +119,8 @@ impl<B: LinkBw> Search<'_, '_, B> {
                     continue;
                 }
                 let paths = &self.sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize];
-                for (n, p) in paths.iter().enumerate().take(self.sys.count(NodeType::Net).min(MAXCHANNELS)) {
+                for (n, p) in paths.iter().enumerate().take(self.sys.count(NodeType::Net).min(self.rules.max_channels))
+                {
                     if p.ty as i32 == t && !nets.contains(&n) {
                         nets.push(n);
                         if nets.len() >= max_dev {

@@ -14,6 +14,13 @@ use crate::model::paths::Params;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType, PathType};
 
+/// The release's rules the recursion follows, read once per graph search.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Rules {
+    /// `MAXCHANNELS`.
+    pub(super) max_channels: usize,
+}
+
 /// How the GPU recursion picks the next GPU (NCCL's `forcedOrder`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Order {
@@ -133,6 +140,7 @@ pub(super) struct Search<'a, 'b, B: LinkBw> {
     pub(super) net_gpu: Vec<(i32, i32)>,
     /// Per GPU, the PCI link up from its device and the link back (link numbers).
     pub(super) gpu_pci: Vec<Option<(u32, u32)>>,
+    pub(super) rules: Rules,
 }
 
 /// `ncclTopoGetLocal(NET, GPU)`: the GPUs and their path type.
@@ -249,6 +257,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     .collect()
             },
             net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
+            rules: Rules { max_channels: p.release.max_channels() },
             cands: Vec::new(),
             steps: 0,
             progress,

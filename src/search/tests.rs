@@ -35,7 +35,7 @@ mod bookkeeping_tests {
 
     /// Both bookkeepings on one analysed machine: the same graphs (as NCCL would dump
     /// them) and the same bits in every link afterwards.
-    fn same_both_ways(name: &str, an: &crate::model::Analysis) {
+    pub(super) fn same_both_ways(name: &str, an: &crate::model::Analysis) {
         same_both_ways_by(name, an, Bookkeeping::Fastest)
     }
 
@@ -106,5 +106,89 @@ mod bookkeeping_tests {
             compared += 1;
         }
         assert!(compared >= 30, "only {compared} shared machines compared");
+    }
+}
+
+/// The search forks of releases before 2.27: NCCL 2.21.5's own graph dumps on the
+/// shared machines where one rule decides the result, and the rules' invariants on
+/// topo's own machines.
+mod release_fork_tests {
+    use super::*;
+    use crate::env::Env;
+    use crate::search::Pattern;
+
+    fn analyze_at(x: &crate::xml::Xml, name: &str, v: &str, nodes: usize, collnet: bool) -> crate::model::Analysis {
+        let env = Env::for_release(Release::parse(v).unwrap(), Vec::<(String, String)>::new());
+        let opts = crate::model::Options { nodes, collnet, env, ..Default::default() };
+        crate::model::analyze(x, name, &opts).unwrap()
+    }
+
+    /// topo's graph dump of shared case `case` (its XML and `--nodes N`) next to
+    /// NCCL 2.21.5's, or None (with a note) when ../shared is absent.
+    fn dumps_2_21_5(test: &str, case: &str, xml_name: &str, nodes: usize) -> Option<(String, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+        let want = root.join("versions/2.21.5/expected-graphs").join(format!("{case}.xml"));
+        let (Ok(want), Ok((x, _))) =
+            (std::fs::read_to_string(&want), crate::xml::read_file(&root.join("nccl").join(xml_name)))
+        else {
+            crate::test_skip::skip(test, &format!("{} is absent", want.display()));
+            return None;
+        };
+        let an = analyze_at(&x, case, "2.21.5", nodes, false);
+        let (gs, sys) = run(&an, &SearchOptions::from_analysis(&an)).unwrap();
+        Some((xml::dump(&sys, &gs, an.params.release).unwrap(), want))
+    }
+
+    macro_rules! nccl_2_21_5_case {
+        ($test:ident, $case:literal, $xml:literal, $nodes:literal) => {
+            #[test]
+            fn $test() {
+                let name = concat!("search::tests::release_fork_tests::", stringify!($test));
+                if let Some((got, want)) = dumps_2_21_5(name, $case, $xml, $nodes) {
+                    assert_eq!(got, want, "{}", $case);
+                }
+            }
+        };
+    }
+
+    // search.cc: no ncclTopoSplitNvLink before 2.26.2 (one ring channel, not two).
+    nccl_2_21_5_case!(no_split_nvlink_before_2_26, "azure-ncv4-2023", "azure-ncv4-2023.xml", 1);
+    // device.h: MAXCHANNELS 32 until 2.24.3 (16 ring channels).
+    nccl_2_21_5_case!(max_channels_32_before_2_25, "aliyun-a100x1", "aliyun-a100x1.xml", 1);
+
+    /// device.h: MAXCHANNELS is 32 until 2.24.3, so one GPU's ring has 16 channels, and
+    /// 64 from 2.25.1 (32 channels).
+    #[test]
+    fn one_gpu_ring_channels_by_release() {
+        let doc = r#"<system version="1">
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:11:00.0" class="0x030200" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="90" gdr="1"/>
+    </pci>
+  </cpu>
+</system>
+"#;
+        let x = crate::xml::parse(doc, None).unwrap().0;
+        let ring = |v: &str| {
+            let an = analyze_at(&x, "one-gpu", v, 1, false);
+            run(&an, &SearchOptions::from_analysis(&an)).unwrap().0.ring.n_channels
+        };
+        assert_eq!(ring("2.24.3"), 16);
+        assert_eq!(ring("2.25.1"), 32);
+    }
+
+    /// init.cc: one CollNet graph (a tree) serves both CollNet algorithms until 2.21.5;
+    /// 2.22.3 searches a CollNet Direct graph of its own.
+    #[test]
+    fn one_collnet_graph_before_2_22() {
+        let (x, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+        let graphs = |v: &str| {
+            let an = analyze_at(&x, "dgx-h100", v, 2, true);
+            run(&an, &SearchOptions::from_analysis(&an)).unwrap().0
+        };
+        let old = graphs("2.21.5");
+        assert_eq!(old.collnet_direct.pattern, Pattern::Tree);
+        assert_eq!(old.collnet_direct.intra, old.collnet_chain.intra);
+        assert_eq!(graphs("2.22.3").collnet_direct.pattern, Pattern::CollNetDirect);
     }
 }
