@@ -178,6 +178,11 @@ pub const CHANGES: &[Change] = &[
         text: "the IB plugin merges the two ports of one NIC (same PCI device and system guid) into one device `a+b`",
     },
     Change { since: r(2, 20, 3), scope: Scope::Hopper, text: "Hopper NVLink is 20.6 GB/s a link (before: 20)" },
+    Change {
+        since: r(2, 20, 3),
+        scope: Scope::MultiNode,
+        text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in",
+    },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
     Change {
         since: r(2, 21, 5),
@@ -201,6 +206,11 @@ pub const CHANGES: &[Change] = &[
         text: "the IB plugin lists every port on its own when one- and two-port NICs mix",
     },
     Change {
+        since: r(2, 22, 3),
+        scope: Scope::MultiNode,
+        text: "NVLS heads: NETs are tried until one yields a GPU not yet a head (before: only the first NET, heads may repeat); CollNet Direct gets a graph of its own",
+    },
+    Change {
         since: r(2, 23, 4),
         scope: Scope::Any,
         text: "tuning: Tree/Simple base latency 8.4 us and 4/14 us a hop (before 0 and 28); rings pay nNodes-1 network steps; PAT algorithm appears",
@@ -209,6 +219,16 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 23, 4),
         scope: Scope::Any,
         text: "P2P level PXB for every CPU but AMD with two GPUs (before: SYS, PXB only on Intel/ARM/Zhaoxin)",
+    },
+    Change {
+        since: r(2, 23, 4),
+        scope: Scope::MultiNode,
+        text: "NCCL_CROSS_NIC=2 keeps crossNic 2: only rings pair channels, and only rings and balanced trees retry crossing",
+    },
+    Change {
+        since: r(2, 23, 4),
+        scope: Scope::MultiNode,
+        text: "NVLS: a NET whose GPU is already a head gives its bandwidth back (2.22.3 kept it)",
     },
     Change {
         since: r(2, 24, 3),
@@ -287,8 +307,18 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::C2c,
         text: "a GPU's path to a NIC over C2C then PCIe is P2C (before: PHB)",
     },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::MultiNode,
+        text: "a channel starts from the GPUs ncclTopoGetLocal gives for its NET (before: the GPUs with the NET's best path)",
+    },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell ladder across nodes starts at 48, 45.1" },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell NVLink is 40.1 GB/s a link" },
+    Change {
+        since: r(2, 27, 5),
+        scope: Scope::MultiNode,
+        text: "a channel tries its NET's own GPU first, and replays the last channel only when channels must be the same",
+    },
     Change {
         since: r(2, 27, 6),
         scope: Scope::Nets,
@@ -500,6 +530,50 @@ pub enum P2pDefault {
     SysButPxbOnArmIntelZhaoxin,
     /// PXB, but SYS on AMD CPUs with at most two GPUs.
     PxbButSysOnSmallAmd,
+}
+
+/// What NCCL_CROSS_NIC means to the search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CrossNicRules {
+    /// A graph's crossNic is 0 or 1; NCCL_CROSS_NIC=2 searches with 0 first, then 1.
+    /// Crossing lets a channel leave by any NET.
+    ZeroThenOne,
+    /// As [`CrossNicRules::ZeroThenOne`], and a crossing graph's odd channels pair with
+    /// the channel before: in by the NET it left by, out by the NET it came in by (any
+    /// pattern).
+    ZeroThenOnePaired,
+    /// crossNic 2 stays 2 in the graph and pairs channels only in rings; balanced trees
+    /// may cross too (the retry with 2 is for rings and balanced trees only).
+    RingPairs,
+}
+
+/// Which GPUs `ncclTopoSearchRecNet` starts a channel from, after a NET.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecNetStart {
+    /// The last channel's first GPU again (whenever there is a last channel), then,
+    /// for a first channel or when channels may differ, PCI order and the GPUs with the
+    /// best path to the NET, rotated by the channel number.
+    BestPaths,
+    /// The replay as [`RecNetStart::BestPaths`]; then PCI order and the GPUs
+    /// `ncclTopoGetLocal` gives for the NET (a NET without any is skipped, its
+    /// bandwidth not given back).
+    LocalGpus,
+    /// Replay only when channels must be the same; otherwise as
+    /// [`RecNetStart::LocalGpus`], the NET's own local GPU tried first.
+    LocalGpuFirst,
+}
+
+/// How the NVLS and CollNet Direct searches pick a head for a channel from the NETs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NvlsHeads {
+    /// Only the first NET of the rotated list; its local GPU, even one already a head.
+    FirstNet,
+    /// NETs in turn until one gives a local GPU; a GPU already a head is passed over
+    /// without the NET's bandwidth given back, and a NET without a local GPU still ends
+    /// the loop.
+    FirstNewHeadLeaky,
+    /// NETs in turn until one gives a local GPU that is not yet a head.
+    FirstNewHead,
 }
 
 impl Release {
@@ -791,6 +865,44 @@ impl Release {
     /// (`ncclTopoSplitNvLink`, 2.26.2).
     pub fn split_nvlink(self) -> bool {
         self.since(2, 26, 0)
+    }
+
+    /// What NCCL_CROSS_NIC means: 0/1 graphs tried in that order from 2.19.1 (2.18 is
+    /// modelled the same), the odd channels paired from 2.20.3, ring-only pairs with
+    /// crossNic kept at 2 from 2.23.4.
+    pub fn cross_nic_rules(self) -> CrossNicRules {
+        if self.since(2, 23, 0) {
+            CrossNicRules::RingPairs
+        } else if self.since(2, 20, 0) {
+            CrossNicRules::ZeroThenOnePaired
+        } else {
+            CrossNicRules::ZeroThenOne
+        }
+    }
+
+    /// How a channel starts after its NET: best paths with an unconditional replay until
+    /// 2.26.6, `ncclTopoGetLocal` in 2.27.3, the NET's local GPU first from 2.27.5.
+    pub fn rec_net_start(self) -> RecNetStart {
+        if self.since(2, 27, 5) {
+            RecNetStart::LocalGpuFirst
+        } else if self.since(2, 27, 3) {
+            RecNetStart::LocalGpus
+        } else {
+            RecNetStart::BestPaths
+        }
+    }
+
+    /// NVLS (and, from 2.22.3, CollNet Direct) heads: the first NET only until 2.21.5;
+    /// 2.22.3 tries NETs until a new head, leaking the bandwidth of a NET whose GPU is
+    /// already one; 2.23.4 gives it back.
+    pub fn nvls_heads(self) -> NvlsHeads {
+        if self.since(2, 23, 0) {
+            NvlsHeads::FirstNewHead
+        } else if self.since(2, 22, 0) {
+            NvlsHeads::FirstNewHeadLeaky
+        } else {
+            NvlsHeads::FirstNet
+        }
     }
 
     /// A graph the search found nothing for falls back to NETs `ncclTopoSelectNets`
@@ -1224,6 +1336,30 @@ mod tests {
         assert!(!r(2, 25, 1).split_nvlink() && r(2, 26, 2).split_nvlink());
         assert!(!r(2, 28, 9).fallback_selects_nets() && r(2, 29, 2).fallback_selects_nets());
         assert!(!r(2, 21, 5).collnet_direct_graph() && r(2, 22, 3).collnet_direct_graph());
+    }
+
+    /// search.cc: crossNic 0/1 from 2.19.1, odd channels paired (RecGpu and RecNet) from
+    /// 2.20.3, ring-only pairs with crossNic 2 from 2.23.4.
+    #[test]
+    fn cross_nic_boundaries() {
+        assert_eq!(r(2, 19, 4).cross_nic_rules(), CrossNicRules::ZeroThenOne);
+        assert_eq!(r(2, 20, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
+        assert_eq!(r(2, 22, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
+        assert_eq!(r(2, 23, 4).cross_nic_rules(), CrossNicRules::RingPairs);
+    }
+
+    /// search.cc ncclTopoSearchRecNet: maxBw/minHops GPUs through 2.26.6, ncclTopoGetLocal
+    /// at 2.27.3, localGpu first and replay only with sameChannels at 2.27.5; NVLS heads:
+    /// `i>0` skipped at 2.21.5, the duplicate-head `continue` at 2.22.3, inside `gpu != -1`
+    /// with `break` at 2.23.4.
+    #[test]
+    fn rec_net_boundaries() {
+        assert_eq!(r(2, 26, 6).rec_net_start(), RecNetStart::BestPaths);
+        assert_eq!(r(2, 27, 3).rec_net_start(), RecNetStart::LocalGpus);
+        assert_eq!(r(2, 27, 5).rec_net_start(), RecNetStart::LocalGpuFirst);
+        assert_eq!(r(2, 21, 5).nvls_heads(), NvlsHeads::FirstNet);
+        assert_eq!(r(2, 22, 3).nvls_heads(), NvlsHeads::FirstNewHeadLeaky);
+        assert_eq!(r(2, 23, 4).nvls_heads(), NvlsHeads::FirstNewHead);
     }
 
     /// nccl_net.h: NCCL_NET_MAX_DEVS_PER_NIC 4 until 2.30.0; 2.30.3 asks the plugin (8).

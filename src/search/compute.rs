@@ -244,6 +244,7 @@ fn search_graph<B: LinkBw>(
         global_budget: GLOBAL_TIMEOUT,
         try_same,
         cross_nic,
+        cross_nic_rules: p.release.cross_nic_rules(),
         c2c_type: p.release.c2c_links() == C2cLinks::C2c,
         p2c_type: p.release.p2c_paths(),
         min_intra,

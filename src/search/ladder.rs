@@ -19,6 +19,7 @@ use super::graph::{CrossNic, Graph, Pattern};
 use super::limits::{GLOBAL_TIMEOUT, TIMEOUT, TIMEOUT_SAMECHANNELS, TIMEOUT_TREE};
 use super::recursion::Budget;
 use crate::model::PathType;
+use crate::release::CrossNicRules;
 
 /// A step of pass 1, in [`RELAX`]'s order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +102,8 @@ pub(super) struct Ladder {
     pub(super) try_same: bool,
     /// The cross-NIC mode the graph may use.
     pub(super) cross_nic: CrossNic,
+    /// What that mode means in the release.
+    pub(super) cross_nic_rules: CrossNicRules,
     /// The release has PATH_C2C (2.26) and PATH_P2C (2.27.3); the types it lacks are
     /// stepped over.
     pub(super) c2c_type: bool,
@@ -225,12 +228,17 @@ impl Ladder {
                 t.type_inter = self.min_inter;
             }
             Relax::CrossNic => {
-                if self.cross_nic == CrossNic::Alternate
-                    && t.cross_nic == CrossNic::Off
-                    && matches!(best.pattern, Pattern::Ring | Pattern::BalancedTree)
-                {
-                    t.cross_nic = CrossNic::Alternate;
-                    return Move::Retry;
+                if self.cross_nic == CrossNic::Alternate && t.cross_nic == CrossNic::Off {
+                    // Before 2.23 the retry is a plain crossing graph, for any pattern
+                    // that may cross.
+                    if self.cross_nic_rules != CrossNicRules::RingPairs {
+                        t.cross_nic = CrossNic::On;
+                        return Move::Retry;
+                    }
+                    if matches!(best.pattern, Pattern::Ring | Pattern::BalancedTree) {
+                        t.cross_nic = CrossNic::Alternate;
+                        return Move::Retry;
+                    }
                 }
                 t.cross_nic = if self.cross_nic == CrossNic::On { CrossNic::On } else { CrossNic::Off };
             }
@@ -354,6 +362,7 @@ mod tests {
             global_budget: GLOBAL_TIMEOUT,
             try_same: true,
             cross_nic: CrossNic::Off,
+            cross_nic_rules: CrossNicRules::RingPairs,
             c2c_type: true,
             p2c_type: true,
             min_intra: PathType::Nvl,
@@ -404,6 +413,31 @@ mod tests {
         assert_eq!((l.pass, l.tmp.bw_intra, l.tmp.bw_inter), (Pass::Raise, 40.0, 40.0));
         // A round of pass 2 that ran out of steps ends the search.
         assert!(!l.next_round(&mut best, Budget::Left(0), 1000.0, 2));
+    }
+
+    /// search.cc ncclTopoCompute: NCCL_CROSS_NIC=2 retries with crossNic 1 for any
+    /// pattern that may cross until 2.22.3, with crossNic 2 for rings and balanced trees
+    /// only from 2.23.4.
+    #[test]
+    fn cross_nic_retry_by_release() {
+        let best = Graph::new(super::super::GraphId::Tree, Pattern::SplitTree, 2);
+        for (rules, want) in [
+            (CrossNicRules::ZeroThenOnePaired, Move::Retry),
+            (CrossNicRules::ZeroThenOne, Move::Retry),
+            (CrossNicRules::RingPairs, Move::Next),
+        ] {
+            let mut l = ladder(Pattern::SplitTree);
+            l.cross_nic = CrossNic::Alternate;
+            l.cross_nic_rules = rules;
+            assert_eq!(l.relax(Relax::CrossNic, &best, Budget::Left(0)), want, "{rules:?}");
+            let expect = if want == Move::Retry { CrossNic::On } else { CrossNic::Off };
+            assert_eq!(l.tmp.cross_nic, expect);
+        }
+        let mut l = ladder(Pattern::Ring);
+        l.cross_nic = CrossNic::Alternate;
+        let ring = Graph::new(super::super::GraphId::Ring, Pattern::Ring, 2);
+        assert_eq!(l.relax(Relax::CrossNic, &ring, Budget::Left(0)), Move::Retry);
+        assert_eq!(l.tmp.cross_nic, CrossNic::Alternate);
     }
 
     /// topo.h: PATH_C2C appears in 2.26.2 and PATH_P2C in 2.27.3; before, relaxing a

@@ -7,6 +7,7 @@ use super::recursion::{LocalGpus, Search};
 use crate::model::paths;
 use crate::model::system::NodeRef;
 use crate::model::{NodeType, PathType};
+use crate::release::CrossNicRules;
 
 impl<B: LinkBw> Search<'_, '_, B> {
     pub(super) fn local_net(&self, rank: i32, c: usize) -> Option<usize> {
@@ -138,6 +139,27 @@ impl<B: LinkBw> Search<'_, '_, B> {
         let nets = self.sys.list(NodeType::Net);
         let (net, sn) = (&nets[n], &nets[start]);
         let (ni, si) = (net.net().expect("net"), sn.net().expect("net"));
+        if self.rules.cross_nic != CrossNicRules::RingPairs {
+            // Before 2.23: a graph's crossNic is 0 or 1; without it the way out is on the
+            // way in's ASIC port; with it (from 2.20) odd channels leave by the NET the
+            // channel before came in by.
+            if g.pattern == Pattern::Tree && net.id != sn.id {
+                return false;
+            }
+            if g.cross_nic != CrossNic::On && (ni.asic != si.asic || ni.port != si.port) {
+                return false;
+            }
+            if self.rules.cross_nic == CrossNicRules::ZeroThenOnePaired
+                && g.cross_nic != CrossNic::Off
+                && g.n_channels & 1 != 0
+                && Some(net.id) != g.inter[(g.n_channels as usize - 1) * 2]
+            {
+                return false;
+            }
+            return g.pattern != Pattern::BalancedTree
+                || step == 0
+                || Some(net.id) == g.inter[g.n_channels as usize * 2 + 1];
+        }
         if ni.plane != -1 && si.plane != -1 && ni.plane != si.plane {
             return false;
         }

@@ -13,10 +13,14 @@ use super::sortcache::{MAX_SNAPS, SortCache};
 use crate::model::paths::Params;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType, PathType};
+use crate::release::{CrossNicRules, NvlsHeads, RecNetStart};
 
 /// The release's rules the recursion follows, read once per graph search.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Rules {
+    pub(super) cross_nic: CrossNicRules,
+    pub(super) rec_net: RecNetStart,
+    pub(super) nvls_heads: NvlsHeads,
     /// `MAXCHANNELS`.
     pub(super) max_channels: usize,
 }
@@ -141,7 +145,14 @@ pub(super) struct Search<'a, 'b, B: LinkBw> {
     /// Per GPU, the PCI link up from its device and the link back (link numbers).
     pub(super) gpu_pci: Vec<Option<(u32, u32)>>,
     pub(super) rules: Rules,
+    /// Per NET, the best bandwidth of its paths to GPUs and the GPUs with that
+    /// bandwidth and the fewest hops (the start GPUs of [`RecNetStart::BestPaths`]);
+    /// made on first use.
+    pub(super) best_gpus: Vec<Option<BestGpus>>,
 }
+
+/// A NET's best paths to GPUs: their bandwidth and the GPUs, by index.
+pub(super) type BestGpus = Rc<(f32, Vec<usize>)>;
 
 /// `ncclTopoGetLocal(NET, GPU)`: the GPUs and their path type.
 pub(super) type LocalGpus = std::rc::Rc<(Vec<usize>, PathType)>;
@@ -257,7 +268,13 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                     .collect()
             },
             net_ids: sys.list(NodeType::Net).iter().map(|x| x.id).collect(),
-            rules: Rules { max_channels: p.release.max_channels() },
+            rules: Rules {
+                cross_nic: p.release.cross_nic_rules(),
+                rec_net: p.release.rec_net_start(),
+                nvls_heads: p.release.nvls_heads(),
+                max_channels: p.release.max_channels(),
+            },
+            best_gpus: vec![None; nnets],
             cands: Vec::new(),
             steps: 0,
             progress,
@@ -570,9 +587,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         let bw = g.bw_inter as i32;
         let nets = self.select_nets(g.type_inter as i32, None);
         let count = nets.len();
+        let heads = matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect);
         let mut found = false;
         for i in 0..count {
-            if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) && found {
+            if heads && (found || (self.rules.nvls_heads == NvlsHeads::FirstNet && i > 0)) {
                 break;
             }
             let n = nets[(g.n_channels as usize + i) % count];
@@ -588,11 +606,13 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             if nbw < bw as f32 {
                 continue;
             }
-            if g.pattern == Pattern::Ring
-                && g.cross_nic == CrossNic::Alternate
-                && g.n_channels & 1 != 0
-                && Some(id) != g.inter[(g.n_channels as usize - 1) * 2 + 1]
-            {
+            // An odd channel starts from the NET the channel before ended at.
+            let paired = match self.rules.cross_nic {
+                CrossNicRules::RingPairs => g.pattern == Pattern::Ring && g.cross_nic == CrossNic::Alternate,
+                CrossNicRules::ZeroThenOnePaired => g.cross_nic != CrossNic::Off,
+                CrossNicRules::ZeroThenOne => false,
+            };
+            if paired && g.n_channels & 1 != 0 && Some(id) != g.inter[(g.n_channels as usize - 1) * 2 + 1] {
                 continue;
             }
             g.inter[g.n_channels as usize * 2] = Some(id);
@@ -600,47 +620,171 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             g.latency_inter = lat;
             self.adjust_asic_bw(n, -(bw as f32));
             let from = Some(NodeRef::new(NodeType::Net, n));
-            if matches!(g.pattern, Pattern::Nvls | Pattern::CollNetDirect) {
-                if (g.n_channels as usize) < count
-                    && let Some(local_gpu) = local_gpu
-                {
-                    let rank = self.sys.list(NodeType::Gpu)[local_gpu].gpu_rank();
-                    let ng = self.ngpus();
-                    let dup = (0..g.n_channels as usize).any(|c| g.intra[c * ng] == rank);
-                    if !dup {
-                        self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu);
-                        found = true;
+            if heads {
+                if (g.n_channels as usize) < count {
+                    match local_gpu {
+                        Some(local_gpu) => {
+                            let rank = self.ranks[local_gpu];
+                            let ng = self.ngpus();
+                            let dup = self.rules.nvls_heads != NvlsHeads::FirstNet
+                                && (0..g.n_channels as usize).any(|c| g.intra[c * ng] == rank);
+                            if !dup {
+                                self.try_gpu(
+                                    g,
+                                    save,
+                                    0,
+                                    back_to_net,
+                                    back_to_first,
+                                    Order::Sorted,
+                                    time,
+                                    from,
+                                    local_gpu,
+                                );
+                                found = true;
+                            } else if self.rules.nvls_heads == NvlsHeads::FirstNewHeadLeaky {
+                                // 2.22 moves on without giving this NET's bandwidth back.
+                                continue;
+                            }
+                        }
+                        // 2.22 stops at a NET without a local GPU all the same.
+                        None => found = self.rules.nvls_heads == NvlsHeads::FirstNewHeadLeaky,
                     }
                 }
-            } else if g.n_channels > 0 && g.same_channels {
+            } else if self.rules.rec_net == RecNetStart::BestPaths {
+                self.start_best_paths(g, save, n, bw, back_to_net, back_to_first, time);
+            } else if g.n_channels > 0 && (g.same_channels || self.rules.rec_net != RecNetStart::LocalGpuFirst) {
                 if let Some(q) = self.replay_gpu(g, -1) {
                     self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Replay, time, from, q);
                 }
-            } else {
-                if g.n_channels == 0 && self.sys.count(NodeType::Nvs) == 0 {
-                    let mut t = Budget::Left(FORCED_PCI_STEPS);
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Pci, &mut t, from, 0);
-                    if t == Budget::Found {
-                        *time = Budget::Found;
-                    }
-                }
-                if let Some(local_gpu) = local_gpu {
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, local_gpu);
-                }
-                let locals = self.local_gpus_of_net(n);
-                if locals.1 == PathType::Dis {
-                    // NCCL skips this NET without giving its bandwidth back.
+                if !g.same_channels && !self.start_local_gpus(g, save, n, None, back_to_net, back_to_first, time) {
                     continue;
                 }
-                for &q in locals.0.iter() {
-                    if Some(q) == local_gpu {
-                        continue;
-                    }
-                    self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+            } else {
+                let first = if self.rules.rec_net == RecNetStart::LocalGpuFirst { local_gpu } else { None };
+                if !self.start_local_gpus(g, save, n, first, back_to_net, back_to_first, time) {
+                    continue;
                 }
             }
             self.adjust_asic_bw(n, bw as f32);
         }
+    }
+
+    /// The start of a channel from NET `n` before 2.27 ([`RecNetStart::BestPaths`]):
+    /// the last channel's order again; then, for a first channel or when channels may
+    /// differ, PCI order (a first channel without NVSwitch, on its own small budget) and
+    /// every GPU with the NET's best path (when that is fast enough), from the channel's
+    /// number on.
+    #[allow(clippy::too_many_arguments)]
+    fn start_best_paths(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        n: usize,
+        bw: i32,
+        back_to_net: Option<i32>,
+        back_to_first: Option<i32>,
+        time: &mut Budget,
+    ) {
+        let from = Some(NodeRef::new(NodeType::Net, n));
+        if g.n_channels > 0
+            && let Some(q) = self.replay_gpu(g, -1)
+        {
+            self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Replay, time, from, q);
+        }
+        if g.n_channels == 0 || !g.same_channels {
+            self.start_pci_order(g, save, n, back_to_net, back_to_first, time);
+            let best = self.best_gpus_of_net(n);
+            if best.0 >= bw as f32 {
+                let ng = self.ngpus();
+                for k in 0..ng {
+                    let q = (g.n_channels as usize + k) % ng;
+                    if best.1.contains(&q) {
+                        self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The start of a channel from NET `n` from 2.27 on, when no replay is due (or after
+    /// it, in 2.27.3): PCI order as above, the NET's local GPU `first` if given, then
+    /// the GPUs `ncclTopoGetLocal` gives. False when the NET reaches no GPU: NCCL skips
+    /// it without giving its bandwidth back.
+    #[allow(clippy::too_many_arguments)]
+    fn start_local_gpus(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        n: usize,
+        first: Option<usize>,
+        back_to_net: Option<i32>,
+        back_to_first: Option<i32>,
+        time: &mut Budget,
+    ) -> bool {
+        let from = Some(NodeRef::new(NodeType::Net, n));
+        self.start_pci_order(g, save, n, back_to_net, back_to_first, time);
+        if let Some(q) = first {
+            self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+        }
+        let locals = self.local_gpus_of_net(n);
+        if locals.1 == PathType::Dis {
+            return false;
+        }
+        for &q in locals.0.iter() {
+            if Some(q) != first {
+                self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+            }
+        }
+        true
+    }
+
+    /// A first channel without NVSwitch tries PCI order first from NET `n`, on its own
+    /// small budget (ending the round if it finds every channel asked for).
+    fn start_pci_order(
+        &mut self,
+        g: &mut Graph,
+        save: &mut Graph,
+        n: usize,
+        back_to_net: Option<i32>,
+        back_to_first: Option<i32>,
+        time: &mut Budget,
+    ) {
+        if g.n_channels == 0 && !self.has_nvs {
+            let mut t = Budget::Left(FORCED_PCI_STEPS);
+            let from = Some(NodeRef::new(NodeType::Net, n));
+            self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Pci, &mut t, from, 0);
+            if t == Budget::Found {
+                *time = Budget::Found;
+            }
+        }
+    }
+
+    /// NET `n`'s best paths to GPUs (see [`Search::best_gpus`]), remembered.
+    fn best_gpus_of_net(&mut self, n: usize) -> BestGpus {
+        if let Some(Some(v)) = self.best_gpus.get(n) {
+            return v.clone();
+        }
+        let net = NodeRef::new(NodeType::Net, n);
+        let paths: Vec<(f32, usize)> = (0..self.ngpus())
+            .map(|q| {
+                let p = self.sys.path(net, NodeRef::new(NodeType::Gpu, q));
+                (p.bw, p.count())
+            })
+            .collect();
+        let mut max_bw = 0.0f32;
+        let mut min_hops = usize::MAX;
+        for &(b, hops) in &paths {
+            if b > max_bw {
+                max_bw = b;
+                min_hops = hops;
+            } else if b == max_bw && hops < min_hops {
+                min_hops = hops;
+            }
+        }
+        let gpus = paths.iter().enumerate().filter(|(_, p)| **p == (max_bw, min_hops)).map(|(q, _)| q).collect();
+        let v: BestGpus = Rc::new((max_bw, gpus));
+        self.best_gpus[n] = Some(v.clone());
+        v
     }
 
     /// Change the bandwidth of every NET on NET `n`'s ASIC port (`n` among them).

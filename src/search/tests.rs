@@ -115,7 +115,7 @@ mod bookkeeping_tests {
 mod release_fork_tests {
     use super::*;
     use crate::env::Env;
-    use crate::search::Pattern;
+    use crate::search::{CrossNic, Pattern};
 
     fn analyze_at(x: &crate::xml::Xml, name: &str, v: &str, nodes: usize, collnet: bool) -> crate::model::Analysis {
         let env = Env::for_release(Release::parse(v).unwrap(), Vec::<(String, String)>::new());
@@ -151,6 +151,16 @@ mod release_fork_tests {
         };
     }
 
+    // search.cc ncclTopoSearchRecNet until 2.26.6: the last channel is replayed even
+    // when channels may differ (channel 1 repeats channel 0's ranks).
+    nccl_2_21_5_case!(rec_net_replays_before_2_27, "oci-a100-flattened.n2", "oci-a100-flattened.xml", 2);
+    // search.cc until 2.21.5: NVLS heads come from the first NET of the rotated list.
+    nccl_2_21_5_case!(nvls_first_net_before_2_22, "aws-p5-efa32.n2", "aws-p5-efa32.xml", 2);
+    // search.cc 2.20.3 to 2.22.3: crossNic 1 pairs odd channels with the one before.
+    nccl_2_21_5_case!(cross_nic_pairs_before_2_23, "azure-ndv5.n2", "azure-ndv5.xml", 2);
+    // search.cc ncclTopoCompute until 2.24.3: path types from NVL/PIX to SYS (the
+    // crossNic and RecNet rules above play their part on this machine too).
+    nccl_2_21_5_case!(fixed_type_bounds_before_2_25, "alibaba-l20x8-cx8.n2", "alibaba-l20x8-cx8.xml", 2);
     // search.cc: no ncclTopoSplitNvLink before 2.26.2 (one ring channel, not two).
     nccl_2_21_5_case!(no_split_nvlink_before_2_26, "azure-ncv4-2023", "azure-ncv4-2023.xml", 1);
     // device.h: MAXCHANNELS 32 until 2.24.3 (16 ring channels).
@@ -190,5 +200,41 @@ mod release_fork_tests {
         assert_eq!(old.collnet_direct.pattern, Pattern::Tree);
         assert_eq!(old.collnet_direct.intra, old.collnet_chain.intra);
         assert_eq!(graphs("2.22.3").collnet_direct.pattern, Pattern::CollNetDirect);
+    }
+
+    /// search.cc 2.20.3 to 2.22.3: a graph's crossNic is 0 or 1, and with 1 every odd
+    /// channel enters by the NET the channel before left by and leaves by the one it
+    /// entered by; the NVLS heads of 2.23.4 on are all different GPUs. Both bookkeepings
+    /// agree at these releases too.
+    #[test]
+    fn old_search_rules_hold_on_own_machines() {
+        for f in crate::fixtures::all() {
+            let (x, _) = f.load().unwrap();
+            for v in ["2.21.5", "2.22.3", "2.23.4"] {
+                let an = analyze_at(&x, f.name, v, 2, false);
+                let (gs, _) = run(&an, &SearchOptions::from_analysis(&an)).unwrap();
+                let ng = an.system.count(NodeType::Gpu);
+                for g in [&gs.ring, &gs.tree] {
+                    if v == "2.23.4" {
+                        continue;
+                    }
+                    assert_ne!(g.cross_nic, CrossNic::Alternate, "{} {v}", f.name);
+                    if g.cross_nic == CrossNic::On && g.pattern == Pattern::Ring {
+                        for c in (1..g.n_channels as usize).step_by(2) {
+                            assert_eq!(g.inter[c * 2], g.inter[(c - 1) * 2 + 1], "{} {v} channel {c}", f.name);
+                            assert_eq!(g.inter[c * 2 + 1], g.inter[(c - 1) * 2], "{} {v} channel {c}", f.name);
+                        }
+                    }
+                }
+                if v == "2.23.4" {
+                    let heads: Vec<i32> = (0..gs.nvls.n_channels as usize).map(|c| gs.nvls.intra[c * ng]).collect();
+                    let mut uniq = heads.clone();
+                    uniq.sort_unstable();
+                    uniq.dedup();
+                    assert_eq!(uniq.len(), heads.len(), "{} {v}: NVLS heads {heads:?}", f.name);
+                }
+                bookkeeping_tests::same_both_ways(&format!("{} {v}", f.name), &an);
+            }
+        }
     }
 }
