@@ -181,7 +181,7 @@ pub const CHANGES: &[Change] = &[
     Change {
         since: r(2, 20, 3),
         scope: Scope::MultiNode,
-        text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in",
+        text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in; a graph that does not cross NICs no longer gets a 15% edge",
     },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
     Change {
@@ -880,6 +880,12 @@ impl Release {
         }
     }
 
+    /// `ncclTopoCompareGraphs` gives a graph that does not cross NICs a 15% edge over
+    /// one that does (until 2.19.4; 2.20.3 drops it).
+    pub fn cross_nic_bonus(self) -> bool {
+        !self.since(2, 20, 0)
+    }
+
     /// How a channel starts after its NET: best paths with an unconditional replay until
     /// 2.26.6, `ncclTopoGetLocal` in 2.27.3, the NET's local GPU first from 2.27.5.
     pub fn rec_net_start(self) -> RecNetStart {
@@ -1338,10 +1344,12 @@ mod tests {
         assert!(!r(2, 21, 5).collnet_direct_graph() && r(2, 22, 3).collnet_direct_graph());
     }
 
-    /// search.cc: crossNic 0/1 from 2.19.1, odd channels paired (RecGpu and RecNet) from
-    /// 2.20.3, ring-only pairs with crossNic 2 from 2.23.4.
+    /// search.cc: crossNic 0/1 from 2.19.1, odd channels paired (RecGpu and RecNet) and
+    /// the 15% bonus of ncclTopoCompareGraphs gone from 2.20.3, ring-only pairs with
+    /// crossNic 2 from 2.23.4.
     #[test]
     fn cross_nic_boundaries() {
+        assert!(r(2, 19, 4).cross_nic_bonus() && !r(2, 20, 3).cross_nic_bonus());
         assert_eq!(r(2, 19, 4).cross_nic_rules(), CrossNicRules::ZeroThenOne);
         assert_eq!(r(2, 20, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
         assert_eq!(r(2, 22, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);

@@ -202,6 +202,35 @@ mod release_fork_tests {
         assert_eq!(graphs("2.22.3").collnet_direct.pattern, Pattern::CollNetDirect);
     }
 
+    /// search.cc ncclTopoCompareGraphs until 2.19.4: a graph that crosses NICs must do
+    /// 15% better than one that does not to replace it, and one that does not replaces
+    /// a crossing one at 85%; 2.20.3 compares bandwidths alone.
+    #[test]
+    fn crossing_needs_15_percent_more_before_2_20() {
+        use super::super::bandwidth::Rounded;
+        use super::super::graph::{Graph, GraphId};
+        use super::super::recursion::Search;
+        let (x, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+        let copies = |v: &str, new_bw: f32, new_crosses: bool| {
+            let an = analyze_at(&x, "dgx-h100", v, 2, false);
+            let mut sys = an.system.clone();
+            let so = SearchOptions::from_analysis(&an);
+            let s = Search::<Rounded>::new(&mut sys, &an.params, &so, None);
+            let mut old = Graph::new(GraphId::Ring, Pattern::Ring, 8);
+            (old.n_channels, old.min_channels, old.bw_intra) = (1, 1, 10.0);
+            old.cross_nic = if new_crosses { CrossNic::Off } else { CrossNic::On };
+            let mut new = old.clone();
+            new.bw_intra = new_bw;
+            new.cross_nic = if new_crosses { CrossNic::On } else { CrossNic::Off };
+            s.compare(&new, &old)
+        };
+        assert!(!copies("2.19.4", 11.5, true));
+        assert!(copies("2.19.4", 11.6, true));
+        assert!(copies("2.19.4", 8.6, false));
+        assert!(copies("2.20.3", 10.5, true));
+        assert!(!copies("2.20.3", 9.5, false));
+    }
+
     /// search.cc 2.20.3 to 2.22.3: a graph's crossNic is 0 or 1, and with 1 every odd
     /// channel enters by the NET the channel before left by and leaves by the one it
     /// entered by; the NVLS heads of 2.23.4 on are all different GPUs. Both bookkeepings
