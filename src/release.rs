@@ -376,6 +376,11 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Nets,
         text: "each GPU starts at NIC (device mod GPUs per NIC group), spreading GPUs over their NICs",
     },
+    Change {
+        since: r(2, 30, 7),
+        scope: Scope::Nets,
+        text: "a NET's rail and plane attributes are read: a channel leaves by a NET of the rail and plane it came in by",
+    },
 ];
 
 /// Which set of search speed ladders a release ships (`search.cc`), named by the
@@ -706,6 +711,12 @@ impl Release {
     /// as `0x...` (`sscanf "0x%lx"`), and a NIC without one took its dev as ASIC.
     pub fn net_guid_any_hex(self) -> bool {
         self.since(2, 28, 7)
+    }
+
+    /// A `<net>`'s `rail` and `plane` attributes are read (2.30.7); before, NETs have
+    /// neither and the search never compares them.
+    pub fn net_rails(self) -> bool {
+        self.since(2, 30, 7)
     }
 
     /// Each local rank trims the topology to itself and the ranks' trees are fused in
@@ -1309,9 +1320,11 @@ mod tests {
 
     /// topo.cc findLocalCpu: any PCI link at 2.21.5, PCI/CPU targets at 2.22.3, the
     /// `from` argument at 2.26.2; ncclTopoAddC2c at 2.19.1, LINK_C2C at 2.26.2;
-    /// ncclTopoAddPciLinks at 2.22.3; NCCL_TOPO_LOCAL_NIC_ID at 2.24.3.
+    /// ncclTopoAddPciLinks at 2.22.3; NCCL_TOPO_LOCAL_NIC_ID at 2.24.3; ncclTopoAddNet
+    /// reads rail and plane at 2.30.7.
     #[test]
     fn system_walk_boundaries() {
+        assert!(!r(2, 30, 4).net_rails() && r(2, 30, 7).net_rails());
         assert_eq!(r(2, 21, 5).local_cpu_walk(), LocalCpuWalk::AnyPciLink);
         assert_eq!(r(2, 22, 3).local_cpu_walk(), LocalCpuWalk::SwitchLinks);
         assert_eq!(r(2, 25, 1).local_cpu_walk(), LocalCpuWalk::SwitchLinks);

@@ -393,8 +393,8 @@ fn add_net(a: &Attrs, sys: &mut System, n: NodeId, nic: usize, sid: i64, ty: Nod
         coll: a.int_or(n, "coll", 0),
         max_channels: a.int_or(n, "maxconn", 64),
         local_gpu: -1,
-        rail: a.int_or(n, "rail", -1),
-        plane: a.int_or(n, "plane", -1),
+        rail: if a.release.net_rails() { a.int_or(n, "rail", -1) } else { -1 },
+        plane: if a.release.net_rails() { a.int_or(n, "plane", -1) } else { -1 },
     };
     let idx = sys.create(ty, id, Kind::Net(info));
     sys.nodes[ty as usize][idx].xml = Some(n);
@@ -875,6 +875,27 @@ mod tests {
         };
         assert_eq!(nics("2.23.4"), 1);
         assert_eq!(nics("2.24.3"), 2);
+    }
+
+    /// topo.cc ncclTopoAddNet: a NET's rail and plane come from the XML from 2.30.7;
+    /// before, NCCL has no such attributes.
+    #[test]
+    fn rails_read_from_2_30_7() {
+        let doc = TWO_SOCKETS
+            .replace("VENDOR", "GenuineIntel")
+            .replace("guid=\"0x1\"", "guid=\"0x1\" rail=\"3\" plane=\"1\"");
+        let rail = |v: &str| {
+            let x = xml::parse(&doc, None).unwrap().0;
+            let release = Release::parse(v).unwrap();
+            let prep = prepare(&x, "t", &NetOptions { release, fusion: false, ..Default::default() }).unwrap();
+            let sys = build(&prep.xml, "t", BuildOptions { release, ..Default::default() }).unwrap();
+            sys.list(NodeType::Net)
+                .iter()
+                .find_map(|n| n.net().filter(|x| x.dev == 0).map(|x| (x.rail, x.plane)))
+                .unwrap()
+        };
+        assert_eq!(rail("2.30.4"), (-1, -1));
+        assert_eq!(rail("2.30.7"), (3, 1));
     }
 
     /// topo.h ncclTopoNVLinkBw: Hopper 20 until 2.19.4, 20.6 from 2.20.3; Blackwell as
