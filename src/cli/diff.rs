@@ -63,21 +63,7 @@ pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     };
     // The graphs, and the tuning model's AllReduce picks on them: what an upgrade does
     // to the algorithm NCCL runs.
-    let file = super::graph_file(None, ctx)?;
-    let graphs_and_picks = |an: &model::Analysis| {
-        let mut so = crate::search::SearchOptions::from_analysis(an);
-        so.graph_file = file.clone();
-        match crate::search::run(an, &so) {
-            Ok((gs, sys)) => {
-                let mut v = render::graphs::graphs_json(&sys, &gs);
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("allreduce".into(), diff::allreduce_picks(an, &gs));
-                }
-                v
-            }
-            Err(_) => diff::no_graphs(an),
-        }
-    };
+    let graphs_and_picks = super::fleet::graphs_fn(ctx, true)?;
     let ignore = Ignore::new(&args.ignore);
     let a = Side::new(&label_a, da.xml, &opts_a, &graphs_and_picks);
     let b = Side::new(&label_b, db.xml, &opts_b, &graphs_and_picks);

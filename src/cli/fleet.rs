@@ -44,7 +44,7 @@ pub fn run(args: &FleetArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         reference: args.reference.clone(),
         skip_bad: args.skip_bad,
     };
-    let graphs = graphs_fn(ctx)?;
+    let graphs = graphs_fn(ctx, false)?;
     let r = fleet(&opts, &args.model.options(&ctx.env), &graphs)?;
     let text = if args.json { render::to_json_string(&render::fleet::json(&r)) } else { render::fleet::text(&r) };
     ctx.print(&text)?;
@@ -54,14 +54,22 @@ pub fn run(args: &FleetArgs, ctx: &mut Ctx) -> Result<i32, Error> {
 
 /// The search's graphs as the analysis JSON has them, for `diff` and `fleet`; all null
 /// when the search fails (they then compare everything else). NCCL_GRAPH_FILE, when set,
-/// is read once here.
-pub(super) fn graphs_fn(ctx: &mut Ctx) -> Result<impl Fn(&Analysis) -> serde_json::Value + use<>, Error> {
+/// is read once here. With `picks`, also the tuning model's AllReduce picks on them
+/// (the `allreduce` member `topo diff` compares).
+pub(super) fn graphs_fn(ctx: &mut Ctx, picks: bool) -> Result<impl Fn(&Analysis) -> serde_json::Value + use<>, Error> {
     let file = super::graph_file(None, ctx)?;
     Ok(move |an: &Analysis| {
         let mut so = crate::search::SearchOptions::from_analysis(an);
         so.graph_file = file.clone();
-        crate::search::run(an, &so)
-            .map(|(gs, sys)| crate::render::graphs::graphs_json(&sys, &gs))
-            .unwrap_or_else(|_| crate::diff::no_graphs(an))
+        match crate::search::run(an, &so) {
+            Ok((gs, sys)) => {
+                let mut v = crate::render::graphs::graphs_json(&sys, &gs);
+                if picks && let Some(o) = v.as_object_mut() {
+                    o.insert("allreduce".into(), crate::diff::allreduce_picks(an, &gs));
+                }
+                v
+            }
+            Err(_) => crate::diff::no_graphs(an),
+        }
     })
 }
