@@ -282,7 +282,7 @@ mod tests {
         for f in all() {
             let (doc, diags) = f.load().unwrap_or_else(|e| panic!("{}: {e}", f.name));
             assert!(diags.is_empty(), "{}: parse diagnostics {diags:?}", f.name);
-            let lint = xml::lint_topology(&doc, None).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            let lint = xml::lint_topology(&doc, None, Default::default()).unwrap_or_else(|e| panic!("{}: {e}", f.name));
             assert!(lint.is_empty(), "{}: lint {:?}", f.name, lint.iter().map(|d| d.to_string()).collect::<Vec<_>>());
             assert_eq!(xml::write(&doc), f.xml, "{}: not in NCCL's writer form", f.name);
             assert!(f.xml.starts_with("<system version=\"1\">\n"));
@@ -450,7 +450,7 @@ mod tests {
             assert!(diags.is_empty());
             assert_eq!(xml::write(&back), text);
             // The only possible lint finding is the element count NCCL would refuse.
-            let lint = xml::lint_topology(&back, None).unwrap();
+            let lint = xml::lint_topology(&back, None, Default::default()).unwrap();
             assert_eq!(lint.len(), usize::from(back.live_count() > xml::NCCL_MAX_NODES), "{lint:?}");
             assert!(lint.iter().all(|d| d.message.contains("256")), "{lint:?}");
         }

@@ -108,6 +108,72 @@ pub struct DumpDialect {
     pub gpu_rank: bool,
 }
 
+/// How much topology XML a release holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct XmlLimits {
+    /// Elements in one rank's XML (`NCCL_TOPO_XML_MAX_NODES`; `MAX_NODES` before 2.21).
+    pub max_nodes: usize,
+    /// Children of one element (`MAX_SUBS`).
+    pub max_subs: usize,
+    /// Whether more children fail cleanly (2.21) rather than overrun memory.
+    pub subs_checked: bool,
+    /// Nodes of one type in the system NCCL builds (`NCCL_TOPO_MAX_NODES`).
+    pub max_nodes_per_type: usize,
+}
+
+impl Default for XmlLimits {
+    fn default() -> XmlLimits {
+        Release::NEWEST.xml_limits()
+    }
+}
+
+/// How a release's detection writes the topology XML (`NCCL_TOPO_DUMP_FILE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetectDialect {
+    /// A new PCI child goes before the first sibling with a larger bus id (2.18.5);
+    /// before, children are appended in the order they are found.
+    pub sorted_children: bool,
+    /// GPUs get a `<c2c>` element from NVML's C2C fields (2.19).
+    pub c2c: bool,
+    /// A `<cpu>` made by detection carries `host_hash` (2.21).
+    pub cpu_host_hash: bool,
+    /// Each rank detects its own GPU and the NICs, and the ranks' XMLs are fused in
+    /// rank order (2.22); before, one pass fills every local GPU, then the NICs.
+    pub per_rank_passes: bool,
+    /// Broadcom PCIe switches get `<pcilink>` children from
+    /// `/sys/kernel/pci_switch_link` (2.22).
+    pub bcm_pcilinks: bool,
+    /// Which elements the trim removes when nothing under them is kept.
+    pub trim: TrimRule,
+    /// `<net latency>` is written as an integer after `dev` (2.24); before, as `%f`
+    /// after `port`.
+    pub net_latency_int: bool,
+    /// Every `<cpu>`'s `host_hash` is set to this host's, those of a seed file too
+    /// (2.27); before, only CPUs detection makes get one.
+    pub rewrite_host_hash: bool,
+    /// Populated `<net>` elements carry `net="1"` (2.29.7).
+    pub net_attr: bool,
+    /// A GPU's PCI ids, link speed and width come from NVML (current generation and
+    /// width, 2.30.7); before, from sysfs like any device (maximum speed and width).
+    pub gpu_pci_from_nvml: bool,
+    /// An NVLink remote NVML cannot name is written as `fffffff:ffff:ff` (2.30.7);
+    /// before, as whatever NVML returned, lower-cased.
+    pub nvlink_hidden_sentinel: bool,
+    /// GPUs carry `mlopart` (2.30.7).
+    pub mlopart: bool,
+}
+
+/// Which elements `ncclTopoTrimXml` removes when no element under them is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrimRule {
+    /// Any element left with no children (before 2.22).
+    EmptyAny,
+    /// `<pci>` and `<cpu>` (2.22 to 2.26).
+    PciCpu,
+    /// `<pci>`, `<cpu>`, `<nic>` and `<net>` (2.27).
+    PciCpuNicNet,
+}
+
 /// Which machines a change of behaviour can touch (for `topo diff` across releases).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -699,6 +765,56 @@ impl Release {
         DumpDialect { graphs, gpu_rank: self.since(2, 30, 3) }
     }
 
+    /// How much topology the release holds (xml.h, topo.h). Before 2.21 a document
+    /// holds 1024 elements and an element 32 children, unchecked (more overruns the
+    /// array); 2.21 sizes a rank's XML for 256 elements and fails above 128 children;
+    /// 2.29.7 raises that to 640. Nodes of one type: 256, 576 from 2.27, 640 from 2.29.7.
+    pub fn xml_limits(self) -> XmlLimits {
+        let max_nodes_per_type = if !self.since(2, 27, 0) {
+            256
+        } else if !self.since(2, 29, 7) {
+            576
+        } else {
+            640
+        };
+        let (max_nodes, max_subs, subs_checked) = if !self.since(2, 21, 0) {
+            (1024, 32, false)
+        } else if !self.since(2, 29, 7) {
+            (256, 128, true)
+        } else {
+            (256, 640, true)
+        };
+        XmlLimits { max_nodes, max_subs, subs_checked, max_nodes_per_type }
+    }
+
+    // ---- topology dump (NCCL_TOPO_DUMP_FILE, what `topo detect` writes) -------------------
+
+    /// How the release detects a machine into topology XML and writes it (xml.cc
+    /// `ncclTopoGetXmlFromSys`/`FromGpu`, topo.cc `ncclTopoGetSystem`/`ncclTopoFillNet`).
+    pub fn detect_dialect(self) -> DetectDialect {
+        let trim = if !self.since(2, 22, 0) {
+            TrimRule::EmptyAny
+        } else if !self.since(2, 27, 0) {
+            TrimRule::PciCpu
+        } else {
+            TrimRule::PciCpuNicNet
+        };
+        DetectDialect {
+            sorted_children: self.since(2, 18, 5),
+            c2c: self.since(2, 19, 0),
+            cpu_host_hash: self.since(2, 21, 0),
+            per_rank_passes: self.since(2, 22, 0),
+            bcm_pcilinks: self.since(2, 22, 0),
+            trim,
+            net_latency_int: self.since(2, 24, 0),
+            rewrite_host_hash: self.since(2, 27, 0),
+            net_attr: self.since(2, 29, 7),
+            gpu_pci_from_nvml: self.since(2, 30, 7),
+            nvlink_hidden_sentinel: self.since(2, 30, 7),
+            mlopart: self.since(2, 30, 7),
+        }
+    }
+
     /// Whether the search makes a separate CollNet-direct graph (2.22); before, one
     /// CollNet graph (tree pattern) serves both algorithms.
     pub fn collnet_direct_graph(self) -> bool {
@@ -1226,6 +1342,43 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// xml.h: MAX_SUBS 32 and MAX_NODES 1024 until 2.20.5; 256 elements and 128
+    /// children (checked) at 2.21.5; 640 children at 2.29.7 (2.29.3 still 128).
+    /// topo.h NCCL_TOPO_MAX_NODES: 256 until 2.26.6, 576 at 2.27.3, 640 at 2.29.7.
+    #[test]
+    fn xml_limit_boundaries() {
+        assert_eq!((r(2, 20, 5).xml_limits().max_subs, r(2, 20, 5).xml_limits().max_nodes), (32, 1024));
+        assert!(!r(2, 20, 5).xml_limits().subs_checked && r(2, 21, 5).xml_limits().subs_checked);
+        assert_eq!((r(2, 21, 5).xml_limits().max_subs, r(2, 21, 5).xml_limits().max_nodes), (128, 256));
+        assert_eq!(r(2, 29, 3).xml_limits().max_subs, 128);
+        assert_eq!(r(2, 29, 7).xml_limits().max_subs, 640);
+        let per_type = |a, b, c| r(a, b, c).xml_limits().max_nodes_per_type;
+        assert_eq!((per_type(2, 26, 6), per_type(2, 27, 3)), (256, 576));
+        assert_eq!((per_type(2, 29, 3), per_type(2, 29, 7)), (576, 640));
+    }
+
+    /// xml.cc: sorted PCI insertion at 2.18.5, `<c2c>` at 2.19.3, `host_hash` at
+    /// 2.21.5, per-rank XML fused and `<pcilink>` and the pci/cpu trim at 2.22.3, integer
+    /// latency at 2.24.3, nic/net trim and host-hash rewrite at 2.27.3, `net="1"` at
+    /// 2.29.7 (not 2.29.2), NVML-filled GPU PCI attributes and `mlopart` at 2.30.7.
+    #[test]
+    fn detect_dialect_boundaries() {
+        let d = |a, b, c| r(a, b, c).detect_dialect();
+        assert!(!d(2, 18, 3).sorted_children && d(2, 18, 5).sorted_children);
+        assert!(!d(2, 18, 5).c2c && d(2, 19, 3).c2c);
+        assert!(!d(2, 20, 5).cpu_host_hash && d(2, 21, 5).cpu_host_hash);
+        assert!(!d(2, 21, 5).per_rank_passes && d(2, 22, 3).per_rank_passes);
+        assert!(!d(2, 21, 5).bcm_pcilinks && d(2, 22, 3).bcm_pcilinks);
+        assert_eq!((d(2, 21, 5).trim, d(2, 22, 3).trim), (TrimRule::EmptyAny, TrimRule::PciCpu));
+        assert_eq!((d(2, 26, 6).trim, d(2, 27, 3).trim), (TrimRule::PciCpu, TrimRule::PciCpuNicNet));
+        assert!(!d(2, 23, 4).net_latency_int && d(2, 24, 3).net_latency_int);
+        assert!(!d(2, 26, 6).rewrite_host_hash && d(2, 27, 3).rewrite_host_hash);
+        assert!(!d(2, 29, 2).net_attr && d(2, 29, 7).net_attr);
+        let (old, new) = (d(2, 30, 4), d(2, 30, 7));
+        assert!(!old.gpu_pci_from_nvml && !old.nvlink_hidden_sentinel && !old.mlopart);
+        assert!(new.gpu_pci_from_nvml && new.nvlink_hidden_sentinel && new.mlopart);
     }
 
     /// paths.cc ncclTopoSetPaths: the type-first update is 2.30.7's.

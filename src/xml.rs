@@ -16,6 +16,7 @@ use quick_xml::Reader;
 use quick_xml::events::{BytesStart, Event};
 
 use crate::error::Error;
+use crate::release::XmlLimits;
 
 /// Index of an element in an [`Xml`] arena.
 pub type NodeId = usize;
@@ -31,9 +32,10 @@ pub const MAX_DEPTH: usize = 256;
 pub const NCCL_MAX_ATTRS: usize = 16;
 /// NCCL truncates names and values to this many characters (`MAX_STR_LEN`).
 pub const NCCL_MAX_STR: usize = 255;
-/// NCCL keeps at most this many children per element (`MAX_SUBS`).
+/// NCCL 2.30 keeps at most this many children per element (`MAX_SUBS`; older releases:
+/// [`crate::release::XmlLimits`]).
 pub const NCCL_MAX_SUBS: usize = 640;
-/// NCCL sizes a rank's topology XML for this many elements (`NCCL_TOPO_XML_MAX_NODES`).
+/// NCCL 2.30 sizes a rank's topology XML for this many elements (`NCCL_TOPO_XML_MAX_NODES`).
 pub const NCCL_MAX_NODES: usize = 256;
 
 /// One element.
@@ -493,9 +495,10 @@ pub fn pci_gen_speed(s: &str) -> Option<i32> {
     PCI_GEN.iter().find(|(k, _)| s.starts_with(k)).map(|&(_, v)| v)
 }
 
-/// Check a topology document for what NCCL would reject or silently misread.
-/// Hard errors (wrong root or version) are returned as `Err`.
-pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, Error> {
+/// Check a topology document for what NCCL would reject or silently misread, within the
+/// limits of the release modelled. Hard errors (wrong root or version) are returned as
+/// `Err`.
+pub fn lint_topology(xml: &Xml, file: Option<&Path>, limits: XmlLimits) -> Result<Vec<Diagnostic>, Error> {
     let fname = file.map(|p| p.display().to_string());
     let label = fname.clone().unwrap_or_else(|| "<input>".into());
     let mut out = Vec::new();
@@ -533,12 +536,13 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
         }
     }
     let all = xml.preorder();
-    if all.len() > NCCL_MAX_NODES {
+    if all.len() > limits.max_nodes {
         warn(
             0,
             format!(
-                "{} elements: NCCL holds at most {NCCL_MAX_NODES} per rank and fails with 'too many XML nodes' (dumps keep only used devices)",
-                all.len()
+                "{} elements: NCCL holds at most {} per rank and fails with 'too many XML nodes' (dumps keep only used devices)",
+                all.len(),
+                limits.max_nodes
             ),
         );
     }
@@ -565,8 +569,12 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>) -> Result<Vec<Diagnostic>, 
                 );
             }
         }
-        if n.children.len() > NCCL_MAX_SUBS {
-            warn(line, format!("<{}> has {} children: NCCL fails above {NCCL_MAX_SUBS}", n.name, n.children.len()));
+        if n.children.len() > limits.max_subs {
+            let what = if limits.subs_checked { "fails" } else { "overruns its array (memory corruption)" };
+            warn(
+                line,
+                format!("<{}> has {} children: NCCL {what} above {}", n.name, n.children.len(), limits.max_subs),
+            );
         }
         if let Some(p) = n.parent
             && !nccl_reads(xml.name(p), &n.name)
@@ -858,7 +866,7 @@ mod tests {
     fn lint_flags_nccl_misreadings() {
         let text = "<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:01:00.0\" class=\"0x060400\" link_speed=\"Unknown\" link_width=\"0\">\n      <pci busid=\"0000:01:00.0\" class=\"0x030000\" link_speed=\"8 GT/s\" link_width=\"16\">\n        <gpu dev=\"0\" sm=\"80\"/>\n      </pci>\n    </pci>\n  </cpu>\n</system>\n";
         let (xml, _) = parse(text, None).unwrap();
-        let d = lint_topology(&xml, None).unwrap();
+        let d = lint_topology(&xml, None, Default::default()).unwrap();
         let all = d.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n");
         assert!(all.contains("line 3: link_speed \"Unknown\""), "{all}");
         assert!(all.contains("x16"), "{all}");
@@ -866,10 +874,30 @@ mod tests {
         assert!(all.contains("without rank"), "{all}");
     }
 
+    /// The children limit is the release's: 2.20 overruns 32, 2.21 fails above 128,
+    /// 2.29.7 above 640.
+    #[test]
+    fn lint_uses_the_releases_limits() {
+        use crate::release::Release;
+        let mut text = String::from("<system version=\"1\">\n  <cpu numaid=\"0\">\n");
+        for i in 0..200 {
+            text.push_str(&format!("    <pci busid=\"0000:{i:02x}:00.0\"/>\n"));
+        }
+        text.push_str("  </cpu>\n</system>\n");
+        let (xml, _) = parse(&text, None).unwrap();
+        let lint = |v: &str| {
+            let d = lint_topology(&xml, None, Release::parse(v).unwrap().xml_limits()).unwrap();
+            d.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+        };
+        assert!(lint("2.20.5").contains("200 children: NCCL overruns its array (memory corruption) above 32"));
+        assert!(lint("2.21.5").contains("200 children: NCCL fails above 128"));
+        assert!(!lint("2.29.7").contains("children"));
+    }
+
     #[test]
     fn wrong_version_is_an_error() {
         let (xml, _) = parse("<system version=\"2\"/>\n", None).unwrap();
-        let err = lint_topology(&xml, None).unwrap_err();
+        let err = lint_topology(&xml, None, Default::default()).unwrap_err();
         assert!(err.to_string().contains("version 1"), "{err}");
     }
 

@@ -59,7 +59,7 @@ fn fixture_topologies_load_in_nccl() {
     for name in NAMES {
         let (x, diags) = xml::parse(&expected(name), None).unwrap();
         assert!(diags.is_empty(), "{name}: {diags:?}");
-        let lint = xml::lint_topology(&x, None).unwrap();
+        let lint = xml::lint_topology(&x, None, Default::default()).unwrap();
         // The VM's NIC sits on a bridge without a PCIe link: NCCL reads "" as Gen3.
         let real: Vec<_> = lint
             .iter()
@@ -269,7 +269,7 @@ fn cloud_skeletons_seed_detection() {
             &Options { topo_file: Some(skeleton.clone()), ..Default::default() },
         );
         let live = live.unwrap_or_else(|e| panic!("{name} on the live machine: {e}"));
-        xml::lint_topology(&live.xml, None).unwrap();
+        xml::lint_topology(&live.xml, None, Default::default()).unwrap();
 
         // On a VM carrying the filled file's GPUs and NICs.
         let (filled, _) = xml::read_file(&shared.join("nccl").join(&name)).unwrap();
@@ -301,7 +301,7 @@ fn cloud_skeletons_seed_detection() {
             let ours = ours.unwrap_or_else(|| panic!("{name}: NIC {net} missing"));
             assert_eq!(chain(x, ours), chain(&filled, n), "{name}: NIC {net} placed elsewhere");
         }
-        let lint = xml::lint_topology(x, None).unwrap();
+        let lint = xml::lint_topology(x, None, Default::default()).unwrap();
         assert!(lint.iter().all(|d| !d.message.contains("without")), "{name}: {lint:?}");
         // With NCCL's default NCCL_IB_MERGE_VFS=1, a VF NIC at a device number other
         // than 0 is moved to device 0: detection says so.
@@ -393,7 +393,7 @@ fn detect_live(args: &[&str]) -> Result<(), topo::error::Error> {
     assert_eq!(code, 0);
     let text = String::from_utf8(out).unwrap();
     let (x, _) = xml::parse(&text, None).unwrap();
-    xml::lint_topology(&x, None).unwrap();
+    xml::lint_topology(&x, None, Default::default()).unwrap();
     assert!(msg.contains("topo detect: found"), "{msg}");
     Ok(())
 }
@@ -491,4 +491,101 @@ fn concurrent_writers_leave_one_whole_file() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), expected("ws-4gpu"));
     let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
+}
+
+/// Detection of a fixture tree as release `v` writes it.
+fn detect_release(name: &str, v: &str) -> Xml {
+    let opts = Options { release: topo::release::Release::parse(v).unwrap(), ..Options::default() };
+    detect_at(&fixtures().join(name), &opts).xml
+}
+
+fn elements<'a>(x: &'a Xml, name: &'a str) -> impl Iterator<Item = usize> + 'a {
+    x.preorder().into_iter().filter(move |&n| x.name(n) == name)
+}
+
+fn attr_names(x: &Xml, n: usize) -> Vec<&str> {
+    x.nodes[n].attrs.iter().map(|(k, _)| k.as_str()).collect()
+}
+
+/// Whether every element's `<pci>` children are in bus-id order.
+fn pci_children_sorted(x: &Xml) -> bool {
+    x.preorder().into_iter().all(|p| {
+        let ids: Vec<&str> = x.children_named(p, "pci").filter_map(|c| x.attr(c, "busid")).collect();
+        ids.windows(2).all(|w| w[0] <= w[1])
+    })
+}
+
+/// Each boundary of the topology dump's form, on our own machines: the element or
+/// attribute appears at the release whose source first writes it.
+#[test]
+fn detect_writes_each_releases_form() {
+    let dgx = |v| detect_release("dgx-h100", v);
+    // 2.29.7 writes net="1" on populated nets; 2.29.2 does not.
+    assert!(elements(&dgx("2.29.7"), "net").all(|n| dgx("2.29.7").attr(n, "net") == Some("1")));
+    let x = dgx("2.29.2");
+    assert!(elements(&x, "net").all(|n| x.attr(n, "net").is_none()));
+    // 2.30.7 writes mlopart on GPUs; 2.30.4 does not.
+    let (new, old) = (dgx("2.30.7"), dgx("2.30.4"));
+    assert!(elements(&new, "gpu").all(|g| new.attr(g, "mlopart") == Some("-1")));
+    assert!(elements(&old, "gpu").all(|g| old.attr(g, "mlopart").is_none()));
+    // 2.24 writes latency as an integer before speed; 2.23 as %f after port.
+    let x = dgx("2.24.3");
+    let n = elements(&x, "net").next().unwrap();
+    assert_eq!(attr_names(&x, n), ["name", "dev", "latency", "speed", "port", "guid", "maxconn", "gdr"]);
+    assert_eq!(x.attr(n, "latency"), Some("0"));
+    let x = dgx("2.23.4");
+    let n = elements(&x, "net").next().unwrap();
+    assert_eq!(attr_names(&x, n), ["name", "dev", "speed", "port", "latency", "guid", "maxconn", "gdr"]);
+    assert_eq!(x.attr(n, "latency"), Some("0.000000"));
+    // 2.21 puts host_hash on the CPUs it makes; 2.20 does not.
+    let x = dgx("2.21.5");
+    assert!(elements(&x, "cpu").all(|c| x.attr(c, "host_hash").is_some()));
+    let x = dgx("2.20.5");
+    assert!(elements(&x, "cpu").all(|c| x.attr(c, "host_hash").is_none()));
+    // Before 2.22 one pass fills every GPU into one sorted tree; from 2.22 the ranks'
+    // trees are fused, the later ranks' branches appended.
+    assert!(pci_children_sorted(&dgx("2.21.5")));
+    assert!(!pci_children_sorted(&dgx("2.22.3")));
+    // Before 2.18.5 children are appended as found (the NIC after the GPUs).
+    assert!(!pci_children_sorted(&detect_release("ws-4gpu", "2.18.3")));
+    assert!(pci_children_sorted(&detect_release("ws-4gpu", "2.18.5")));
+    // 2.19 writes <c2c> for Grace Hopper; 2.18 does not.
+    assert!(elements(&detect_release("gh200", "2.19.3"), "c2c").count() > 0);
+    assert_eq!(elements(&detect_release("gh200", "2.18.6"), "c2c").count(), 0);
+    // 2.30.7 takes a GPU's PCI link from NVML and names a hidden NVSwitch with its
+    // sentinel; 2.30.4 reads sysfs (empty in this VM) and writes NVML's empty name.
+    let (new, old) = (detect_release("vm-flat", "2.30.7"), detect_release("vm-flat", "2.30.4"));
+    let gpu_pci = |x: &Xml| x.parent(elements(x, "gpu").next().unwrap()).unwrap();
+    assert_eq!(new.attr(gpu_pci(&new), "link_speed"), Some("32.0 GT/s PCIe"));
+    assert_eq!(old.attr(gpu_pci(&old), "link_speed"), Some(""));
+    assert!(elements(&new, "nvlink").all(|l| new.attr(l, "target") == Some("fffffff:ffff:ff")));
+    assert!(elements(&old, "nvlink").all(|l| old.attr(l, "target") == Some("")));
+}
+
+/// The form a release writes never changes what topo models from it: every fixture
+/// tree detected as release R and analysed as R gives the analysis of the 2.30.7 dump
+/// analysed as R.
+#[test]
+fn each_releases_dump_models_like_the_newest() {
+    let d = scratch();
+    let analyze = |file: &Path, v: &str| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["topo", "analyze", "--json", "--topo", file.to_str().unwrap(), "--nccl-version", v];
+        let code = topo::cli::run_args(argv, Default::default(), &mut out, &mut err).unwrap();
+        assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+        let mut j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        for k in ["input", "warnings"] {
+            j.as_object_mut().unwrap().remove(k);
+        }
+        j
+    };
+    for name in NAMES.iter().filter(|&&n| n != "cloud-vm") {
+        let newest = d.path().join(format!("{name}-newest.xml"));
+        std::fs::write(&newest, xml::write(&detect_release(name, "2.30.7"))).unwrap();
+        for v in ["2.18.1", "2.20.5", "2.21.5", "2.23.4", "2.27.5", "2.30.4"] {
+            let own = d.path().join(format!("{name}-{v}.xml"));
+            std::fs::write(&own, xml::write(&detect_release(name, v))).unwrap();
+            assert_eq!(analyze(&own, v), analyze(&newest, v), "{name} detected as {v}");
+        }
+    }
 }

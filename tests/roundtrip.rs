@@ -137,7 +137,7 @@ proptest! {
         for name in ["gpu", "net", "nvlink"] {
             prop_assert_eq!(count(&x, name), count(&x1, name), "{}", name);
         }
-        prop_assert!(xml::lint_topology(&x1, None).unwrap().is_empty());
+        prop_assert!(xml::lint_topology(&x1, None, Default::default()).unwrap().is_empty());
     }
 
     /// Garbage in sysfs files (empty, binary, huge or negative numbers) never makes

@@ -37,7 +37,7 @@ impl InputArgs {
             return Source::Fixture(f.clone());
         }
         let src = discover::Source { root: self.root.clone(), nvml_fake: self.nvml_fake.clone() };
-        Source::Detect(src, discover::Options::with_env(&env.detect))
+        Source::Detect(src, discover::Options::with_env(env))
     }
 
     /// Whether the user named an input (a file, a fixture or a tree) rather than this

@@ -22,7 +22,7 @@ pub struct CheckArgs {
 /// Prints the findings; exit status 1 when one is an error, else 0.
 pub fn run(args: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let (sys, nvml) = args.source.source().open()?;
-    let det = detect(&sys, nvml.as_ref(), &discover::Options::with_env(&ctx.env.detect))?;
+    let det = detect(&sys, nvml.as_ref(), &discover::Options::with_env(&ctx.env))?;
     let findings = run_checks(&sys, &det);
     for n in &det.notices {
         ctx.say_raw(&n.to_string())?;

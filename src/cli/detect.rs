@@ -40,11 +40,8 @@ pub struct DetectArgs {
 /// Exit status 0; problems found are printed as warnings.
 pub fn run(args: &DetectArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let (sys, nvml) = args.source.source().open()?;
-    let opts = discover::Options {
-        all: args.all,
-        topo_file: args.topo_file.clone(),
-        ..discover::Options::with_env(&ctx.env.detect)
-    };
+    let opts =
+        discover::Options { all: args.all, topo_file: args.topo_file.clone(), ..discover::Options::with_env(&ctx.env) };
     let det = detect(&sys, nvml.as_ref(), &opts)?;
     let findings = if args.no_check { Vec::new() } else { crate::check::run_checks(&sys, &det) };
     let text = if args.json { render::detect::detect_json(&det, &findings) } else { crate::xml::write(&det.xml) };

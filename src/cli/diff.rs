@@ -42,8 +42,8 @@ pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let da = input::dump(&args.a)?;
     let db = input::dump(b_path)?;
     // A file NCCL cannot read at all (wrong root or version) is an error, not a difference.
-    xml::lint_topology(&da.xml, Some(&args.a))?;
-    xml::lint_topology(&db.xml, Some(b_path))?;
+    xml::lint_topology(&da.xml, Some(&args.a), ctx.env.release().xml_limits())?;
+    xml::lint_topology(&db.xml, Some(b_path), ctx.env.release().xml_limits())?;
     ctx.notices(da.diags.iter().chain(&db.diags))?;
     let opts_a = args.model.options(&ctx.env);
     let (mut label_a, mut label_b) = (da.label.clone(), db.label.clone());

@@ -162,9 +162,11 @@ where
 
 impl Command {
     /// Whether the command models NCCL on this machine, detected live (no `--topo`,
-    /// `--fixture` or `--root`).
+    /// `--fixture` or `--root`). `topo detect` writes the XML the way the NCCL found
+    /// here would.
     fn models_live_machine(&self) -> bool {
         let input = match self {
+            Command::Detect(a) => return a.source.root.is_none(),
             Command::Show(a) => &a.input,
             Command::Paths(a) => &a.input,
             Command::Analyze(a) => &a.input,

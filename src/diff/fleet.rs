@@ -106,7 +106,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 /// Read one dump and check that NCCL can read it at all.
 fn read_checked(path: &Path) -> Result<Xml, Error> {
     let (x, _) = xml::read_file(path)?;
-    xml::lint_topology(&x, Some(path))?;
+    xml::lint_topology(&x, Some(path), Default::default())?;
     Ok(x)
 }
 

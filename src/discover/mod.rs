@@ -24,6 +24,7 @@ pub mod walk;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::release::Release;
 use crate::xml::{self, Xml};
 use net::{IdlePort, NetFacts};
 use nvml::{FakeNvml, NoNvml, NvmlLoad, NvmlSnapshot, NvmlSource, RealNvml};
@@ -80,12 +81,20 @@ pub struct Options {
     pub ib_merge_vfs: Option<bool>,
     /// NCCL_HOSTID: replaces host name and boot id in the host hash (live machine only).
     pub host_id: Option<String>,
+    /// The NCCL release whose detection is modelled (what it writes differs).
+    pub release: Release,
 }
 
 impl Options {
-    /// Options carrying what detection reads from NCCL's environment.
-    pub fn with_env(env: &crate::env::DetectEnv) -> Options {
-        Options { ib_merge_vfs: Some(env.ib_merge_vfs), host_id: env.host_id.clone(), ..Options::default() }
+    /// Options carrying what detection reads from NCCL's environment, for the release
+    /// the environment is read for.
+    pub fn with_env(env: &crate::env::Env) -> Options {
+        Options {
+            ib_merge_vfs: Some(env.detect.ib_merge_vfs),
+            host_id: env.detect.host_id.clone(),
+            release: env.release(),
+            ..Options::default()
+        }
     }
 }
 
@@ -108,7 +117,8 @@ pub struct Detection {
     pub idle_ports: Vec<IdlePort>,
     pub peermem: bool,
     pub dmabuf: bool,
-    /// Elements in each rank's XML before fusion (NCCL refuses more than 256).
+    /// Elements in each rank's XML before fusion (NCCL refuses more than 256); one
+    /// entry, the whole XML, before 2.22 (one pass for all ranks).
     pub rank_sizes: Vec<usize>,
     pub notices: Vec<Notice>,
 }
@@ -202,16 +212,19 @@ pub fn host_hash_string(sys: &Sys, nccl_hostid: Option<&str>) -> String {
     if h == 0 { "0".into() } else { format!("{h:#x}") }
 }
 
-fn load_seed(sys: &Sys, path: &Path, host_hash: &str) -> Result<Xml, Error> {
+fn load_seed(sys: &Sys, path: &Path, host_hash: &str, release: Release) -> Result<Xml, Error> {
+    let (limits, rewrite_host_hash) = (release.xml_limits(), release.detect_dialect().rewrite_host_hash);
     let (mut seed, diags) = xml::read_file(path)?;
     for d in diags {
         sys.notice(Level::Warning, Some(&path.display().to_string()), d.to_string());
     }
-    xml::lint_topology(&seed, Some(path))?;
-    // NCCL replaces the host hash of every CPU of a loaded file with its own.
-    let cpus: Vec<_> = seed.preorder().into_iter().filter(|&n| seed.name(n) == "cpu").collect();
-    for c in cpus {
-        seed.set_attr(c, "host_hash", host_hash);
+    xml::lint_topology(&seed, Some(path), limits)?;
+    // From 2.27 NCCL replaces the host hash of every CPU of a loaded file with its own.
+    if rewrite_host_hash {
+        let cpus: Vec<_> = seed.preorder().into_iter().filter(|&n| seed.name(n) == "cpu").collect();
+        for c in cpus {
+            seed.set_attr(c, "host_hash", host_hash);
+        }
     }
     Ok(seed)
 }
@@ -219,8 +232,9 @@ fn load_seed(sys: &Sys, path: &Path, host_hash: &str) -> Result<Xml, Error> {
 /// Detect the machine behind `sys`, with GPU facts from `source`.
 pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Detection, Error> {
     let host_hash = host_hash_string(sys, opts.host_id.as_deref());
+    let (dialect, limits) = (opts.release.detect_dialect(), opts.release.xml_limits());
     let seed = match &opts.topo_file {
-        Some(p) => load_seed(sys, p, &host_hash)?,
+        Some(p) => load_seed(sys, p, &host_hash, opts.release)?,
         None => Xml::new_system(),
     };
     let nvml = match source.load()? {
@@ -278,32 +292,35 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
 
     let merge_vfs = opts.ib_merge_vfs.unwrap_or(true);
     let (nets, idle_ports) = net::enumerate(sys, nvml.as_ref(), merge_vfs);
-    let ctx = Ctx { sys, nvml: nvml.as_ref(), cpu: cpu.clone(), host_hash: host_hash.clone() };
+    let ctx = Ctx { sys, nvml: nvml.as_ref(), cpu: cpu.clone(), host_hash: host_hash.clone(), dialect };
 
-    // One pass per GPU, as each NCCL rank makes its own XML; then fusion in rank order.
-    let gpus: Vec<&nvml::GpuFacts> = nvml.as_ref().map(|n| n.gpus.iter().collect()).unwrap_or_default();
-    let passes: Vec<Option<&nvml::GpuFacts>> =
-        if gpus.is_empty() { vec![None] } else { gpus.into_iter().map(Some).collect() };
+    // From 2.22, one pass per GPU, as each NCCL rank makes its own XML, then fusion in
+    // rank order; before, one pass fills every local GPU in rank order.
+    let gpus: Vec<(usize, &nvml::GpuFacts)> =
+        nvml.as_ref().map(|n| n.gpus.iter().enumerate().collect()).unwrap_or_default();
+    let passes: Vec<&[(usize, &nvml::GpuFacts)]> =
+        if dialect.per_rank_passes && !gpus.is_empty() { gpus.chunks(1).collect() } else { vec![&gpus[..]] };
     let mut fused: Option<Xml> = None;
     let mut rank_sizes = Vec::new();
-    for (rank, g) in passes.into_iter().enumerate() {
+    for pass in passes {
         let mut x = seed.clone();
-        if let Some(g) = g {
+        for &(rank, g) in pass {
             ctx.fill_gpu(&mut x, g, rank);
         }
         for n in &nets {
             ctx.fill_net(&mut x, n);
         }
-        walk::trim(&mut x);
+        walk::trim(&mut x, dialect.trim);
         let size = x.live_count();
-        if size > xml::NCCL_MAX_NODES {
+        if size > limits.max_nodes {
+            let whose = match pass {
+                [(rank, _)] if dialect.per_rank_passes => format!("rank {rank}'s topology"),
+                _ => "the topology".to_string(),
+            };
             sys.notice(
                 Level::Warning,
                 None,
-                format!(
-                    "rank {rank}'s topology has {size} elements: NCCL fails above {} ('too many XML nodes')",
-                    xml::NCCL_MAX_NODES
-                ),
+                format!("{whose} has {size} elements: NCCL fails above {} ('too many XML nodes')", limits.max_nodes),
             );
         }
         rank_sizes.push(size);
@@ -336,13 +353,13 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
     }
 
     let total = out.live_count();
-    if total > xml::NCCL_MAX_NODES {
+    if total > limits.max_nodes {
         sys.notice(
             Level::Warning,
             None,
             format!(
                 "the topology has {total} elements: NCCL holds at most {} per rank and would fail to load it",
-                xml::NCCL_MAX_NODES
+                limits.max_nodes
             ),
         );
     }

@@ -1,4 +1,6 @@
-//! Building NCCL's topology XML from sysfs and NVML facts, the way NCCL 2.30.7 does it.
+//! Building NCCL's topology XML from sysfs and NVML facts, the way the chosen NCCL
+//! release does it (2.30.7 unless said otherwise; [`DetectDialect`] lists what older
+//! releases write differently).
 //!
 //! The functions here follow the behaviour of NCCL's `ncclTopoGetXmlFromSys`,
 //! `ncclTopoGetXmlFromCpu`, `ncclTopoGetXmlFromGpu`, `ncclTopoFillNet`, `ncclTopoTrimXml`
@@ -10,16 +12,19 @@
 //!   device below it collapse, so one `<pci>` stands for one physical switch. A
 //!   component that is not a PCI address (`pci0000:00`) ends the walk at the `<cpu>` of
 //!   the device's `numa_node`.
-//! * A new child is inserted before the first sibling whose bus id sorts after it.
-//! * `link_speed`/`link_width`: for a GPU NVML knows, its current PCIe generation and
-//!   width (fallback `16.0 GT/s`, x16); otherwise the smaller of the device's and its
-//!   upstream port's `max_link_speed`/`max_link_width`.
+//! * A new child is inserted before the first sibling whose bus id sorts after it
+//!   (2.18.5; before, appended).
+//! * `link_speed`/`link_width`: for a GPU NVML knows, from 2.30.7, its current PCIe
+//!   generation and width (fallback `16.0 GT/s`, x16); otherwise, and for every device
+//!   before 2.30.7, the smaller of the device's and its upstream port's
+//!   `max_link_speed`/`max_link_width`.
 
 use std::collections::BTreeMap;
 
 use crate::discover::net::NetFacts;
 use crate::discover::nvml::{GpuFacts, NvmlSnapshot};
 use crate::discover::sysfs::{Level, Sys, basename, dirname, is_bdf};
+use crate::release::{DetectDialect, TrimRule};
 use crate::xml::{NodeId, Xml, strtol};
 
 /// The PCI class NCCL gives NVLink targets it cannot see (NVSwitch).
@@ -107,6 +112,8 @@ pub struct Ctx<'a> {
     pub cpu: CpuInfo,
     /// `host_hash` as NCCL prints it (`%#lx`).
     pub host_hash: String,
+    /// What the modelled release writes.
+    pub dialect: DetectDialect,
 }
 
 /// The first live (not removed) element with this name and attribute value.
@@ -125,6 +132,12 @@ pub fn insert_sorted(xml: &mut Xml, parent: NodeId, node: NodeId) {
         .unwrap_or(xml.nodes[parent].children.len());
     xml.nodes[node].parent = Some(parent);
     xml.nodes[parent].children.insert(pos, node);
+}
+
+/// Append `node` as the last child of `parent` (releases before 2.18.5).
+fn append_child(xml: &mut Xml, parent: NodeId, node: NodeId) {
+    xml.nodes[node].parent = Some(parent);
+    xml.nodes[parent].children.push(node);
 }
 
 /// `sscanf("%f GT/s")` on a link speed: the leading number, or "infinitely fast" when
@@ -152,6 +165,11 @@ impl Ctx<'_> {
 
     fn gpu_facts(&self, busid: &str) -> Option<&GpuFacts> {
         self.nvml.and_then(|n| n.gpu(busid))
+    }
+
+    /// Hook a detached element under `parent`, where the release puts it.
+    fn insert(&self, xml: &mut Xml, parent: NodeId, node: NodeId) {
+        if self.dialect.sorted_children { insert_sorted(xml, parent, node) } else { append_child(xml, parent, node) }
     }
 
     /// The `<pci>` element for a bus id: an existing one, or a new detached one.
@@ -182,7 +200,12 @@ impl Ctx<'_> {
             }
             placeholder = None;
             let class = xml.attr(node, "class").unwrap_or("").to_string();
-            let gpu = if class.is_empty() || class.starts_with("0x03") { self.gpu_facts(&busid) } else { None };
+            // NVML fills a GPU's PCI attributes from 2.30.7; before, sysfs does.
+            let gpu = if self.dialect.gpu_pci_from_nvml && (class.is_empty() || class.starts_with("0x03")) {
+                self.gpu_facts(&busid)
+            } else {
+                None
+            };
 
             for (key, from_nvml) in [
                 ("vendor", gpu.and_then(|g| g.pci_device_id).map(|v| v & 0xffff)),
@@ -236,7 +259,7 @@ impl Ctx<'_> {
                 }
             }
 
-            if xml.attr(node, "vendor") == Some("0x1000") {
+            if self.dialect.bcm_pcilinks && xml.attr(node, "vendor") == Some("0x1000") {
                 self.add_bcm_links(xml, node, &busid);
             }
 
@@ -303,7 +326,7 @@ impl Ctx<'_> {
                 }
             },
         };
-        insert_sorted(xml, parent, node);
+        self.insert(xml, parent, node);
         parent
     }
 
@@ -314,7 +337,9 @@ impl Ctx<'_> {
             return c;
         }
         let c = xml.add(Some(top), "cpu");
-        xml.set_attr(c, "host_hash", self.host_hash.clone());
+        if self.dialect.cpu_host_hash {
+            xml.set_attr(c, "host_hash", self.host_hash.clone());
+        }
         xml.set_attr(c, "numaid", numaid);
         c
     }
@@ -406,7 +431,7 @@ impl Ctx<'_> {
                     continue;
                 }
                 let Some(remote) = &l.remote else { continue };
-                let target = nvlink_target(remote);
+                let target = self.nvlink_target(remote, &g.busid);
                 let existing =
                     xml.children_named(gpu, "nvlink").find(|&c| xml.attr(c, "target") == Some(target.as_str()));
                 match existing {
@@ -422,7 +447,8 @@ impl Ctx<'_> {
                 }
             }
         }
-        if xml.child_named(gpu, "c2c").is_none()
+        if self.dialect.c2c
+            && xml.child_named(gpu, "c2c").is_none()
             && sm >= 90
             && let Some(links) = &g.c2c
         {
@@ -473,7 +499,9 @@ impl Ctx<'_> {
                 xml.init_attr(gpu, "gdr", "0");
             }
         }
-        xml.set_attr(gpu, "mlopart", g.mlopart.unwrap_or(-1).to_string());
+        if self.dialect.mlopart {
+            xml.set_attr(gpu, "mlopart", g.mlopart.unwrap_or(-1).to_string());
+        }
         Some(gpu)
     }
 
@@ -527,13 +555,44 @@ impl Ctx<'_> {
         };
         xml.set_attr(node, "keep", "1");
         xml.set_attr(node, "dev", net.dev.to_string());
-        xml.init_attr(node, "latency", "0");
+        // The plugins report no latency; 2.24 writes it as an integer before the speed,
+        // older releases as `%f` after the port.
+        if self.dialect.net_latency_int {
+            xml.init_attr(node, "latency", "0");
+        }
         xml.init_attr(node, "speed", net.speed.to_string());
         xml.init_attr(node, "port", net.port.to_string());
+        if !self.dialect.net_latency_int {
+            xml.init_attr(node, "latency", "0.000000");
+        }
         xml.init_attr(node, "guid", format!("0x{:x}", net.guid));
         xml.init_attr(node, "maxconn", net.maxconn.to_string());
         xml.init_attr(node, "gdr", if net.gdr { "1" } else { "0" });
-        xml.set_attr(node, "net", "1");
+        if self.dialect.net_attr {
+            xml.set_attr(node, "net", "1");
+        }
+    }
+
+    /// The `target` the release writes for an NVLink remote NVML reports.
+    fn nvlink_target(&self, remote: &str, gpu: &str) -> String {
+        let target = nvlink_target(remote);
+        if target != HIDDEN_REMOTE || self.dialect.nvlink_hidden_sentinel {
+            return target;
+        }
+        // Before 2.30.7 NCCL writes NVML's string as it is; an empty one reads as a
+        // hidden NVSwitch all the same. Unprintable bytes cannot go into XML: topo
+        // writes the 2.30.7 sentinel and says so.
+        if remote.is_empty() {
+            return String::new();
+        }
+        self.sys.notice(
+            Level::Warning,
+            None,
+            format!(
+                "GPU {gpu}: NVML names an NVLink remote with unprintable bytes; this NCCL writes them into the XML, topo writes {HIDDEN_REMOTE} (a hidden NVSwitch, as NCCL reads it)"
+            ),
+        );
+        target
     }
 }
 
@@ -558,15 +617,15 @@ pub fn nvlink_target(remote: &str) -> String {
     crate::discover::sysfs::normalize_busid(remote).unwrap_or_else(|| remote.to_ascii_lowercase())
 }
 
-/// NCCL's `ncclTopoTrimXml`: drop every pci/cpu/nic/net branch holding no element marked
-/// `keep="1"`, and remove the marks.
-pub fn trim(xml: &mut Xml) {
+/// NCCL's `ncclTopoTrimXml`: drop the branches holding no element marked `keep="1"`,
+/// and remove the marks. Which elements go depends on the release ([`TrimRule`]).
+pub fn trim(xml: &mut Xml, rule: TrimRule) {
     if let Some(r) = xml.root() {
-        trim_rec(xml, r);
+        trim_rec(xml, r, rule);
     }
 }
 
-fn trim_rec(xml: &mut Xml, node: NodeId) -> bool {
+fn trim_rec(xml: &mut Xml, node: NodeId, rule: TrimRule) -> bool {
     if xml.attr(node, "keep") == Some("1") {
         xml.unset_attr(node, "keep");
         return true;
@@ -574,9 +633,15 @@ fn trim_rec(xml: &mut Xml, node: NodeId) -> bool {
     let children = xml.children(node).to_vec();
     let mut kept = false;
     for c in children {
-        kept |= trim_rec(xml, c);
+        kept |= trim_rec(xml, c, rule);
     }
-    if !kept && matches!(xml.name(node), "pci" | "cpu" | "nic" | "net") {
+    let remove = match rule {
+        // Before 2.22 any element left without children goes, kept or not below.
+        TrimRule::EmptyAny => xml.children(node).is_empty(),
+        TrimRule::PciCpu => !kept && matches!(xml.name(node), "pci" | "cpu"),
+        TrimRule::PciCpuNicNet => !kept && matches!(xml.name(node), "pci" | "cpu" | "nic" | "net"),
+    };
+    if remove && xml.parent(node).is_some() {
         xml.remove(node);
     }
     kept
@@ -662,6 +727,25 @@ mod tests {
         assert_eq!(gts(""), f32::MAX);
     }
 
+    /// A `<pci>` holding a kept GPU and a NIC nobody uses: 2.27 drops the NIC, 2.22 to
+    /// 2.26 keep it (only pci/cpu go), earlier releases drop every emptied element.
+    #[test]
+    fn trim_rules_by_release() {
+        let text = "<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:10:00.0\">\n      <gpu dev=\"0\" keep=\"1\"/>\n      <nic>\n        <net name=\"a\"/>\n      </nic>\n    </pci>\n    <pci busid=\"0000:20:00.0\">\n      <nic/>\n    </pci>\n  </cpu>\n  <cpu numaid=\"1\"/>\n</system>\n";
+        let names = |rule| {
+            let (mut x, _) = parse(text, None).unwrap();
+            trim(&mut x, rule);
+            x.preorder().into_iter().map(|n| x.name(n).to_string()).collect::<Vec<_>>().join(" ")
+        };
+        assert_eq!(names(TrimRule::PciCpuNicNet), "system cpu pci gpu");
+        assert_eq!(names(TrimRule::PciCpu), "system cpu pci gpu nic net");
+        assert_eq!(names(TrimRule::EmptyAny), "system cpu pci gpu");
+        // Before 2.22 an emptied element goes whatever its name; a kept one stays.
+        let (mut x, _) = parse("<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:10:00.0\">\n      <gpu dev=\"0\"/>\n    </pci>\n  </cpu>\n</system>\n", None).unwrap();
+        trim(&mut x, TrimRule::EmptyAny);
+        assert_eq!(x.live_count(), 1);
+    }
+
     #[test]
     fn sorted_insertion_by_busid() {
         let (mut x, _) = parse("<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:10:00.0\"/>\n    <nic/>\n    <pci busid=\"0000:30:00.0\"/>\n  </cpu>\n</system>\n", None).unwrap();
@@ -681,7 +765,7 @@ mod tests {
     fn trim_keeps_marked_branches_only() {
         let text = "<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:01:00.0\">\n      <gpu dev=\"0\" keep=\"1\"/>\n    </pci>\n    <pci busid=\"0000:02:00.0\"/>\n  </cpu>\n  <cpu numaid=\"1\">\n    <nic>\n      <net name=\"x\"/>\n    </nic>\n  </cpu>\n</system>\n";
         let (mut x, _) = parse(text, None).unwrap();
-        trim(&mut x);
+        trim(&mut x, TrimRule::PciCpuNicNet);
         assert_eq!(
             write(&x),
             "<system version=\"1\">\n  <cpu numaid=\"0\">\n    <pci busid=\"0000:01:00.0\">\n      <gpu dev=\"0\"/>\n    </pci>\n  </cpu>\n</system>\n"

@@ -193,8 +193,8 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     if opts.nodes == 0 {
         return Err(Error::Usage("--nodes must be at least 1".into()));
     }
-    let mut diags = crate::xml::lint_topology(xml, Some(std::path::Path::new(input)))?;
-    crate::model::validate::validate(xml, input)?;
+    let mut diags = crate::xml::lint_topology(xml, Some(std::path::Path::new(input)), opts.env.release().xml_limits())?;
+    crate::model::validate::validate(xml, input, opts.env.release().xml_limits())?;
     let env = &opts.env;
     let net_opts = NetOptions {
         fusion: opts.nic_fusion,

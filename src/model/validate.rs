@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use crate::error::Error;
 use crate::model::NodeType;
 use crate::model::build::class_type;
+use crate::release::XmlLimits;
 use crate::xml::{self, NodeId, Xml};
 
 /// Widest PCIe link.
@@ -24,9 +25,11 @@ pub const MAX_NVLINKS: i64 = 36;
 pub const MAX_C2C_LINKS: i64 = 64;
 /// Fastest single C2C link, MB/s (1 TB/s).
 pub const MAX_C2C_BW: i64 = 1_000_000;
-/// Most nodes of one type NCCL 2.30.7 builds (`NCCL_TOPO_MAX_NODES`).
+/// Most nodes of one type NCCL 2.30.7 builds (`NCCL_TOPO_MAX_NODES`; older releases:
+/// [`XmlLimits`]).
 pub const MAX_NODES_PER_TYPE: usize = 640;
-/// Most children of one XML element NCCL 2.30.7 keeps (`MAX_SUBS`).
+/// Most children of one XML element topo reads, whatever the release (2.30.7's
+/// `MAX_SUBS`; releases before 2.21 overrun 32 without failing).
 pub const MAX_CHILDREN: usize = 640;
 /// Longest bus id accepted (NCCL writes 12 characters, `0000:0f:00.0`).
 pub const MAX_BUSID_LEN: usize = 32;
@@ -35,7 +38,7 @@ pub const INVISIBLE_TARGET: &str = "fffffff:ffff:ff";
 
 /// Refuse a topology with absurd numbers or NVLinks to GPUs that are not in it.
 /// `file` names the input in messages.
-pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
+pub fn validate(x: &Xml, file: &str, limits: XmlLimits) -> Result<(), Error> {
     let Some(root) = x.root() else { return Ok(()) };
     let err = |id: NodeId, message: String| Error::Input {
         file: file.to_string(),
@@ -65,25 +68,36 @@ pub fn validate(x: &Xml, file: &str) -> Result<(), Error> {
     let mut per_type: std::collections::HashMap<&str, usize> = Default::default();
     for &id in &read {
         let children = x.children(id).len();
-        if children > MAX_CHILDREN {
+        let max = if limits.subs_checked { limits.max_subs.min(MAX_CHILDREN) } else { MAX_CHILDREN };
+        if children > max {
             return Err(err(
                 id,
-                format!("<{}> has {children} children; NCCL keeps at most {MAX_CHILDREN}", x.name(id)),
+                format!(
+                    "<{}> has {children} children; NCCL keeps at most {max} ('XML parser is limited to {max} subnodes')",
+                    x.name(id)
+                ),
             ));
         }
         let name = x.name(id);
         if matches!(name, "cpu" | "pci" | "gpu" | "nic" | "net") {
             let n = per_type.entry(name).or_default();
             *n += 1;
-            if *n > MAX_NODES_PER_TYPE {
+            if *n > limits.max_nodes_per_type {
                 return Err(err(
                     id,
-                    format!("more than {MAX_NODES_PER_TYPE} <{name}> elements: NCCL's limit of nodes of one type"),
+                    format!(
+                        "more than {} <{name}> elements: NCCL's limit of nodes of one type",
+                        limits.max_nodes_per_type
+                    ),
                 ));
             }
         }
         for key in ["busid", "target"] {
+            // NCCL before 2.30.7 writes `target=""` for an NVLink remote NVML cannot
+            // name (a hidden NVSwitch); the target is only read for GPU remotes.
+            let hidden_remote = key == "target" && name == "nvlink" && x.attr(id, key) == Some("");
             if let Some(b) = x.attr(id, key)
+                && !hidden_remote
                 && !is_busid_like(b)
             {
                 let shown: String = b.chars().take(40).collect();
@@ -200,11 +214,15 @@ mod tests {
     use super::*;
 
     fn check(body: &str) -> Result<(), Error> {
+        check_for(body, XmlLimits::default())
+    }
+
+    fn check_for(body: &str, limits: XmlLimits) -> Result<(), Error> {
         let text = format!(
             "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"143\">\n{body}  </cpu>\n</system>\n"
         );
         let (x, _) = xml::parse(&text, None).unwrap();
-        validate(&x, "t.xml")
+        validate(&x, "t.xml", limits)
     }
 
     fn gpu(busid: &str, width: &str, sm: &str, inner: &str) -> String {
@@ -284,6 +302,34 @@ mod tests {
             .collect();
         let m = msg(check(&many));
         assert!(m.contains("<cpu> has 641 children; NCCL keeps at most 640"), "{m}");
+    }
+
+    /// The limits are the release's: 200 GPU branches under one CPU load in 2.29.7, fail
+    /// 2.21.5's 128 children; 300 load in 2.27.3 and fail 2.26.6's 256 nodes per type.
+    #[test]
+    fn sizes_follow_the_release() {
+        use crate::release::Release;
+        let limits = |v: &str| Release::parse(v).unwrap().xml_limits();
+        let branches = |n: usize| -> String {
+            (0..n).map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", i / 32, i % 32), "16", "80", "")).collect()
+        };
+        check_for(&branches(200), limits("2.29.7")).unwrap();
+        let m = msg(check_for(&branches(200), limits("2.21.5")));
+        assert!(m.contains("<cpu> has 200 children; NCCL keeps at most 128"), "{m}");
+        // Before 2.21 the children array overruns silently: the lint warns, the model reads.
+        check_for(&branches(200), limits("2.20.5")).unwrap();
+        // Three switches of 100 GPUs each: 303 <pci>, no element above 128 children.
+        let switches: String = (0..3)
+            .map(|s| {
+                let inner: String = (0..100)
+                    .map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", 8 * s + i / 16, i % 16), "16", "80", ""))
+                    .collect();
+                format!("    <pci busid=\"0001:{s:02x}:00.0\" class=\"0x060400\">\n{inner}    </pci>\n")
+            })
+            .collect();
+        check_for(&switches, limits("2.27.3")).unwrap();
+        let m = msg(check_for(&switches, limits("2.26.6")));
+        assert!(m.contains("more than 256 <pci> elements"), "{m}");
     }
 
     #[test]
