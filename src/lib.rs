@@ -6,7 +6,7 @@
 //!   input ---------------+---------------- render (pure: data -> text, JSON, DOT)
 //!     |    discover -> check                  |
 //!     |       |          \                    |
-//!     +-- xml <-----------+-- model -> search -> tune        diff, bench beside them
+//!     +-- xml <-----------+-- model -> search -> tune        diff, log, bench beside them
 //!                              |
 //!                   env (NCCL_* typed)   types (NCCL's vocabulary)   release   notice   error
 //! ```
@@ -27,6 +27,7 @@
 //! | [`search`] | NCCL's channel search: ring, tree, NVLS and CollNet graphs; the channels NCCL runs |
 //! | [`tune`] | NCCL's performance model: algorithm and protocol per size |
 //! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
+//! | [`log`] | NCCL debug logs read into facts, a topology rebuilt from them, held against the model |
 //! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
 //! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
 //! | [`fixtures`] | the machines topo carries built in |
@@ -43,6 +44,7 @@ pub mod error;
 pub mod fileio;
 pub mod fixtures;
 pub mod input;
+pub mod log;
 pub mod model;
 pub mod notice;
 pub mod release;
