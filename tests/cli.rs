@@ -534,6 +534,21 @@ fn path_update_rule_by_release() {
     assert_eq!(path("2.30.4"), ("PIX".to_string(), 48.0));
 }
 
+/// Titles and headers name the release modelled, never a fixed one.
+#[test]
+fn outputs_name_the_release_modelled() {
+    let first_line = |args: &[&str]| {
+        let out = topo().args(args).args(["--nccl-version", "2.21.5"]).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).lines().take(3).collect::<Vec<_>>().join("\n")
+    };
+    let s = first_line(&["search", "--fixture", "dgx-h100"]);
+    assert!(s.contains("graphs as NCCL 2.21.5 computes them"), "{s}");
+    let s = first_line(&["search", "--fixture", "dgx-h100", "--dot"]);
+    assert!(s.contains("NCCL 2.21.5 channels"), "{s}");
+    let s = first_line(&["paths", "--fixture", "dgx-h100", "--dot"]);
+    assert!(s.contains("NCCL 2.21.5 model"), "{s}");
+}
+
 const ONE_NVLINK_UNDER_GEN5: &str = r#"<system version="1">
   <cpu numaid="0" affinity="ffffffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
     <pci busid="0000:10:00.0" class="0x060400" vendor="0x1000" device="0xc030" subsystem_vendor="0x1000" subsystem_device="0x100b" link_speed="32.0 GT/s PCIe" link_width="16">

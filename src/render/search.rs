@@ -208,10 +208,11 @@ pub fn text(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} node(s) x {} GPUs; graphs as NCCL 2.30.7 computes them\n",
+        "{}: {} node(s) x {} GPUs; graphs as NCCL {} computes them\n",
         an.input,
         an.options.nodes,
-        an.system.count(NodeType::Gpu)
+        an.system.count(NodeType::Gpu),
+        an.options.env.release()
     );
     for g in selected(gs, sel) {
         graph_text(an, g, &mut out);
@@ -313,8 +314,9 @@ pub fn dot(an: &Analysis, gs: &Graphs, sel: &[GraphSel]) -> Result<String, crate
     let mut stmts = dot::node_stmts(
         an,
         &format!(
-            "{} — NCCL 2.30.7 channels: {}; links: bandwidth, then what each graph's channels use (both ways)",
+            "{} — NCCL {} channels: {}; links: bandwidth, then what each graph's channels use (both ways)",
             an.input,
+            an.options.env.release(),
             names.join(", ")
         ),
     );
