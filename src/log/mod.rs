@@ -8,6 +8,7 @@
 //! from a system print is [`rebuild`]. Nothing here prints.
 
 pub mod facts;
+pub mod rebuild;
 
 pub use facts::*;
 

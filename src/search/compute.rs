@@ -270,6 +270,9 @@ fn search_graph<B: LinkBw>(
             break;
         }
     }
+    if let Some(f) = search.progress.as_mut() {
+        f(search.steps);
+    }
     if !search.bws.exact() || discard {
         return Ok(false);
     }
@@ -324,7 +327,9 @@ pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Gr
 }
 
 /// [`compute_all`], telling `progress` which graph is being searched and the steps taken
-/// in it so far (every few thousand steps, and once with 0 when a graph starts).
+/// in it so far: once with 0 when a graph starts, every few thousand steps, and with
+/// the total when a search pass ends (a graph may take several passes, each counting
+/// from 0).
 pub fn compute_all_with(
     sys: &mut System,
     p: &Params,
