@@ -172,7 +172,8 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
         .filter(|u| print.host.is_none() || u.host == print.host)
         .flat_map(|u| u.devices.iter().map(|d| (d.index, d.name.clone())))
         .collect();
-    let gdr_off: Vec<&str> = facts.gdr.iter().filter(|g| !g.enabled && g.gpu.is_none()).map(|g| g.nic.as_str()).collect();
+    let gdr_off: Vec<&str> =
+        facts.gdr.iter().filter(|g| !g.enabled && g.gpu.is_none()).map(|g| g.nic.as_str()).collect();
 
     let mut widths_guessed = Vec::new();
     let mut unnamed = Vec::new();
