@@ -122,11 +122,9 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
     let mut c2c: BTreeMap<usize, f64> = BTreeMap::new();
     for l in &print.links {
         match l.kind.as_str() {
-            "PCI" | "NET" => {
-                if !has_parent[l.to] {
-                    has_parent[l.to] = true;
-                    children.entry(l.from).or_default().push((l.to, l.kind.as_str(), l.bw));
-                }
+            "PCI" | "NET" if !has_parent[l.to] => {
+                has_parent[l.to] = true;
+                children.entry(l.from).or_default().push((l.to, l.kind.as_str(), l.bw));
             }
             "NVL" if nodes[l.from].kind == "GPU" => nvlinks.entry(l.from).or_default().push((l.to, l.bw)),
             "NVL" if nodes[l.to].kind == "GPU" && nodes[l.from].kind != "GPU" => {
