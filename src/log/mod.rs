@@ -7,6 +7,7 @@
 //! stream. Holding the facts against topo's model is [`compare`]; rebuilding a topology
 //! from a system print is [`rebuild`]. Nothing here prints.
 
+pub mod compare;
 pub mod facts;
 pub mod rebuild;
 
