@@ -127,6 +127,20 @@ impl Default for XmlLimits {
     }
 }
 
+/// Which nodes swap ring channel pairs after the search (see [`Release::ring_pair_swap`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingPairSwap {
+    Never,
+    /// Odd nodes, when the node count is even and the ring crosses NICs (crossNic 1 or 2).
+    AnyCrossNicEvenNodes,
+    /// Odd nodes, when the ring crosses NICs.
+    AnyCrossNic,
+    /// Odd nodes, when any rank's ring ended with crossNic 2 (the graphs' maximum).
+    AllRanksTwo,
+    /// Odd nodes whose own ring ended with crossNic 2.
+    OwnTwo,
+}
+
 /// How a release's detection writes the topology XML (`NCCL_TOPO_DUMP_FILE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DetectDialect {
@@ -237,6 +251,11 @@ pub const CHANGES: &[Change] = &[
         text: "AMD sockets are joined at 16 GB/s (before: at LOC_BW, as an unknown CPU)",
     },
     Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
+    Change {
+        since: r(2, 20, 3),
+        scope: Scope::MultiNode,
+        text: "with an even node count, odd nodes swap ring channel pairs when the ring crosses NICs",
+    },
     Change { since: r(2, 20, 3), scope: Scope::NvSwitch, text: "collective channels raised to the NVLS channel count" },
     Change {
         since: r(2, 20, 3),
@@ -250,6 +269,11 @@ pub const CHANGES: &[Change] = &[
         text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in; a graph that does not cross NICs no longer gets a 15% edge",
     },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::MultiNode,
+        text: "odd nodes swap ring channel pairs when the ring crosses NICs, whatever the node count",
+    },
     Change {
         since: r(2, 21, 5),
         scope: Scope::Hopper,
@@ -329,6 +353,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 26, 2),
+        scope: Scope::MultiNode,
+        text: "odd nodes swap ring channel pairs only when the ring ended with crossNic 2 (not 1)",
+    },
+    Change {
+        since: r(2, 26, 2),
         scope: Scope::C2c,
         text: "NCCL_NET_GDR_C2C appears (default 0): GPUDirect RDMA to a NIC reached over C2C",
     },
@@ -391,6 +420,11 @@ pub const CHANGES: &[Change] = &[
         text: "PXN is also used when the GPU's own path to the NIC is worse than PXN (before: worse than the PXN type)",
     },
     Change { since: r(2, 27, 6), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 96 GB/s" },
+    Change {
+        since: r(2, 28, 3),
+        scope: Scope::MultiNode,
+        text: "each odd node swaps ring channel pairs by its own ring's crossNic 2, not the job's",
+    },
     Change {
         since: r(2, 28, 3),
         scope: Scope::C2c,
@@ -1255,6 +1289,24 @@ impl Release {
     }
 
     // ---- channels (ncclTopoPostset, ncclNvlsInit) ----------------------------------------
+    /// Which nodes swap ring channel pairs (connect.cc `ncclTopoPostset`, "alternate
+    /// rings to avoid crossing rails"): none before 2.20.3; odd nodes of an even node
+    /// count when the ring crosses NICs at all (2.20.3); odd nodes when it crosses NICs
+    /// (2.21); only when the (all-ranks) ring ended with crossNic 2 (2.26); each node by
+    /// its own ring's crossNic 2 (2.28.3). Always with an even channel count.
+    pub fn ring_pair_swap(self) -> RingPairSwap {
+        if !self.since(2, 20, 3) {
+            RingPairSwap::Never
+        } else if !self.since(2, 21, 0) {
+            RingPairSwap::AnyCrossNicEvenNodes
+        } else if !self.since(2, 26, 0) {
+            RingPairSwap::AnyCrossNic
+        } else if !self.since(2, 28, 0) {
+            RingPairSwap::AllRanksTwo
+        } else {
+            RingPairSwap::OwnTwo
+        }
+    }
 
     /// `MAXCHANNELS`: 32 until 2.24, 64 from 2.25 (also the search's: rings get half,
     /// and the NET and GPU choices loop over this many channels).
@@ -1342,6 +1394,19 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// connect.cc ncclTopoPostset at each tag: no swap to 2.19.4; `crossNic &&
+    /// nNodes%2==0` at 2.20.3; `crossNic` at 2.21.5 to 2.25.1; `crossNic == 2` at 2.26.2
+    /// to 2.27.7; per rank `crossNicRing == 2` from 2.28.3.
+    #[test]
+    fn ring_pair_swap_boundaries() {
+        use RingPairSwap::*;
+        let s = |a, b, c| r(a, b, c).ring_pair_swap();
+        assert_eq!((s(2, 19, 4), s(2, 20, 3)), (Never, AnyCrossNicEvenNodes));
+        assert_eq!((s(2, 20, 5), s(2, 21, 5)), (AnyCrossNicEvenNodes, AnyCrossNic));
+        assert_eq!((s(2, 25, 1), s(2, 26, 2)), (AnyCrossNic, AllRanksTwo));
+        assert_eq!((s(2, 27, 7), s(2, 28, 3)), (AllRanksTwo, OwnTwo));
     }
 
     /// xml.h: MAX_SUBS 32 and MAX_NODES 1024 until 2.20.5; 256 elements and 128

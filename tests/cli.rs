@@ -566,3 +566,26 @@ const ONE_NVLINK_UNDER_GEN5: &str = r#"<system version="1">
   </cpu>
 </system>
 "#;
+
+/// connect.cc ncclTopoPostset: a ring that crosses NICs with crossNic 1 makes odd nodes
+/// swap channel pairs in 2.21 to 2.25; from 2.26 only crossNic 2 does (2.28: per rank).
+#[test]
+fn ring_pair_swap_by_release() {
+    let ring01 = |v: &str| {
+        let out = topo()
+            .env("NCCL_CROSS_NIC", "1")
+            .args(["search", "--fixture", "dgx-h100", "--nodes", "2", "--rank", "8", "--nccl-version", v])
+            .assert()
+            .success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let rings: Vec<String> =
+            text.lines().filter(|l| l.trim_start().starts_with("Ring 0")).map(|l| l.trim().to_string()).collect();
+        (text.contains("odd nodes swap channel pairs"), rings[..2].to_vec())
+    };
+    let (swapped, old) = ring01("2.21.5");
+    assert!(swapped);
+    assert_eq!(old, ["Ring 00 : 15 -> 8 -> 0", "Ring 01 : 0 -> 8 -> 15"]);
+    let (swapped, new) = ring01("2.28.9");
+    assert!(!swapped);
+    assert_eq!(new[0], "Ring 00 : 1 -> 8 -> 15");
+}

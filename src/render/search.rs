@@ -133,7 +133,7 @@ fn run_text(run: &Run, rank: usize, out: &mut String) {
         let _ = writeln!(out, "  {:>3}  {}", s.n_channels, s.what);
     }
     if run.cross_nic_swap {
-        let _ = writeln!(out, "  odd nodes swap channel pairs (ring crossNic 2)");
+        let _ = writeln!(out, "  odd nodes swap channel pairs (their rings cross NICs)");
     }
     for n in &run.notes {
         let _ = writeln!(out, "  note: {n}");
