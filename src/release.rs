@@ -411,6 +411,11 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell NVLink is 40.1 GB/s a link" },
     Change {
         since: r(2, 27, 5),
+        scope: Scope::C2c,
+        text: "P2C is numbered before PXN (2.27.3: after): the search tries a GPU's own C2C-and-PCIe way to a NIC before a relay through a peer, and NCCL_NET_GDR_LEVEL=PXN takes P2C in",
+    },
+    Change {
+        since: r(2, 27, 5),
         scope: Scope::MultiNode,
         text: "a channel tries its NET's own GPU first, and replays the last channel only when channels must be the same",
     },
@@ -977,6 +982,13 @@ impl Release {
         self.since(2, 30, 3)
     }
 
+    /// NCCL 2.27.3 numbers PATH_P2C after PATH_PXN (7 and 6); 2.27.5 swapped them, so
+    /// there a GPU's P2C path to a NIC is preferred to a PXN relay, and the search,
+    /// the GDR level and the LL128 rule compare them the other way.
+    pub fn p2c_after_pxn(self) -> bool {
+        self.since(2, 27, 3) && !self.since(2, 27, 5)
+    }
+
     /// PXN's last condition, "or our own path goes through the CPU", compares with PXN
     /// from 2.27.6; in 2.27.3 and 2.27.5 with the PXN type (P2C or PXB).
     pub fn pxn_avoids_cpu_past_pxn(self) -> bool {
@@ -1394,6 +1406,16 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// topo.h: PATH_PXN 6 and PATH_P2C 7 at 2.27.3; P2C 6, PXN 7 from 2.27.5.
+    #[test]
+    fn p2c_pxn_order_boundaries() {
+        assert!(r(2, 27, 3).p2c_after_pxn());
+        assert!(!r(2, 26, 6).p2c_after_pxn() && !r(2, 27, 5).p2c_after_pxn());
+        use crate::types::PathType;
+        assert!(PathType::P2c.rank(true) > PathType::Pxn.rank(true));
+        assert!(PathType::P2c.rank(false) < PathType::Pxn.rank(false));
     }
 
     /// connect.cc ncclTopoPostset at each tag: no swap to 2.19.4; `crossNic &&

@@ -15,17 +15,24 @@ use crate::model::system::System;
 use crate::model::{NodeType, PathType, cpu};
 use crate::release::C2cLinks;
 
-fn gpu_min_max_path(sys: &System, ty: NodeType) -> (PathType, PathType) {
+/// The best and worst path types from the GPUs to every node of a type, in the
+/// release's order of types (`p2c_after_pxn`: 2.27.3).
+fn gpu_min_max_path(sys: &System, ty: NodeType, p2c_after_pxn: bool) -> (PathType, PathType) {
     let mut min = PathType::Sys;
     let mut max = PathType::Loc;
+    let key = |t: PathType| t.rank(p2c_after_pxn);
     for (i, g) in sys.list(NodeType::Gpu).iter().enumerate() {
         let paths = &g.paths[ty as usize];
         for (j, p) in paths.iter().enumerate().take(sys.count(ty)) {
             if ty == NodeType::Gpu && i == j {
                 continue;
             }
-            min = min.min(p.ty);
-            max = max.max(p.ty);
+            if key(p.ty) < key(min) {
+                min = p.ty;
+            }
+            if key(p.ty) > key(max) {
+                max = p.ty;
+            }
         }
     }
     (min, max)
@@ -169,10 +176,10 @@ fn search_graph<B: LinkBw>(
     let (mut min_intra, mut max_intra) = (PathType::Loc, PathType::Sys);
     let (mut min_inter, mut max_inter) = (PathType::Pix, PathType::Sys);
     if ngpus > 1 {
-        (min_intra, max_intra) = gpu_min_max_path(sys, NodeType::Gpu);
+        (min_intra, max_intra) = gpu_min_max_path(sys, NodeType::Gpu, p.release.p2c_after_pxn());
     }
     if sys.inter {
-        (min_inter, max_inter) = gpu_min_max_path(sys, NodeType::Net);
+        (min_inter, max_inter) = gpu_min_max_path(sys, NodeType::Net, p.release.p2c_after_pxn());
         max_intra = max_inter;
     }
     if ccmin < 90 {
@@ -247,6 +254,7 @@ fn search_graph<B: LinkBw>(
         cross_nic_rules: p.release.cross_nic_rules(),
         c2c_type: p.release.c2c_links() == C2cLinks::C2c,
         p2c_type: p.release.p2c_paths(),
+        p2c_after_pxn: p.release.p2c_after_pxn(),
         min_intra,
         max_intra,
         min_inter,

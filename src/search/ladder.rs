@@ -108,6 +108,8 @@ pub(super) struct Ladder {
     /// stepped over.
     pub(super) c2c_type: bool,
     pub(super) p2c_type: bool,
+    /// P2C ranks after PXN (2.27.3).
+    pub(super) p2c_after_pxn: bool,
     pub(super) min_intra: PathType,
     pub(super) max_intra: PathType,
     pub(super) min_inter: PathType,
@@ -180,6 +182,8 @@ impl Ladder {
     /// One step of [`RELAX`].
     pub(super) fn relax(&mut self, step: Relax, best: &Graph, budget: Budget) -> Move {
         let types = (self.c2c_type, self.p2c_type);
+        let swap = self.p2c_after_pxn;
+        let k = |t: PathType| t.rank(swap);
         let t = &mut self.tmp;
         match step {
             Relax::SameChannelsOff => {
@@ -207,8 +211,8 @@ impl Ladder {
             }
             Relax::RaiseTypeIntra => {
                 let max = if self.inter { t.type_inter } else { self.max_intra };
-                if t.type_intra < max && (best.n_channels == 0 || t.type_intra < best.type_intra) {
-                    t.type_intra = next_path_type(t.type_intra, types);
+                if k(t.type_intra) < k(max) && (best.n_channels == 0 || k(t.type_intra) < k(best.type_intra)) {
+                    t.type_intra = next_path_type(t.type_intra, types, swap);
                     if t.type_intra < PathType::Dis {
                         return Move::Retry;
                     }
@@ -217,10 +221,12 @@ impl Ladder {
             }
             Relax::RaiseTypeInter => {
                 if self.inter
-                    && t.type_inter < self.max_inter
-                    && (best.n_channels == 0 || t.type_inter < best.type_inter || t.type_inter < PathType::Pxn)
+                    && k(t.type_inter) < k(self.max_inter)
+                    && (best.n_channels == 0
+                        || k(t.type_inter) < k(best.type_inter)
+                        || k(t.type_inter) < k(PathType::Pxn))
                 {
-                    t.type_inter = next_path_type(t.type_inter, types);
+                    t.type_inter = next_path_type(t.type_inter, types, swap);
                     if t.type_inter < PathType::Dis {
                         return Move::Retry;
                     }
@@ -295,11 +301,15 @@ impl Ladder {
 }
 
 /// The next worse path type, of those the release has (`(C2C, P2C)`: whether it has
-/// these two).
-fn next_path_type(t: PathType, (c2c, p2c): (bool, bool)) -> PathType {
-    let mut n = PathType::from_u8(t as u8 + 1);
+/// these two), in its order (`swap`: P2C after PXN, 2.27.3).
+fn next_path_type(t: PathType, (c2c, p2c): (bool, bool), swap: bool) -> PathType {
+    // The rank order is its own inverse: the type at rank r is `from_u8(r).rank(swap)`.
+    let at = |r: u8| PathType::from_u8(PathType::from_u8(r).rank(swap));
+    let mut r = t.rank(swap) + 1;
+    let mut n = at(r);
     while (n == PathType::C2c && !c2c) || (n == PathType::P2c && !p2c) {
-        n = PathType::from_u8(n as u8 + 1);
+        r += 1;
+        n = at(r);
     }
     n
 }
@@ -365,6 +375,7 @@ mod tests {
             cross_nic_rules: CrossNicRules::RingPairs,
             c2c_type: true,
             p2c_type: true,
+            p2c_after_pxn: false,
             min_intra: PathType::Nvl,
             max_intra: PathType::Nvl,
             min_inter: PathType::Pix,
@@ -446,8 +457,12 @@ mod tests {
     fn type_steps_skip_types_the_release_lacks() {
         assert_eq!(next_path_type(PathType::Nvb, (false, false)), PathType::Pix);
         assert_eq!(next_path_type(PathType::Nvb, (true, false)), PathType::C2c);
-        assert_eq!(next_path_type(PathType::Pxb, (true, false)), PathType::Pxn);
-        assert_eq!(next_path_type(PathType::Pxb, (true, true)), PathType::P2c);
-        assert_eq!(next_path_type(PathType::Pxn, (false, false)), PathType::Phb);
+        assert_eq!(next_path_type(PathType::Pxb, (true, false), false), PathType::Pxn);
+        assert_eq!(next_path_type(PathType::Pxb, (true, true), false), PathType::P2c);
+        assert_eq!(next_path_type(PathType::Pxn, (false, false), false), PathType::Phb);
+        // 2.27.3: PXB, PXN, P2C, PHB.
+        assert_eq!(next_path_type(PathType::Pxb, (true, true), true), PathType::Pxn);
+        assert_eq!(next_path_type(PathType::Pxn, (true, true), true), PathType::P2c);
+        assert_eq!(next_path_type(PathType::P2c, (true, true), true), PathType::Phb);
     }
 }

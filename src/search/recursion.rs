@@ -25,6 +25,8 @@ pub(super) struct Rules {
     pub(super) max_channels: usize,
     /// A graph that does not cross NICs gets a 15% edge (until 2.19.4).
     pub(super) cross_nic_bonus: bool,
+    /// P2C ranks after PXN (2.27.3).
+    pub(super) p2c_after_pxn: bool,
 }
 
 /// How the GPU recursion picks the next GPU (NCCL's `forcedOrder`).
@@ -276,6 +278,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 nvls_heads: p.release.nvls_heads(),
                 max_channels: p.release.max_channels(),
                 cross_nic_bonus: p.release.cross_nic_bonus(),
+                p2c_after_pxn: p.release.p2c_after_pxn(),
             },
             best_gpus: vec![None; nnets],
             cands: Vec::new(),
@@ -372,12 +375,13 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         if pty >= PathType::Dis {
             return None;
         }
-        if mult == 1.0 && pty > ty {
+        let swap = self.rules.p2c_after_pxn;
+        if mult == 1.0 && pty.rank(swap) > ty.rank(swap) {
             return None;
         }
         if mult == 1.0
             && matches!(g.pattern, Pattern::BalancedTree | Pattern::Tree | Pattern::SplitTree)
-            && info.back_ty > ty
+            && info.back_ty.rank(swap) > ty.rank(swap)
         {
             return None;
         }
