@@ -455,8 +455,8 @@ mod tests {
     /// path type steps from NVB to PIX and from PXN to PHB.
     #[test]
     fn type_steps_skip_types_the_release_lacks() {
-        assert_eq!(next_path_type(PathType::Nvb, (false, false)), PathType::Pix);
-        assert_eq!(next_path_type(PathType::Nvb, (true, false)), PathType::C2c);
+        assert_eq!(next_path_type(PathType::Nvb, (false, false), false), PathType::Pix);
+        assert_eq!(next_path_type(PathType::Nvb, (true, false), false), PathType::C2c);
         assert_eq!(next_path_type(PathType::Pxb, (true, false), false), PathType::Pxn);
         assert_eq!(next_path_type(PathType::Pxb, (true, true), false), PathType::P2c);
         assert_eq!(next_path_type(PathType::Pxn, (false, false), false), PathType::Phb);
