@@ -250,6 +250,16 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Amd,
         text: "AMD sockets are joined at 16 GB/s (before: at LOC_BW, as an unknown CPU)",
     },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::Nets,
+        text: "a NET's best-path GPUs are tried from the channel's number on (2.18: in index order, those whose PCIe link has bandwidth left first)",
+    },
+    Change {
+        since: r(2, 19, 3),
+        scope: Scope::NvSwitch,
+        text: "behind NVSwitches the search tries a GPU's neighbours (next, previous) first, and a first channel skips the PCI order",
+    },
     Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
     Change {
         since: r(2, 20, 3),
@@ -269,6 +279,11 @@ pub const CHANGES: &[Change] = &[
         text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in; a graph that does not cross NICs no longer gets a 15% edge",
     },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::NvSwitch,
+        text: "behind NVSwitches the search tries only a GPU's neighbours (2.19.3: them first, then the others)",
+    },
     Change {
         since: r(2, 21, 5),
         scope: Scope::MultiNode,
@@ -673,6 +688,16 @@ pub enum RecNetStart {
     LocalGpuFirst,
 }
 
+/// How the GPU sort treats GPUs behind NVSwitches (see [`Release::nvs_neighbours`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NvsNeighbours {
+    NotSpecial,
+    /// The sorted list, with the neighbours moved to its front.
+    First,
+    /// The neighbours alone.
+    Only,
+}
+
 /// How the NVLS and CollNet Direct searches pick a head for a channel from the NETs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NvlsHeads {
@@ -1071,6 +1096,33 @@ impl Release {
         }
     }
 
+    /// How the GPU sort treats GPUs behind NVSwitches (`ncclTopoSearchNextGpuSort`):
+    /// no differently until 2.19.1; the neighbours (next, and previous for rings and
+    /// trees) moved to the front of the sorted list from 2.19.3; only the neighbours
+    /// from 2.21.5.
+    pub fn nvs_neighbours(self) -> NvsNeighbours {
+        if !self.since(2, 19, 3) {
+            NvsNeighbours::NotSpecial
+        } else if !self.since(2, 21, 0) {
+            NvsNeighbours::First
+        } else {
+            NvsNeighbours::Only
+        }
+    }
+
+    /// A first channel from a NET tries PCI order even on a machine with NVSwitches
+    /// (until 2.19.1); from 2.19.3 only without them.
+    pub fn pci_order_with_nvs(self) -> bool {
+        !self.since(2, 19, 3)
+    }
+
+    /// A NET's best-path GPUs are tried in index order, first those whose PCI link
+    /// still has bandwidth left, then the others (2.18, "tryGpuBidir"); from 2.19.1 in
+    /// one pass from the channel's number on.
+    pub fn best_gpus_free_pci_first(self) -> bool {
+        !self.since(2, 19, 0)
+    }
+
     /// NVLS (and, from 2.22.3, CollNet Direct) heads: the first NET only until 2.21.5;
     /// 2.22.3 tries NETs until a new head, leaking the bandwidth of a NET whose GPU is
     /// already one; 2.23.4 gives it back.
@@ -1406,6 +1458,18 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// search.cc: no NVS neighbours and PCI order with NVSwitches at 2.19.1, neighbours
+    /// first at 2.19.3 (to 2.20.5), neighbours only at 2.21.5; tryGpuBidir at 2.18.6,
+    /// gone at 2.19.1.
+    #[test]
+    fn search_start_boundaries() {
+        use NvsNeighbours::*;
+        assert_eq!((r(2, 19, 1).nvs_neighbours(), r(2, 19, 3).nvs_neighbours()), (NotSpecial, First));
+        assert_eq!((r(2, 20, 5).nvs_neighbours(), r(2, 21, 5).nvs_neighbours()), (First, Only));
+        assert!(r(2, 19, 1).pci_order_with_nvs() && !r(2, 19, 3).pci_order_with_nvs());
+        assert!(r(2, 18, 6).best_gpus_free_pci_first() && !r(2, 19, 1).best_gpus_free_pci_first());
     }
 
     /// topo.h: PATH_PXN 6 and PATH_P2C 7 at 2.27.3; P2C 6, PXN 7 from 2.27.5.

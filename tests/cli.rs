@@ -607,3 +607,20 @@ fn p2c_after_pxn_in_2_27_3() {
     assert_eq!(gdr("2.27.3"), "Disabled");
     assert_ne!(gdr("2.27.5"), "Disabled");
 }
+
+/// search.cc ncclTopoSearchNextGpuSort: behind NVSwitches, 2.19.3 moves a GPU's
+/// neighbours (next, previous) to the front of the sorted list; 2.19.1 sorts them like
+/// any other GPU. On a 2-node DGX H100 ring channel 1 then walks 1 2 3 ... (2.19.3)
+/// instead of 1 7 6 ... (2.19.1).
+#[test]
+fn nvswitch_neighbours_by_release() {
+    let channel1 = |v: &str| {
+        let out =
+            topo().args(["search", "--fixture", "dgx-h100", "--nodes", "2", "--nccl-version", v]).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let line = text.lines().find(|l| l.trim_start().starts_with("1  NET/1")).unwrap().to_string();
+        line.split_whitespace().skip(3).step_by(2).take(3).map(String::from).collect::<Vec<_>>()
+    };
+    assert_eq!(channel1("2.19.1"), ["1", "7", "6"]);
+    assert_eq!(channel1("2.19.3"), ["1", "2", "3"]);
+}
