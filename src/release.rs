@@ -234,7 +234,17 @@ fn as_text<S: serde::Serializer>(r: &Release, s: S) -> Result<S::Ok, S::Error> {
 /// Every change of behaviour topo models, oldest first. Each line belongs to a
 /// predicate below (or a table it selects).
 pub const CHANGES: &[Change] = &[
+    Change {
+        since: r(2, 18, 3),
+        scope: Scope::Any,
+        text: "channels are duplicated by ncclTopoDupChannels' gate (intra speed 25, not sm 80+ under 50 with more than 4 channels); 2.18.1 never on GPUs newer than sm 90",
+    },
     Change { since: r(2, 19, 1), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 50 GB/s" },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::NvSwitch,
+        text: "NVLS graphs: a third pass raises the speed between nodes (before: the speed within the node, like trees)",
+    },
     Change {
         since: r(2, 19, 1),
         scope: Scope::NvSwitch,
@@ -254,6 +264,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 19, 1),
         scope: Scope::Nets,
         text: "a NET's best-path GPUs are tried from the channel's number on (2.18: in index order, those whose PCIe link has bandwidth left first)",
+    },
+    Change {
+        since: r(2, 19, 3),
+        scope: Scope::Any,
+        text: "channels are duplicated before the second pass, which now also raises rings' speed (before: duplicated at the very end, rings never raised)",
     },
     Change {
         since: r(2, 19, 3),
@@ -688,6 +703,23 @@ pub enum RecNetStart {
     LocalGpuFirst,
 }
 
+/// How `ncclTopoCompute` ends (see [`Release::compute_end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComputeEnd {
+    /// Pass 2 raises the intra speed of every non-ring graph (NVLS too); channels are
+    /// duplicated after it, for graphs not NVLS with intra speed at least 25 (sm 80 and
+    /// older) or 50 (sm 90 and older).
+    V2_18_1,
+    /// As 2.18.1, with `ncclTopoDupChannels`' gate: not NVLS, intra speed at least 25,
+    /// and not (sm over 80, intra under 50, more than 4 channels).
+    V2_18_3,
+    /// As 2.18.3; pass 2 leaves NVLS out, and a third pass raises NVLS's inter speed.
+    V2_19_1,
+    /// Channels duplicated at the end of pass 1; pass 2 raises rings (both speeds),
+    /// NVLS (inter) and the others (intra).
+    V2_19_3,
+}
+
 /// How the GPU sort treats GPUs behind NVSwitches (see [`Release::nvs_neighbours`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NvsNeighbours {
@@ -1096,6 +1128,19 @@ impl Release {
         }
     }
 
+    /// How `ncclTopoCompute` ends: where channels are duplicated and what pass 2 raises.
+    pub fn compute_end(self) -> ComputeEnd {
+        if !self.since(2, 18, 3) {
+            ComputeEnd::V2_18_1
+        } else if !self.since(2, 19, 0) {
+            ComputeEnd::V2_18_3
+        } else if !self.since(2, 19, 3) {
+            ComputeEnd::V2_19_1
+        } else {
+            ComputeEnd::V2_19_3
+        }
+    }
+
     /// How the GPU sort treats GPUs behind NVSwitches (`ncclTopoSearchNextGpuSort`):
     /// no differently until 2.19.1; the neighbours (next, and previous for rings and
     /// trees) moved to the front of the sorted list from 2.19.3; only the neighbours
@@ -1458,6 +1503,16 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// search.cc ncclTopoCompute: dup gate by sm at 2.18.1, ncclTopoDupChannels' gate at
+    /// 2.18.3, pass 3 for NVLS at 2.19.1, dup at the end of pass 1 and ring raise at 2.19.3.
+    #[test]
+    fn compute_end_boundaries() {
+        use ComputeEnd::*;
+        let e = |a, b, c| r(a, b, c).compute_end();
+        assert_eq!((e(2, 18, 1), e(2, 18, 3), e(2, 18, 6)), (V2_18_1, V2_18_3, V2_18_3));
+        assert_eq!((e(2, 19, 1), e(2, 19, 3), e(2, 30, 7)), (V2_19_1, V2_19_3, V2_19_3));
     }
 
     /// search.cc: no NVS neighbours and PCI order with NVSwitches at 2.19.1, neighbours

@@ -624,3 +624,24 @@ fn nvswitch_neighbours_by_release() {
     assert_eq!(channel1("2.19.1"), ["1", "7", "6"]);
     assert_eq!(channel1("2.19.3"), ["1", "2", "3"]);
 }
+
+/// search.cc ncclTopoCompute's end: 2.18.1 duplicates channels only up to sm 90 (a
+/// GB200 tray keeps 6 channels at 60 GB/s; 2.18.3's gate doubles them); NVLS's inter
+/// speed is raised by a third pass from 2.19.1 (40/48 on two DGX H100; 2.18.6: 40/40).
+#[test]
+fn search_end_by_release() {
+    let patterns = |fixture: &str, nodes: &str, v: &str| {
+        let out =
+            topo().args(["search", "--fixture", fixture, "--nodes", nodes, "--nccl-version", v]).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .filter(|l| l.trim_start().starts_with("Pattern"))
+            .map(|l| l.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(patterns("gb200-nvl72-tray", "1", "2.18.1")[0].contains("nChannels 6, bw 60.000000/60.000000"));
+    assert!(patterns("gb200-nvl72-tray", "1", "2.18.3")[0].contains("nChannels 12, bw 30.000000/30.000000"));
+    let nvls = |v: &str| patterns("dgx-h100", "2", v).into_iter().find(|l| l.starts_with("Pattern 5")).unwrap();
+    assert!(nvls("2.18.6").contains("bw 40.000000/40.000000"), "{}", nvls("2.18.6"));
+    assert!(nvls("2.19.1").contains("bw 40.000000/48.000000"), "{}", nvls("2.19.1"));
+}

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::model::paths::Params;
 use crate::model::system::System;
 use crate::model::{NodeType, PathType, cpu};
-use crate::release::C2cLinks;
+use crate::release::{C2cLinks, ComputeEnd};
 
 /// The best and worst path types from the GPUs to every node of a type, in the
 /// release's order of types (`p2c_after_pxn`: 2.27.3).
@@ -255,6 +255,7 @@ fn search_graph<B: LinkBw>(
         c2c_type: p.release.c2c_links() == C2cLinks::C2c,
         p2c_type: p.release.p2c_paths(),
         p2c_after_pxn: p.release.p2c_after_pxn(),
+        end: p.release.compute_end(),
         min_intra,
         max_intra,
         min_inter,
@@ -283,6 +284,13 @@ fn search_graph<B: LinkBw>(
     }
     if !search.bws.exact() || discard {
         return Ok(false);
+    }
+    // Before 2.19.3 channels are duplicated after pass 2 (the fallback graph below, if
+    // any, is too slow to be).
+    match p.release.compute_end() {
+        ComputeEnd::V2_18_1 => super::ladder::dup_channels_2_18_1(graph, ccmin, ngpus),
+        ComputeEnd::V2_18_3 | ComputeEnd::V2_19_1 => super::ladder::dup_channels(graph, ccmin, ngpus),
+        ComputeEnd::V2_19_3 => {}
     }
     for (l, bw) in search.links.bw.iter_mut().enumerate() {
         *bw = search.bws.value(l);

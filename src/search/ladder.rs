@@ -19,7 +19,7 @@ use super::graph::{CrossNic, Graph, Pattern};
 use super::limits::{GLOBAL_TIMEOUT, TIMEOUT, TIMEOUT_SAMECHANNELS, TIMEOUT_TREE};
 use super::recursion::Budget;
 use crate::model::PathType;
-use crate::release::CrossNicRules;
+use crate::release::{ComputeEnd, CrossNicRules};
 
 /// A step of pass 1, in [`RELAX`]'s order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +110,8 @@ pub(super) struct Ladder {
     pub(super) p2c_type: bool,
     /// P2C ranks after PXN (2.27.3).
     pub(super) p2c_after_pxn: bool,
+    /// Where channels are duplicated and what pass 2 raises.
+    pub(super) end: ComputeEnd,
     pub(super) min_intra: PathType,
     pub(super) max_intra: PathType,
     pub(super) min_inter: PathType,
@@ -263,7 +265,9 @@ impl Ladder {
     /// The end of pass 1: pass 2 starts from the best graph (its channels duplicated
     /// where NCCL does), at the first speed not above its inter speed.
     fn start_raising(&mut self, best: &mut Graph, ngpus: usize) {
-        dup_channels(best, self.cc_min, ngpus);
+        if self.end == ComputeEnd::V2_19_3 {
+            dup_channels(best, self.cc_min, ngpus);
+        }
         self.tmp = best.clone();
         self.set_speed(self.first_speed_within(best.bw_inter));
         self.tmp.min_channels = best.n_channels;
@@ -273,12 +277,18 @@ impl Ladder {
     /// One step of [`RAISE`]: whether it applied (and set up a new round).
     pub(super) fn raise(&mut self, step: Raise, best: &Graph) -> bool {
         let t = &mut self.tmp;
+        // Before 2.19.3 rings are not raised; before 2.19.1 NVLS is raised like a tree.
+        let old = self.end != ComputeEnd::V2_19_3;
+        let nvls_as_tree = matches!(self.end, ComputeEnd::V2_18_1 | ComputeEnd::V2_18_3);
         match step {
-            Raise::RingSpeed if best.pattern == Pattern::Ring => {
+            Raise::RingSpeed if best.pattern == Pattern::Ring && !old => {
                 self.set_speed(self.speed - 1);
             }
             Raise::NvlsInterSpeed
-                if best.pattern == Pattern::Nvls && t.bw_inter == best.bw_inter && t.bw_inter < t.bw_intra * 2.0 =>
+                if best.pattern == Pattern::Nvls
+                    && !nvls_as_tree
+                    && t.bw_inter == best.bw_inter
+                    && t.bw_inter < t.bw_intra * 2.0 =>
             {
                 t.min_channels = best.n_channels;
                 t.max_channels = best.n_channels;
@@ -287,7 +297,7 @@ impl Ladder {
             }
             Raise::IntraSpeed
                 if best.pattern != Pattern::Ring
-                    && best.pattern != Pattern::Nvls
+                    && (best.pattern != Pattern::Nvls || nvls_as_tree)
                     && t.bw_intra == best.bw_intra
                     && t.bw_intra < t.bw_inter * 2.0 =>
             {
@@ -323,6 +333,21 @@ pub(super) fn dup_channels(g: &mut Graph, ccmin: i32, ngpus: usize) {
     if ccmin > 80 && g.bw_intra < 50.0 && g.n_channels > 4 {
         return;
     }
+    dup_always(g, ngpus);
+}
+
+/// 2.18.1's duplication, at the end of the search: graphs other than NVLS with an
+/// intra speed of 25 (sm 80 and older) or 50 (sm 90 and older).
+pub(super) fn dup_channels_2_18_1(g: &mut Graph, ccmin: i32, ngpus: usize) {
+    if g.n_channels > 0
+        && g.pattern != Pattern::Nvls
+        && ((ccmin <= 80 && g.bw_intra >= 25.0) || (ccmin <= 90 && g.bw_intra >= 50.0))
+    {
+        dup_always(g, ngpus);
+    }
+}
+
+fn dup_always(g: &mut Graph, ngpus: usize) {
     let n = g.n_channels as usize;
     let dup = (n * 2).min(g.max_channels as usize);
     for i in 0..(dup - n) * ngpus {
@@ -376,6 +401,7 @@ mod tests {
             c2c_type: true,
             p2c_type: true,
             p2c_after_pxn: false,
+            end: ComputeEnd::V2_19_3,
             min_intra: PathType::Nvl,
             max_intra: PathType::Nvl,
             min_inter: PathType::Pix,
