@@ -242,6 +242,11 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 19, 1), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 50 GB/s" },
     Change {
         since: r(2, 19, 1),
+        scope: Scope::Nets,
+        text: "NCCL_CROSS_NIC=2 retries with crossNic 1 (2.18: with 2, which does not cross), and NCCL_CROSS_NIC=1 stays 1 through the relaxation (2.18 put 0 back)",
+    },
+    Change {
+        since: r(2, 19, 1),
         scope: Scope::NvSwitch,
         text: "NVLS graphs: a third pass raises the speed between nodes (before: the speed within the node, like trees)",
     },
@@ -675,6 +680,10 @@ pub enum P2pDefault {
 /// What NCCL_CROSS_NIC means to the search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CrossNicRules {
+    /// 2.18: the graph starts with NCCL_CROSS_NIC as it is (2 read as 0); the relaxing
+    /// step retries with the variable's value (1, or 2, which leaves by the way-in's
+    /// port all the same) and otherwise puts 0 back, even when the variable is 1.
+    Copy,
     /// A graph's crossNic is 0 or 1; NCCL_CROSS_NIC=2 searches with 0 first, then 1.
     /// Crossing lets a channel leave by any NET.
     ZeroThenOne,
@@ -1105,8 +1114,10 @@ impl Release {
             CrossNicRules::RingPairs
         } else if self.since(2, 20, 0) {
             CrossNicRules::ZeroThenOnePaired
-        } else {
+        } else if self.since(2, 19, 0) {
             CrossNicRules::ZeroThenOne
+        } else {
+            CrossNicRules::Copy
         }
     }
 
@@ -1722,6 +1733,8 @@ mod tests {
     #[test]
     fn cross_nic_boundaries() {
         assert!(r(2, 19, 4).cross_nic_bonus() && !r(2, 20, 3).cross_nic_bonus());
+        assert_eq!(r(2, 18, 6).cross_nic_rules(), CrossNicRules::Copy);
+        assert_eq!(r(2, 19, 1).cross_nic_rules(), CrossNicRules::ZeroThenOne);
         assert_eq!(r(2, 19, 4).cross_nic_rules(), CrossNicRules::ZeroThenOne);
         assert_eq!(r(2, 20, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
         assert_eq!(r(2, 22, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
