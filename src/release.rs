@@ -502,6 +502,11 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceiling 40" },
     Change {
         since: r(2, 30, 3),
+        scope: Scope::Any,
+        text: "a GPU's physical device becomes a DEV node of its own: paths between GPUs count two hops more (one more to a NIC or CPU)",
+    },
+    Change {
+        since: r(2, 30, 3),
         scope: Scope::Nets,
         text: "a virtual NIC fuses up to 8 ports (before: 4); a PXN relay GPU must be able to use GPUDirect RDMA",
     },
@@ -1040,6 +1045,15 @@ impl Release {
     /// PXB and a P2C distance counts as C2C.
     pub fn gdr_level_from_c2c(self) -> bool {
         self.since(2, 29, 2)
+    }
+
+    /// A GPU's physical device is a node of its own (DEV, joined to the GPU by a LOC
+    /// link) from 2.30.3; before, the GPU node holds the PCIe and NVLink links itself,
+    /// so NCCL's paths count two hops fewer between GPUs (one to a NIC or CPU). topo
+    /// always builds DEV nodes (the decisions are the same) and reports paths as the
+    /// release counts them.
+    pub fn dev_nodes(self) -> bool {
+        self.since(2, 30, 3)
     }
 
     /// A GPU relays another's traffic to a NIC (PXN) only when it can use GPUDirect
