@@ -502,6 +502,11 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceiling 40" },
     Change {
         since: r(2, 30, 3),
+        scope: Scope::Blackwell,
+        text: "NVLS channels on Blackwell across nodes follow the nodes, GPUs a node and NIC speed: 24 (not 32) beyond two nodes with 400G NICs",
+    },
+    Change {
+        since: r(2, 30, 3),
         scope: Scope::Any,
         text: "a GPU's physical device becomes a DEV node of its own: paths between GPUs count two hops more (one more to a NIC or CPU)",
     },
@@ -1465,6 +1470,12 @@ impl Release {
         self.since(2, 20, 0) && !self.since(2, 28, 3)
     }
 
+    /// On sm100+ GPUs across nodes the NVLS channels follow the node count, the GPUs a
+    /// node and the slowest NIC (`ncclNvlsTreeSm100Tuning`, 2.30.3).
+    pub fn nvls_sm100_tuning(self) -> bool {
+        self.since(2, 30, 3)
+    }
+
     /// NVLS channels when NCCL_NVLS_NCHANNELS is unset: 16 until 2.24; rank 0's sm100+
     /// GPU 32 (2.25), 24 on a single node (2.27).
     pub fn nvls_default_channels(self, cc: i32, multi_node: bool) -> usize {
@@ -1899,5 +1910,7 @@ mod tests {
         assert_eq!(r(2, 27, 3).nvls_default_channels(100, false), 24);
         assert_eq!(r(2, 27, 3).nvls_default_channels(100, true), 32);
         assert_eq!(r(2, 30, 7).nvls_default_channels(90, true), 16);
+        // nvls.cc ncclNvlsTreeSm100Tuning appears at 2.30.3.
+        assert!(!r(2, 29, 7).nvls_sm100_tuning() && r(2, 30, 3).nvls_sm100_tuning());
     }
 }

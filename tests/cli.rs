@@ -659,3 +659,19 @@ fn path_hops_by_release() {
     assert_eq!(nvl("2.30.3"), (4, true));
     assert_eq!(nvl("2.29.7"), (2, false));
 }
+
+/// nvls.cc ncclNvlsTreeSm100Tuning (2.30.3): Blackwell across more than two nodes with
+/// 400G NICs runs 24 NVLS channels, not the default 32.
+#[test]
+fn nvls_sm100_multi_node_tuning_by_release() {
+    let nvls = |v: &str, nodes: &str| {
+        let out = topo()
+            .args(["analyze", "--json", "--fixture", "gb200-nvl72-tray", "--nodes", nodes, "--nccl-version", v])
+            .assert()
+            .success();
+        json(&out.get_output().stdout)["tuning"]["channels"]["nvls"].as_u64().unwrap()
+    };
+    assert_eq!(nvls("2.29.7", "4"), 32);
+    assert_eq!(nvls("2.30.3", "4"), 24);
+    assert_eq!(nvls("2.30.7", "2"), 32);
+}
