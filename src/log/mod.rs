@@ -3,12 +3,16 @@
 //!
 //! Reading is one streaming pass (memory grows with the communicators, not the file):
 //! physical lines ([`reader`]), then NCCL records (a line may hold several when
-//! processes interleave, [`segment`]), then one parsed kind per record, then facts
+//! processes interleave, [`segment`]), then one parsed kind per record ([`classify`]), then facts
 //! assembled per printing stream. Holding the facts against topo's model is [`compare`];
 //! rebuilding a topology from a system print is [`rebuild`]. Nothing here prints.
 
+#[allow(dead_code)]
+mod classify;
 pub mod compare;
 pub mod facts;
+#[allow(dead_code)]
+mod known;
 #[allow(dead_code)]
 mod reader;
 pub mod rebuild;
@@ -16,6 +20,8 @@ pub mod rebuild;
 mod scan;
 #[allow(dead_code)]
 mod segment;
+#[allow(dead_code)]
+mod system;
 
 pub use facts::*;
 
