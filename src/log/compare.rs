@@ -123,7 +123,30 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         }
     };
     let comm = primary.and_then(|c| facts.comms.get(c));
-    let nodes = comm.and_then(|c| c.nnodes).unwrap_or(1).max(1) as usize;
+    // Nodes: NCCL's nNodes when printed; else the ranks over the GPUs of one printed
+    // machine (a log often holds one host's lines only), at least the hosts seen.
+    let print_gpus = print.map_or(0, |p| p.nodes.iter().filter(|n| n.kind == "GPU").count() as u32);
+    let nodes = match comm {
+        Some(c) if c.nnodes_source.as_deref() == Some("log") => c.nnodes.unwrap_or(1),
+        Some(c) => {
+            let by_ranks = if print_gpus > 0 && c.nranks % print_gpus == 0 { c.nranks / print_gpus } else { 1 };
+            by_ranks.max(c.nnodes.unwrap_or(1))
+        }
+        // No communicator lines: the ranks the rings and trees name.
+        None => {
+            let most = facts
+                .ring_links
+                .iter()
+                .flat_map(|l| [l.rank as i64, l.prev, l.next])
+                .chain(facts.trees.iter().flat_map(|t| [t.rank as i64, t.up]))
+                .chain(facts.rings.iter().flat_map(|r| r.order.iter().copied()))
+                .max()
+                .unwrap_or(0) as u32
+                + 1;
+            if print_gpus > 0 && most % print_gpus == 0 { most / print_gpus } else { 1 }
+        }
+    }
+    .max(1) as usize;
     let env_pairs = first_settings(facts);
     let env = Env::for_release(opts.release, env_pairs.clone());
 
@@ -134,47 +157,49 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         let run = channels::for_analysis(&an, &gs)?;
         Ok((an, gs, run))
     };
-    let mut p2p_support = true;
-    let mut m = run_model(true)?;
-    // GeForce cards and some VMs have no P2P: NCCL then connects local GPUs by SHM.
-    let logged_shm = local_pairs(facts, primary, "SHM");
-    if !logged_shm.is_empty() && model_transports(&m.0, &logged_shm).iter().all(|t| *t == Some(Transport::P2p)) {
-        let alt = run_model(false)?;
-        if model_transports(&alt.0, &logged_shm).iter().all(|t| *t == Some(Transport::Shm)) {
-            p2p_support = false;
-            m = alt;
+    let ctx = Ctx { facts, release: opts.release, log_release: log_release(facts) };
+    let evaluate = |p2p_support: bool| -> Result<Comparison, Error> {
+        let (an, gs, run) = run_model(p2p_support)?;
+        let mut c = Comparison {
+            release: opts.release.to_string(),
+            machine: machine.clone(),
+            nodes,
+            env: env_pairs.clone(),
+            p2p_support,
+            checked: BTreeMap::new(),
+            findings: Vec::new(),
+            assumed: assumed.clone(),
+        };
+        if let Some(print) = print {
+            compare_paths(&ctx, print, &an, &mut c);
+        }
+        compare_graphs(&ctx, primary, &gs, &mut c);
+        compare_channels(&ctx, primary, &run, &mut c);
+        compare_transports(&ctx, primary, &an, &mut c);
+        Ok(c)
+    };
+    let differences = |c: &Comparison| c.findings.iter().filter(|f| f.severity == Severity::Warning).count();
+    let mut c = evaluate(true)?;
+    // GeForce cards and some VMs have no P2P: NCCL then sends between local GPUs through
+    // the CPU (PHB paths, SHM connections). When the log fits that better, say so.
+    if differences(&c) > 0 {
+        let alt = evaluate(false)?;
+        if differences(&alt) < differences(&c) {
+            c = alt;
+            c.findings.insert(
+                0,
+                Finding {
+                    kind: "p2p_not_supported".into(),
+                    severity: Severity::Info,
+                    ranks: Vec::new(),
+                    channel: None,
+                    log: "local GPUs talk through the CPU (PHB paths, SHM connections)".into(),
+                    model: "P2P where the driver allows it".into(),
+                    cause: "the driver reports no P2P between these GPUs (GeForce cards, or P2P off in a VM or the BIOS); topo modelled that (--no-p2p-support)".into(),
+                },
+            );
         }
     }
-    let (an, gs, run) = m;
-
-    let mut c = Comparison {
-        release: opts.release.to_string(),
-        machine,
-        nodes,
-        env: env_pairs,
-        p2p_support,
-        checked: BTreeMap::new(),
-        findings: Vec::new(),
-        assumed,
-    };
-    let ctx = Ctx { facts, release: opts.release, log_release: log_release(facts) };
-    if !p2p_support {
-        c.findings.push(Finding {
-            kind: "p2p_not_supported".into(),
-            severity: Severity::Info,
-            ranks: Vec::new(),
-            channel: None,
-            log: "local GPUs connect through SHM".into(),
-            model: "P2P where the driver allows it".into(),
-            cause: "the driver reports no P2P between these GPUs (GeForce cards, or P2P off in a VM or the BIOS); topo modelled that (--no-p2p-support)".into(),
-        });
-    }
-    if let Some(print) = print {
-        compare_paths(&ctx, print, &an, &mut c);
-    }
-    compare_graphs(&ctx, primary, &gs, &mut c);
-    compare_channels(&ctx, primary, &run, &mut c);
-    compare_transports(&ctx, primary, &an, &mut c);
     Ok(c)
 }
 
@@ -191,12 +216,14 @@ impl Ctx<'_> {
         if !specific.is_empty() {
             parts.push(specific.to_string());
         }
-        match self.log_release {
-            Some(r) if r != self.release => {
-                parts.push(format!("the model ran NCCL {}, the log is NCCL {r}", self.release))
-            }
-            None => parts.push(format!("the log's release is not known exactly; the model ran NCCL {}", self.release)),
-            _ => {}
+        match (self.log_release, log_release_text(self.facts)) {
+            (Some(r), _) if r == self.release => {}
+            (Some(_), Some(t)) => parts.push(format!("the model ran NCCL {}, the log is {t}", self.release)),
+            (None, Some(t)) => parts.push(format!(
+                "the log does not print its version (its formats fit {t}); the model ran NCCL {} (--nccl-version to choose)",
+                self.release
+            )),
+            _ => parts.push(format!("the log's release is unknown; the model ran NCCL {}", self.release)),
         }
         if self.facts.env.is_empty() {
             parts.push("NCCL_* settings not printed in the log are not known to the model".into());
@@ -209,12 +236,22 @@ impl Ctx<'_> {
     }
 }
 
+/// The log's release when it says it exactly (a version line or nccl-tests' header).
 fn log_release(facts: &LogFacts) -> Option<Release> {
     let v = facts.nccl_version.as_ref()?;
-    if v.range.is_some() {
+    if v.source == super::facts::VersionSource::Formats {
         return None;
     }
     Release::parse(&v.value).ok()
+}
+
+/// How the log's release reads in a cause: `NCCL 2.23.4`, or `NCCL 2.14.3 to 2.20.5`.
+fn log_release_text(facts: &LogFacts) -> Option<String> {
+    let v = facts.nccl_version.as_ref()?;
+    Some(match &v.range {
+        Some((a, b)) if v.source == super::facts::VersionSource::Formats && a != b => format!("NCCL {a} to {b}"),
+        _ => format!("NCCL {}", v.value),
+    })
 }
 
 /// The first value of every NCCL_* setting the log prints.
@@ -225,17 +262,6 @@ fn first_settings(facts: &LogFacts) -> Vec<(String, String)> {
         .iter()
         .filter(|e| e.name.starts_with("NCCL_") && seen.insert(e.name.clone()))
         .map(|e| (e.name.clone(), e.value.clone()))
-        .collect()
-}
-
-/// Pairs of ranks on one host that the log connects with `transport`.
-fn local_pairs(facts: &LogFacts, comm: Option<usize>, transport: &str) -> BTreeSet<(i64, i64)> {
-    facts
-        .connections
-        .iter()
-        .filter(|x| x.comm.is_none() || x.comm == comm)
-        .filter(|x| x.transport == transport && x.from != x.to)
-        .map(|x| (x.from, x.to))
         .collect()
 }
 
@@ -316,15 +342,37 @@ fn compare_graphs(ctx: &Ctx, comm: Option<usize>, gs: &Graphs, c: &mut Compariso
     let Some((&rank, logged)) = by_rank.iter().next() else { return };
     let ours = printed_graphs(gs);
     let mut n = 0;
-    for (i, g) in logged.iter().enumerate() {
-        let Some(o) = ours.get(i) else {
+    // Which of topo's graphs each logged one is: by pattern (4 ring, 5 NVLS, 6 CollNet
+    // direct, 1 and 2 tree, 3 the tree when none came yet, else the CollNet chain).
+    let mut tree_seen = false;
+    let pick = |g: &GraphPrint, tree_seen: &mut bool| -> Option<&Graph> {
+        let want = match g.pattern {
+            4 => &gs.ring,
+            5 => &gs.nvls,
+            6 => &gs.collnet_direct,
+            1 | 2 => {
+                *tree_seen = true;
+                &gs.tree
+            }
+            3 if !*tree_seen => {
+                *tree_seen = true;
+                &gs.tree
+            }
+            3 => &gs.collnet_chain,
+            _ => return None,
+        };
+        want.computed.then_some(want)
+    };
+    for g in logged.iter() {
+        let Some(o) = pick(g, &mut tree_seen) else {
+            let i = g.index;
             c.findings.push(Finding {
                 kind: "graph".into(),
                 severity: Severity::Warning,
                 ranks: rank.map(|r| vec![r as i64]).unwrap_or_default(),
                 channel: None,
                 log: graph_fields(g),
-                model: format!("no graph {i}: topo computes {}", ours.len()),
+                model: format!("no such graph (topo computes {}; this was graph {i} of the rank)", ours.len()),
                 cause: ctx.cause("CollNet or NVLS enabled in the job but not in the model"),
             });
             continue;

@@ -126,9 +126,14 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                 has_parent[l.to] = true;
                 children.entry(l.from).or_default().push((l.to, l.kind.as_str(), l.bw));
             }
-            "NVL" if nodes[l.from].kind == "GPU" => nvlinks.entry(l.from).or_default().push((l.to, l.bw)),
-            "NVL" if nodes[l.to].kind == "GPU" && nodes[l.from].kind != "GPU" => {
-                nvlinks.entry(l.to).or_default().push((l.from, l.bw))
+            // The facts keep one link per GPU pair: each GPU lists its own NVLinks.
+            "NVL" if nodes[l.from].kind == "GPU" || nodes[l.to].kind == "GPU" => {
+                for (a, b) in [(l.from, l.to), (l.to, l.from)] {
+                    let list = nvlinks.entry(a).or_default();
+                    if nodes[a].kind == "GPU" && !list.iter().any(|&(t, _)| t == b) {
+                        list.push((b, l.bw));
+                    }
+                }
             }
             "C2C" if nodes[l.from].kind == "GPU" => {
                 c2c.insert(l.from, l.bw);
@@ -207,7 +212,7 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
         }
         let mut stack = vec![(c, cpu)];
         while let Some((parent, px)) = stack.pop() {
-            for &(child, kind, link_bw) in children.get(&parent).into_iter().flatten().rev() {
+            for &(child, kind, link_bw) in children.get(&parent).into_iter().flatten() {
                 let cn = &nodes[child];
                 match (kind, cn.kind.as_str()) {
                     ("PCI", "PCI" | "GPU" | "NIC" | "NVS") => {
