@@ -1,0 +1,366 @@
+//! `topo log` on synthetic NCCL logs: logs printed from topo's own model in the formats
+//! of each era of NCCL releases (tests/support/nccl_log.rs), read back by
+//! `topo::log::read_str`; the facts read must be the facts written. Also RCCL logs, a
+//! 2.4 log and inputs that are not logs.
+
+use proptest::prelude::*;
+
+#[path = "support/nccl_log.rs"]
+mod nccl_log;
+use nccl_log::*;
+
+mod common;
+
+/// Read a synthetic log and list what differs from what it holds.
+fn roundtrip(what: &str, log: &Log) -> Vec<String> {
+    match topo::log::read_str(&log.text, "synthetic") {
+        Ok(got) => differences(log, &got).into_iter().map(|d| format!("{what}: {d}")).collect(),
+        Err(e) => vec![format!("{what}: read failed: {e}")],
+    }
+}
+
+fn assert_none(failures: Vec<String>) {
+    if !failures.is_empty() {
+        let n = failures.len();
+        let shown: Vec<String> = failures.into_iter().take(12).collect();
+        panic!("{n} difference(s):\n{}", shown.join("\n"));
+    }
+}
+
+fn case(fixture: &'static str, nodes: usize, era: Era) -> Spec {
+    Spec::new(fixture, nodes, era)
+}
+
+/// A topology of `fixtures/fsroot` (detection's test machines) as a writer input.
+fn fsroot(name: &str) -> Topology {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/fsroot/{name}.xml"));
+    Topology::Xml { name: name.to_string(), text: std::fs::read_to_string(path).unwrap() }
+}
+
+// ---------------------------------------------------------------------------------------
+// Eras
+
+#[test]
+fn every_era_one_node() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        for fixture in ["dgx-h100", "workstation-4gpu", "dgx1-v100"] {
+            let log = write(&case(fixture, 1, era), &Envelope::default());
+            failures.extend(roundtrip(&format!("{fixture} x1 NCCL {}", era.name()), &log));
+        }
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn every_era_two_nodes() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        for fixture in ["dgx-h100", "workstation-4gpu", "dgx1-v100"] {
+            let log = write(&case(fixture, 2, era), &Envelope::default());
+            failures.extend(roundtrip(&format!("{fixture} x2 NCCL {}", era.name()), &log));
+        }
+    }
+    assert_none(failures);
+}
+
+/// The other machines: Grace Blackwell and Grace Hopper (C2C), and detection's test
+/// machines read from their topology XML.
+#[test]
+fn other_machines() {
+    let mut failures = Vec::new();
+    for era in [Era::new(18, 1), Era::new(22, 3), Era::new(26, 6), Era::new(28, 9), Era::new(30, 7)] {
+        for (fixture, nodes) in [("gb200-nvl72-tray", 1), ("gb200-nvl72-tray", 2), ("gh200", 2)] {
+            let log = write(&case(fixture, nodes, era), &Envelope::default());
+            failures.extend(roundtrip(&format!("{fixture} x{nodes} NCCL {}", era.name()), &log));
+        }
+        for name in ["ws-4gpu", "vm-flat", "dgx-h100"] {
+            for nodes in [1, 2] {
+                let mut spec = case("dgx-h100", nodes, era);
+                spec.topology = fsroot(name);
+                let log = write(&spec, &Envelope::default());
+                failures.extend(roundtrip(&format!("fsroot {name} x{nodes} NCCL {}", era.name()), &log));
+            }
+        }
+    }
+    assert_none(failures);
+}
+
+/// Without NCCL_DEBUG_SUBSYS=GRAPH and TUNING: no system print, graphs, `Ring`/`Tree`
+/// lines or tuning table; the INIT lines alone.
+#[test]
+fn init_lines_only() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("dgx-h100", 2, era);
+        spec.graph = false;
+        spec.tuning = false;
+        let log = write(&spec, &Envelope::default());
+        assert!(log.expected.systems.is_empty() && log.expected.graphs.is_empty());
+        failures.extend(roundtrip(&format!("INIT only, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+/// Split communicators: `ncclCommSplit ... parent ... color ... key` (2.21+), with the
+/// commId until 2.22, `splitCount` 2.24 to 2.28, `childCount` 2.29+; before 2.21 the
+/// plain init lines with another commId (2.16+) or comm pointer.
+#[test]
+fn split_communicators() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("workstation-4gpu", 2, era);
+        spec.split = true;
+        let log = write(&spec, &Envelope::default());
+        assert_eq!(log.expected.comms.len(), 3);
+        failures.extend(roundtrip(&format!("split, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+/// `ncclCommInitRankConfig` names the init function from 2.23 (and `[Rank N]` START
+/// lines from 2.29).
+#[test]
+fn init_function_names() {
+    let mut failures = Vec::new();
+    for era in [Era::new(23, 4), Era::new(28, 9), Era::new(29, 7), Era::new(30, 7)] {
+        let mut spec = case("dgx1-v100", 1, era);
+        spec.func = "ncclCommInitRankConfig";
+        let log = write(&spec, &Envelope::default());
+        failures.extend(roundtrip(&format!("InitRankConfig, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+/// Environment lines: numeric (`... to 4.`), level names, strings; the model runs with
+/// the same variables.
+#[test]
+fn environment_lines() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("dgx-h100", 2, era);
+        spec.env = vec![
+            ("NCCL_IB_TIMEOUT".into(), "20".into()),
+            ("NCCL_MIN_NCHANNELS".into(), "4".into()),
+            ("NCCL_NET_GDR_LEVEL".into(), "PHB".into()),
+            ("NCCL_SOCKET_IFNAME".into(), "=eth0".into()),
+            ("NCCL_ALGO".into(), "Ring,Tree".into()),
+        ];
+        let log = write(&spec, &Envelope::default());
+        assert!(log.expected.env.iter().any(|e| e.name == "NCCL_MIN_NCHANNELS" && e.value == "4"));
+        failures.extend(roundtrip(&format!("env, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+/// Sockets instead of InfiniBand: `NET/Socket : Using [0]eth0:...`, `NET/Socket/N`.
+#[test]
+fn socket_network() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("workstation-4gpu", 2, era);
+        spec.net = Net::Socket;
+        let log = write(&spec, &Envelope::default());
+        assert!(log.text.contains("via NET/Socket/"));
+        failures.extend(roundtrip(&format!("socket, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+// ---------------------------------------------------------------------------------------
+// NCCL's buffer sizes
+
+/// 64 channels make `Trees` lines longer than NCCL's 1023-byte records (and, from 2.29,
+/// than the 1022 characters of its own buffer): the items cut off are not read.
+#[test]
+fn long_lines_are_cut_as_nccl_cuts_them() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("dgx-h100", 1, era);
+        spec.env.push(("NCCL_MIN_NCHANNELS".into(), "64".into()));
+        let log = write(&spec, &Envelope::default());
+        let longest = log.text.lines().map(str::len).max().unwrap();
+        if !era.ge(29, 0) {
+            assert!(longest <= 1023, "NCCL {}: a record of {longest} bytes", era.name());
+        }
+        failures.extend(roundtrip(&format!("64 channels, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+/// Ring orders of 40 ranks: 20 printed without a mark until 2.22, `...` at 127
+/// characters from 2.23.
+#[test]
+fn ring_orders_of_many_ranks() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("dgx-h100", 5, era);
+        spec.graph = false;
+        let log = write(&spec, &Envelope::default());
+        assert!(log.expected.rings.iter().all(|r| r.truncated));
+        failures.extend(roundtrip(&format!("40 ranks, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+// ---------------------------------------------------------------------------------------
+// The envelope
+
+fn envelope(seed: u64) -> Envelope {
+    Envelope { seed, ..Envelope::default() }
+}
+
+#[test]
+fn prefix_forms() {
+    let mut failures = Vec::new();
+    for prefix in [Prefix::Nccl, Prefix::Stripped, Prefix::DevOnly, Prefix::OpenMpi, Prefix::Srun, Prefix::Torchrun] {
+        for era in [Era::new(7, 8), Era::new(18, 1), Era::new(23, 4), Era::new(30, 7)] {
+            let nodes = if matches!(prefix, Prefix::Stripped | Prefix::DevOnly) { 1 } else { 2 };
+            let env = Envelope { prefix, ..envelope(3) };
+            let log = write(&case("dgx1-v100", nodes, era), &env);
+            failures.extend(roundtrip(&format!("{prefix:?}, NCCL {}", era.name()), &log));
+        }
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn interleaved_ranks_and_hosts() {
+    let mut failures = Vec::new();
+    for order in [Order::Hosts, Order::Mixed] {
+        for &era in ERAS {
+            for seed in 1..3 {
+                let env = Envelope { order, ..envelope(seed) };
+                let log = write(&case("dgx-h100", 2, era), &env);
+                failures.extend(roundtrip(&format!("{order:?} seed {seed}, NCCL {}", era.name()), &log));
+            }
+        }
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn crlf_and_ansi_colour() {
+    let mut failures = Vec::new();
+    for era in [Era::new(5, 6), Era::new(21, 5), Era::new(27, 5), Era::new(30, 7)] {
+        for (crlf, ansi) in [(true, false), (false, true), (true, true)] {
+            let env = Envelope { crlf, ansi, order: Order::Mixed, ..envelope(5) };
+            let log = write(&case("workstation-4gpu", 2, era), &env);
+            assert_eq!(log.text.contains('\r'), crlf);
+            failures.extend(roundtrip(&format!("crlf {crlf} ansi {ansi}, NCCL {}", era.name()), &log));
+        }
+    }
+    assert_none(failures);
+}
+
+/// Two processes writing at once: a record cut after a space of its message, the next
+/// record on the same line. The cut record's facts are not read.
+#[test]
+fn spliced_records() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let env = Envelope { splices: 12, order: Order::Mixed, ..envelope(7) };
+        let log = write(&case("dgx-h100", 2, era), &env);
+        assert!(log.spliced > 0);
+        failures.extend(roundtrip(&format!("splices, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+#[test]
+fn program_output_in_between() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let env = Envelope { foreign: 25, order: Order::Mixed, ..envelope(11) };
+        let log = write(&case("dgx1-v100", 2, era), &env);
+        failures.extend(roundtrip(&format!("foreign lines, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+/// WARN records: an empty line first, `file:line NCCL WARN`, a timestamp before the
+/// host from 2.26.
+#[test]
+fn warnings_with_timestamps() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("workstation-4gpu", 2, era);
+        spec.warn = true;
+        let log = write(&spec, &Envelope { order: Order::Mixed, ..envelope(2) });
+        assert_eq!(log.text.contains("] gpu-node-0:"), era.ge(26, 0));
+        failures.extend(roundtrip(&format!("WARN, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
+// ---------------------------------------------------------------------------------------
+// Not NCCL 2.5+ logs
+
+#[test]
+fn rccl_logs_are_recognised() {
+    for banner in [true, false] {
+        let text = rccl_log(banner);
+        let got = topo::log::read_str(&text, "rccl").expect("an RCCL log is read (and reported as RCCL)");
+        assert_eq!(got.dialect, topo::log::Dialect::Rccl, "banner {banner}");
+        assert!(got.connections.is_empty() && got.trees.is_empty() && got.ring_links.is_empty());
+    }
+}
+
+#[test]
+fn nccl_2_4_is_recognised_and_not_read() {
+    let text = nccl_2_4_log();
+    let got = topo::log::read_str(&text, "nccl-2.4").expect("a 2.4 log is read with a warning");
+    assert!(!got.warnings.is_empty(), "no warning for a 2.4 log");
+    if let Some(v) = &got.nccl_version {
+        assert_eq!((v.major, v.minor, v.patch), (2, 4, 8));
+    }
+    assert!(got.trees.is_empty() && got.connections.is_empty(), "2.4 lines read as 2.5+ facts");
+}
+
+#[test]
+fn non_logs_are_refused() {
+    for (name, bytes) in non_logs() {
+        let r = topo::log::read(&mut bytes.as_slice(), name);
+        assert!(r.is_err(), "{name}: read as a log");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Any era, machine, job and envelope
+
+fn arb_spec() -> impl Strategy<Value = (Spec, Envelope)> {
+    let fixtures = prop::sample::select(vec!["dgx-h100", "dgx1-v100", "workstation-4gpu", "gb200-nvl72-tray"]);
+    let eras = prop::sample::select(ERAS.to_vec());
+    let orders = prop::sample::select(vec![Order::Sequential, Order::Hosts, Order::Mixed]);
+    let prefixes = prop::sample::select(vec![
+        Prefix::Nccl,
+        Prefix::Stripped,
+        Prefix::DevOnly,
+        Prefix::OpenMpi,
+        Prefix::Srun,
+        Prefix::Torchrun,
+    ]);
+    (fixtures, eras, 1usize..=3, any::<u64>(), orders, prefixes, any::<[bool; 6]>(), 0usize..6, 0usize..8).prop_map(
+        |(fixture, era, nodes, seed, order, prefix, flags, splices, foreign)| {
+            let mut spec = Spec::new(fixture, nodes, era);
+            spec.graph = flags[0] || flags[1];
+            spec.tuning = flags[1];
+            spec.split = flags[2];
+            spec.warn = flags[3];
+            let env = Envelope { seed, order, prefix, crlf: flags[4], ansi: flags[5], splices, foreign };
+            (spec, env)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn facts_read_are_facts_written((spec, env) in arb_spec()) {
+        let log = write(&spec, &env);
+        let what = format!("{:?} x{} NCCL {} {:?}", spec.topology, spec.nodes, spec.era.name(), env);
+        let d = roundtrip(&what, &log);
+        prop_assert!(d.is_empty(), "{}", d.join("\n"));
+    }
+}
