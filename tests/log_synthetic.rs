@@ -167,6 +167,34 @@ fn socket_network() {
     assert_none(failures);
 }
 
+/// Connection formats topo's model does not decide on the fixtures, forced: one process
+/// per host (`P2P/direct pointer`), copy engines (`/CE`, `SHM/CE/CE`), P2P read, PXN
+/// proxies `NET/IB/d(r)`, GDR over PCI `(PCI)`, multi-node NVLink `P2P/MNNVL`, and the
+/// point-to-point connections after init (`Channel NN/1`, `/Shared`).
+#[test]
+fn forced_connection_formats() {
+    let all = Variants {
+        single_process: true,
+        copy_engine: false,
+        read: true,
+        pxn: true,
+        gdr_pci: true,
+        mnnvl: false,
+        p2p_ops: true,
+    };
+    let ce = Variants { copy_engine: true, mnnvl: true, p2p_ops: true, ..Variants::default() };
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        for (fixture, variants) in [("dgx-h100", all), ("workstation-4gpu", ce), ("dgx1-v100", ce)] {
+            let mut spec = case(fixture, 2, era);
+            spec.variants = variants;
+            let log = write(&spec, &Envelope { order: Order::Mixed, ..envelope(13) });
+            failures.extend(roundtrip(&format!("{fixture} {variants:?}, NCCL {}", era.name()), &log));
+        }
+    }
+    assert_none(failures);
+}
+
 // ---------------------------------------------------------------------------------------
 // NCCL's buffer sizes
 
@@ -340,17 +368,36 @@ fn arb_spec() -> impl Strategy<Value = (Spec, Envelope)> {
         Prefix::Srun,
         Prefix::Torchrun,
     ]);
-    (fixtures, eras, 1usize..=3, any::<u64>(), orders, prefixes, any::<[bool; 6]>(), 0usize..6, 0usize..8).prop_map(
-        |(fixture, era, nodes, seed, order, prefix, flags, splices, foreign)| {
+    (
+        fixtures,
+        eras,
+        1usize..=3,
+        any::<u64>(),
+        orders,
+        prefixes,
+        any::<[bool; 6]>(),
+        any::<[bool; 7]>(),
+        0usize..6,
+        0usize..8,
+    )
+        .prop_map(|(fixture, era, nodes, seed, order, prefix, flags, v, splices, foreign)| {
             let mut spec = Spec::new(fixture, nodes, era);
             spec.graph = flags[0] || flags[1];
             spec.tuning = flags[1];
             spec.split = flags[2];
             spec.warn = flags[3];
+            spec.variants = Variants {
+                single_process: v[0],
+                copy_engine: v[1],
+                read: v[2],
+                pxn: v[3],
+                gdr_pci: v[4],
+                mnnvl: v[5],
+                p2p_ops: v[6],
+            };
             let env = Envelope { seed, order, prefix, crlf: flags[4], ansi: flags[5], splices, foreign };
             (spec, env)
-        },
-    )
+        })
 }
 
 proptest! {

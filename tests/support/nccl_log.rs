@@ -165,6 +165,29 @@ pub struct Spec {
     pub warn: bool,
     /// First part of the host names (`<base>-<n>`).
     pub host_base: String,
+    /// Connection formats topo's model does not decide on these machines, forced.
+    pub variants: Variants,
+}
+
+/// Forced connection formats (NCCL decides them from things topo does not model: the
+/// process layout, copy-engine variables, NIC placement, multi-node NVLink).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Variants {
+    /// One process drives every GPU of a host, one thread each (nccl-tests `-t`):
+    /// `P2P/direct pointer`; version, environment and network lines once per process.
+    pub single_process: bool,
+    /// NCCL_P2P_USE_CUDA_MEMCPY=1 and NCCL_SHM_USE_CUDA_MEMCPY=1: `/CE` (2.13+).
+    pub copy_engine: bool,
+    /// P2P read (`/read`, 2.7+) on every P2P connection.
+    pub read: bool,
+    /// NET sends through the GPU next to the NIC (PXN, `NET/IB/d(proxy)`, 2.12+).
+    pub pxn: bool,
+    /// GPUDirect RDMA over PCI (`/GDRDMA(PCI)`, 2.26+).
+    pub gdr_pci: bool,
+    /// Multi-node NVLink: peers on other hosts over `P2P/MNNVL` (2.20+), `MNNVL 1`.
+    pub mnnvl: bool,
+    /// Point-to-point operations after init: connection index 1, NET `/Shared`.
+    pub p2p_ops: bool,
 }
 
 impl Spec {
@@ -181,6 +204,7 @@ impl Spec {
             func: "ncclCommInitRank",
             warn: false,
             host_base: "gpu-node".into(),
+            variants: Variants::default(),
         }
     }
 }
@@ -348,14 +372,15 @@ fn world(spec: &Spec) -> World {
     for r in 0..nranks {
         let (h, l) = (r / local, r % local);
         let g = an.gpus.iter().find(|g| g.rank == l as i32).unwrap();
-        let pid = 41000 + 1000 * h as u32 + 37 * l as u32;
+        let single = spec.variants.single_process;
+        let pid = if single { 41000 + 1000 * h as u32 } else { 41000 + 1000 * h as u32 + 37 * l as u32 };
         procs.push(Proc {
             rank: r,
             host: h,
             local: l,
             pid,
-            tid: pid,
-            ctid: pid + 11,
+            tid: if single { pid + 1 + l as u32 } else { pid },
+            ctid: if single { pid + 101 + l as u32 } else { pid + 11 },
             dev: g.dev as u32,
             busid: g.busid.clone(),
             busid_num: topo::xml::busid_to_i64(&g.busid),
@@ -432,6 +457,9 @@ struct Rec {
     victim: bool,
     /// Items that might be read or not, for [`Log::optional_trees`] and `optional_paths`.
     opt_trees: Vec<(u32, u32)>,
+    /// Tree items cut mid-way: a reader that cannot see NCCL's prefix (stripped logs)
+    /// cannot tell them cut.
+    cut_trees: Vec<(u32, u32)>,
     opt_paths: Vec<(String, String, String)>,
 }
 
@@ -447,6 +475,7 @@ impl Rec {
             block: false,
             victim: false,
             opt_trees: Vec::new(),
+            cut_trees: Vec::new(),
             opt_paths: Vec::new(),
         }
     }
@@ -475,10 +504,18 @@ fn logger_room(era: Era, prefix: &str) -> Option<usize> {
     if era.ge(29, 0) { None } else { Some(1023usize.saturating_sub(prefix.len())) }
 }
 
-/// A message made of a head and items, cut at `room` bytes: the text, the number of
-/// items kept whole, and whether the last kept item ends exactly at the cut (a reader
-/// cannot tell it whole then).
-fn cut_items(head: &str, items: &[String], room: Option<usize>) -> (String, usize, bool) {
+/// A message made of a head and items, cut at `room` bytes.
+struct Cut {
+    text: String,
+    /// Items kept whole (and readable as whole).
+    keep: usize,
+    /// The last whole item ends exactly at the cut: a reader cannot tell it whole.
+    edge: Option<usize>,
+    /// The item the cut falls in.
+    straddle: Option<usize>,
+}
+
+fn cut_items(head: &str, items: &[String], room: Option<usize>) -> Cut {
     let mut s = head.to_string();
     let mut ends = Vec::new();
     for it in items {
@@ -487,22 +524,21 @@ fn cut_items(head: &str, items: &[String], room: Option<usize>) -> (String, usiz
     }
     match room {
         Some(room) if s.len() >= room => {
-            let cut = room.min(s.len());
-            let mut keep = ends.iter().filter(|&&e| e <= cut).count();
-            let edge = keep > 0 && ends[keep - 1] == cut;
-            if s.len() > cut {
-                let mut c = cut;
-                while !s.is_char_boundary(c) {
-                    c -= 1;
-                }
-                s.truncate(c);
+            let mut keep = ends.iter().filter(|&&e| e <= room).count();
+            let edge = (keep > 0 && ends[keep - 1] == room).then(|| keep - 1);
+            let straddle =
+                (keep < items.len() && ends[keep] > room && (keep == 0 || ends[keep - 1] < room)).then_some(keep);
+            let mut c = room.min(s.len());
+            while !s.is_char_boundary(c) {
+                c -= 1;
             }
-            if edge {
+            s.truncate(c);
+            if edge.is_some() {
                 keep -= 1;
             }
-            (s, keep, edge)
+            Cut { text: s, keep, edge, straddle }
         }
-        _ => (s, items.len(), false),
+        _ => Cut { text: s, keep: items.len(), edge: None, straddle: None },
     }
 }
 
@@ -1194,12 +1230,13 @@ fn bracket(w: &World, rank: usize) -> String {
     if w.era.ge(18, 3) { p.dev.to_string() } else { format!("{:x}", p.busid_num) }
 }
 
-/// The channel tag of a connection line.
-fn conn_tag(era: Era, c: usize, with_index: bool) -> String {
+/// The channel tag of a connection line: `Ring NN` until 2.6, then `Channel NN`, with
+/// the connection index where the release prints one.
+fn conn_tag(era: Era, c: usize, with_index: bool, conn: u32) -> String {
     if !era.ge(7, 0) {
         format!("Ring {c:02}")
     } else if with_index {
-        format!("Channel {c:02}/0")
+        format!("Channel {c:02}/{conn}")
     } else {
         format!("Channel {c:02}")
     }
@@ -1230,8 +1267,9 @@ struct ConnOut {
 
 /// The connection lines rank `p` prints for the edges it sends on (P2P, SHM, NET) and
 /// receives on (NET), per channel.
-fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph) -> ConnOut {
+fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> ConnOut {
     let era = w.era;
+    let vars = w.spec.variants;
     let mut out = ConnOut { recs: Vec::new(), pxn: false, gdr: false };
     let net_name = w.net.name();
     for &(c, a, b) in edges {
@@ -1239,7 +1277,8 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph) -> ConnOut {
         let same_host = pa.host == pb.host;
         let rec =
             same_host.then(|| w.an.p2p.iter().find(|r| r.from == pa.local as i32 && r.to == pb.local as i32)).flatten();
-        let transport = rec.map_or(Transport::Net, |r| r.transport);
+        let mnnvl = !same_host && vars.mnnvl && era.ge(20, 0);
+        let transport = if mnnvl { Transport::P2p } else { rec.map_or(Transport::Net, |r| r.transport) };
         let (ia, ib) = (bracket(w, a), bracket(w, b));
         let id_kind = Some(if era.ge(18, 3) { "nvml_dev" } else { "bus_id" }.to_string());
         let base = Connection {
@@ -1252,44 +1291,53 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph) -> ConnOut {
             id_kind,
             ..Connection::default()
         };
+        let ce = vars.copy_engine && era.ge(13, 0);
         match transport {
+            // P2P: printed by the sender (p2p.cc p2pSendSetup).
             Transport::P2p if a == p.rank => {
-                let r = rec.unwrap();
-                let read = era.ge(7, 0) && r.read == Some(true);
+                let read = era.ge(7, 0) && (vars.read || rec.is_some_and(|r| r.read == Some(true)));
                 let read_s = if read { "/read" } else { "" };
-                let inter = r.intermediate.filter(|&i| i >= 0);
-                let tag = conn_tag(era, c, era.ge(14, 0));
-                let (via, mode) = match inter {
+                let inter = rec.and_then(|r| r.intermediate).filter(|&i| i >= 0);
+                let same_process = vars.single_process && same_host;
+                let ce_s = if ce { "/CE" } else { "" };
+                let (via, mode, ce) = match inter {
                     Some(i) => {
                         let ir = i as usize + pa.host * w.local;
-                        (format!("P2P/indirect/{ir}[{}]{read_s}", bracket(w, ir)), "indirect")
+                        (format!("P2P/indirect/{ir}[{}]{read_s}", bracket(w, ir)), "indirect", false)
                     }
-                    None if era.ge(19, 0) => (format!("P2P/CUMEM{read_s}"), "CUMEM"),
-                    None => (format!("P2P/IPC{read_s}"), "IPC"),
+                    None if same_process && !ce => (format!("P2P/direct pointer{read_s}"), "direct pointer", false),
+                    None if mnnvl => (format!("P2P/MNNVL{read_s}{ce_s}"), "MNNVL", ce),
+                    None if era.ge(19, 0) => (format!("P2P/CUMEM{read_s}{ce_s}"), "CUMEM", ce),
+                    None => (format!("P2P/IPC{read_s}{ce_s}"), "IPC", ce),
                 };
+                let tag = conn_tag(era, c, era.ge(14, 0), conn);
                 let f = Connection {
-                    conn: era.ge(14, 0).then_some(0),
+                    conn: era.ge(14, 0).then_some(conn),
                     transport: "P2P".into(),
                     mode: mode.into(),
                     read,
+                    ce,
                     ..base
                 };
                 let msg = format!("{tag} : {a}[{ia}] -> {b}[{ib}] via {via}");
                 out.recs.push(Rec::info(p, msg, Fact::Conn(f)).on(p.ctid).victim());
             }
+            // SHM: printed by the sender (shm.cc shmSendSetup).
             Transport::Shm if a == p.rank => {
                 let (via, mode) = if !era.ge(13, 0) {
-                    ("direct shared memory", "direct shared memory")
+                    ("direct shared memory".to_string(), "direct shared memory".to_string())
                 } else if !era.ge(30, 7) {
-                    ("SHM/direct/direct", "direct/direct")
+                    let side = if ce { "CE" } else { "direct" };
+                    (format!("SHM/{side}/{side}"), format!("{side}/{side}"))
                 } else {
-                    ("SHM/direct", "direct")
+                    ("SHM/direct".into(), "direct".into())
                 };
-                let tag = conn_tag(era, c, false);
-                let f = Connection { transport: "SHM".into(), mode: mode.into(), ..base };
+                let tag = conn_tag(era, c, false, conn);
+                let f = Connection { transport: "SHM".into(), mode, ce: ce && !era.ge(30, 7), ..base };
                 let msg = format!("{tag} : {a}[{ia}] -> {b}[{ib}] via {via}");
                 out.recs.push(Rec::info(p, msg, Fact::Conn(f)).on(p.ctid).victim());
             }
+            // NET: printed by both sides (net.cc sendSetup, recvSetup).
             Transport::Net => {
                 let send = a == p.rank;
                 let me = if send { a } else { b };
@@ -1298,12 +1346,21 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph) -> ConnOut {
                 let gdr_rec = w.an.gdr.iter().find(|r| r.rank == me_p.local as i32 && r.net == dev);
                 let mode = gdr_rec.map_or(GdrMode::Disabled, |r| if send { r.send } else { r.recv });
                 let gdr = mode != GdrMode::Disabled;
-                let pci = gdr && mode == GdrMode::Pci && era.ge(26, 0);
-                let proxy = gdr_rec.map_or(me as i64, |r| r.proxy_rank as i64 + w.offset(me_p.host));
+                let pci = gdr && (mode == GdrMode::Pci || vars.gdr_pci) && era.ge(26, 0);
+                let mut proxy = gdr_rec.map_or(me as i64, |r| r.proxy_rank as i64 + w.offset(me_p.host));
+                if vars.pxn {
+                    // The GPU next to the NIC forwards (PXN), when it is another one.
+                    let sys = &w.an.system;
+                    let local = sys.net_by_dev(dev).and_then(|n| sys.list(NodeType::Net)[n].net()).map(|x| x.local_gpu);
+                    if let Some(l) = local.filter(|&l| l >= 0) {
+                        proxy = l as i64 + w.offset(me_p.host);
+                    }
+                }
                 let show_proxy = send && era.ge(12, 0) && proxy != me as i64;
+                let shared = conn > 0 && era.ge(8, 0);
                 out.pxn |= show_proxy;
                 out.gdr |= gdr;
-                let tag = conn_tag(era, c, era.ge(12, 0));
+                let tag = conn_tag(era, c, era.ge(12, 0), conn);
                 let side = if send { "send" } else { "receive" };
                 let mut via = format!("NET/{net_name}/{dev}");
                 if show_proxy {
@@ -1315,8 +1372,11 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph) -> ConnOut {
                 if pci {
                     via.push_str("(PCI)");
                 }
+                if shared {
+                    via.push_str("/Shared");
+                }
                 let f = Connection {
-                    conn: era.ge(12, 0).then_some(0),
+                    conn: era.ge(12, 0).then_some(conn),
                     side: Some(side.into()),
                     transport: "NET".into(),
                     mode: net_name.into(),
@@ -1324,6 +1384,7 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph) -> ConnOut {
                     proxy_rank: show_proxy.then_some(proxy),
                     gdr,
                     gdr_pci: pci,
+                    shared,
                     ..base
                 };
                 let msg = format!("{tag} : {a}[{ia}] -> {b}[{ib}] [{side}] via {via}");
@@ -1545,12 +1606,11 @@ fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
 /// Everything rank `p` prints, in order.
 fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     let era = w.era;
-    let run = &w.run;
-    let host = &w.hosts[p.host];
-    let prefix = info_prefix(host, p, p.tid);
     let mut v: Vec<Rec> = Vec::new();
     let r = p.rank as u32;
 
+    // One process may drive several GPUs: some lines are printed once per process.
+    let first_in_process = !w.spec.variants.single_process || p.local == 0;
     // Version (init.cc showVersion): printf by rank 0 until 2.21, INFO by every process after.
     if !era.ge(22, 0) {
         if p.rank == 0 {
@@ -1558,22 +1618,15 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
             rec.level = Level::Bare;
             v.push(rec);
         }
-    } else {
+    } else if first_in_process {
         v.push(Rec::info(p, version_text(era), Fact::Version));
         if era.ge(29, 2) {
             v.push(Rec::info(p, format!("NCCL git version master {:07x}", 0x3b8f1a2 + era.minor), Fact::None));
         }
     }
-    v.push(Rec::info(p, format!("Bootstrap : Using eth0:10.{}.0.{}<0>", p.host, 1 + p.local), Fact::None).victim());
-    for (name, value) in &w.spec.env {
-        if let Some((msg, val)) = env_line(era, name, value) {
-            let f =
-                EnvSetting { name: name.clone(), value: val, source: "environment".into(), host: Some(host.clone()) };
-            v.push(Rec::info(p, msg, Fact::Env(f)).victim());
-        }
+    if first_in_process {
+        v.extend(process_records(w, p));
     }
-    let (msg, nu) = net_using(w, p);
-    v.push(Rec::info(p, msg, Fact::NetUsing(nu)));
     if era.ge(13, 0) {
         v.push(Rec::info(p, "cudaDriverVersion 12040".into(), Fact::None).victim());
     }
@@ -1586,6 +1639,39 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     if let Some(m) = affinity_line(w, p) {
         v.push(Rec::info(p, m, Fact::None).victim());
     }
+    rank_init_records(w, comms, p, v)
+}
+
+/// What a process prints once: bootstrap, environment and network lines.
+fn process_records(w: &World, p: &Proc) -> Vec<Rec> {
+    let era = w.era;
+    let host = &w.hosts[p.host];
+    let mut v = Vec::new();
+    v.push(Rec::info(p, format!("Bootstrap : Using eth0:10.{}.0.{}<0>", p.host, 1 + p.local), Fact::None).victim());
+    let mut env = w.spec.env.clone();
+    if w.spec.variants.copy_engine {
+        env.push(("NCCL_P2P_USE_CUDA_MEMCPY".into(), "1".into()));
+        env.push(("NCCL_SHM_USE_CUDA_MEMCPY".into(), "1".into()));
+    }
+    for (name, value) in &env {
+        if let Some((msg, val)) = env_line(era, name, value) {
+            let f =
+                EnvSetting { name: name.clone(), value: val, source: "environment".into(), host: Some(host.clone()) };
+            v.push(Rec::info(p, msg, Fact::Env(f)).victim());
+        }
+    }
+    let (msg, nu) = net_using(w, p);
+    v.push(Rec::info(p, msg, Fact::NetUsing(nu)));
+    v
+}
+
+/// The rest of a rank's init, from the system print to `Init COMPLETE`.
+fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) -> Vec<Rec> {
+    let era = w.era;
+    let run = &w.run;
+    let host = &w.hosts[p.host];
+    let prefix = info_prefix(host, p, p.tid);
+    let r = p.rank as u32;
 
     // System print and paths (INFO GRAPH).
     if w.spec.graph {
@@ -1599,13 +1685,13 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
             if era.ge(21, 0) {
                 room = Some(room.map_or(1023, |r| r.min(1023)));
             }
-            let (msg, keep, edge) = cut_items(head, &texts, room);
-            sp.paths.extend(items[..keep].iter().map(|(_, e)| e.clone()));
-            if edge {
-                let e = &items[keep].1;
+            let cut = cut_items(head, &texts, room);
+            sp.paths.extend(items[..cut.keep].iter().map(|(_, e)| e.clone()));
+            if let Some(i) = cut.edge {
+                let e = &items[i].1;
                 optional.push((host.clone(), e.from.clone(), e.to.clone()));
             }
-            path_recs.push(msg);
+            path_recs.push(cut.text);
         }
         let mut first = true;
         for line in so.lines {
@@ -1635,13 +1721,14 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     let local_ranks = w.local as u32;
     if era.ge(20, 0) {
         let msg = format!(
-            "comm {} rank {} nRanks {} nNodes {} localRanks {} localRank {} MNNVL 0",
+            "comm {} rank {} nRanks {} nNodes {} localRanks {} localRank {} MNNVL {}",
             comm_ptr(p, 0),
             p.rank,
             w.nranks,
             w.spec.nodes,
             local_ranks,
-            p.local
+            p.local,
+            w.spec.variants.mnnvl as i32
         );
         let f = Fact::Nodes { comm: 0, rank: r, nnodes: w.spec.nodes as u32, local_ranks, local_rank: p.local as u32 };
         v.push(Rec::info(p, msg, f));
@@ -1705,7 +1792,7 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
 
     // Connections.
     let (ring_e, tree_e) = edges(w, p);
-    let ring_c = connections(w, p, &ring_e, &w.gs.ring);
+    let ring_c = connections(w, p, &ring_e, &w.gs.ring, 0);
     v.extend(ring_c.recs);
     if era.ge(24, 0) {
         v.push(Rec::info(
@@ -1716,7 +1803,7 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     } else if era.ge(8, 0) {
         v.push(Rec::info(p, "Connected all rings".into(), Fact::None));
     }
-    let tree_c = connections(w, p, &tree_e, &w.gs.tree);
+    let tree_c = connections(w, p, &tree_e, &w.gs.tree, 0);
     v.extend(tree_c.recs);
     if era.ge(8, 0) {
         v.push(Rec::info(p, "Connected all trees".into(), Fact::None));
@@ -1729,6 +1816,22 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     }
     let m = comm_line(w, p, comms, 0, false).unwrap();
     v.push(Rec::info(p, m, Fact::Rank { comm: 0, rank: r, complete: true }));
+
+    // Point-to-point operations after init (connection index 1, shared NET buffers).
+    if w.spec.variants.p2p_ops && era.ge(8, 0) && w.nranks > 1 {
+        let n = w.nranks;
+        let mut e = Vec::new();
+        for peer in [w.local % n, 1] {
+            if peer == 0 {
+                continue;
+            }
+            for c in 0..2usize.min(w.run.n_channels) {
+                e.push((c, p.rank, (p.rank + peer) % n));
+                e.push((c, (p.rank + n - peer) % n, p.rank));
+            }
+        }
+        v.extend(connections(w, p, &e, &w.gs.ring, 1).recs);
+    }
 
     // Split communicators: their init lines only.
     for c in 1..comms.len() {
@@ -1822,20 +1925,13 @@ fn trees_record(w: &World, p: &Proc, prefix: &str) -> Rec {
         links.push(t);
     }
     // The items' own buffer keeps 1022 characters; the logger then keeps 1023 bytes.
-    let own = cut_items("", &items, Some(1022));
-    let items: Vec<String> = items[..own.1].to_vec();
-    let mut edge_items = Vec::new();
-    if own.2 {
-        edge_items.push(links[own.1].channel);
-    }
-    let room = logger_room(era, prefix);
-    let (msg, keep, edge) = cut_items("Trees", &items, room);
-    if edge {
-        edge_items.push(links[keep].channel);
-    }
-    let kept: Vec<TreeLink> = links[..keep].to_vec();
+    let room = logger_room(era, prefix).map_or(5 + 1022, |r| r.min(5 + 1022));
+    let cut = cut_items("Trees", &items, Some(room));
+    let kept: Vec<TreeLink> = links[..cut.keep].to_vec();
+    let msg = cut.text;
     let mut rec = Rec::info(p, msg, Fact::Trees(kept));
-    rec.opt_trees = edge_items.into_iter().map(|c| (r as u32, c)).collect();
+    rec.opt_trees = cut.edge.iter().map(|&i| (r as u32, links[i].channel)).collect();
+    rec.cut_trees = cut.straddle.iter().map(|&i| (r as u32, links[i].channel)).collect();
     rec
 }
 
@@ -2269,7 +2365,7 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
             nnodes,
             nnodes_source: source,
             local_ranks: era.ge(20, 0).then_some(local),
-            mnnvl: era.ge(20, 0).then_some(false),
+            mnnvl: era.ge(20, 0).then_some(c == 0 && w.spec.variants.mnnvl),
             func,
             primary: c == 0,
         });
@@ -2289,6 +2385,9 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
             hosts.push(h);
         }
         log.optional_trees.extend(r.opt_trees.iter().copied());
+        if !hosts_known {
+            log.optional_trees.extend(r.cut_trees.iter().copied());
+        }
         for (h, a, b) in &r.opt_paths {
             log.optional_paths.insert((if hosts_known { h.clone() } else { String::new() }, a.clone(), b.clone()));
         }
@@ -2358,7 +2457,7 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
 // Comparing
 
 /// A communicator's identity that does not depend on the order a reader lists them
-/// in: the (host, pid) of its ranks, else its size and id.
+/// in: the (host, pid, bus id) of its ranks, else its size and id.
 fn comm_keys(f: &LogFacts) -> Vec<String> {
     (0..f.comms.len())
         .map(|c| {
@@ -2366,7 +2465,7 @@ fn comm_keys(f: &LogFacts) -> Vec<String> {
                 .ranks
                 .iter()
                 .filter(|r| r.comm == c)
-                .filter_map(|r| Some(format!("{}:{}", r.host.as_ref()?, r.pid?)))
+                .filter_map(|r| Some(format!("{}:{}:{}", r.host.as_ref()?, r.pid?, r.bus_id.as_deref().unwrap_or("?"))))
                 .collect();
             members.sort();
             if members.is_empty() { format!("n{}:{:?}", f.comms[c].nranks, f.comms[c].id) } else { members.join(",") }
