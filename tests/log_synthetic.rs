@@ -153,6 +153,23 @@ fn environment_lines() {
     assert_none(failures);
 }
 
+/// CollNet (every NIC CollNet capable): the CollNet graphs and their heads' `CollNet`
+/// connection lines.
+#[test]
+fn collnet_lines() {
+    let mut failures = Vec::new();
+    for &era in ERAS {
+        let mut spec = case("dgx-h100", 2, era);
+        spec.collnet = true;
+        let log = write(&spec, &Envelope::default());
+        if era.ge(6, 0) {
+            assert!(log.text.contains("via COLLNET/SHARP/"), "NCCL {}", era.name());
+        }
+        failures.extend(roundtrip(&format!("CollNet, NCCL {}", era.name()), &log));
+    }
+    assert_none(failures);
+}
+
 /// Sockets instead of InfiniBand: `NET/Socket : Using [0]eth0:...`, `NET/Socket/N`.
 #[test]
 fn socket_network() {
@@ -386,6 +403,7 @@ fn arb_spec() -> impl Strategy<Value = (Spec, Envelope)> {
             spec.tuning = flags[1];
             spec.split = flags[2];
             spec.warn = flags[3];
+            spec.collnet = flags[0] && flags[4];
             spec.variants = Variants {
                 single_process: v[0],
                 copy_engine: v[1],

@@ -163,6 +163,9 @@ pub struct Spec {
     pub func: &'static str,
     /// One WARN record per host (timestamped from 2.26).
     pub warn: bool,
+    /// Every NIC is CollNet capable (topo's `--collnet`): CollNet graphs and the
+    /// `CollNet NN : r [send] via COLLNET/...` lines of their heads (2.6+).
+    pub collnet: bool,
     /// First part of the host names (`<base>-<n>`).
     pub host_base: String,
     /// Connection formats topo's model does not decide on these machines, forced.
@@ -203,6 +206,7 @@ impl Spec {
             split: false,
             func: "ncclCommInitRank",
             warn: false,
+            collnet: false,
             host_base: "gpu-node".into(),
             variants: Variants::default(),
         }
@@ -358,7 +362,7 @@ fn world(spec: &Spec) -> World {
         Topology::Xml { name, text } => (topo::xml::parse(text, None).unwrap().0, name.clone()),
     };
     let env = Env::for_release(release, spec.env.iter().cloned());
-    let opts = model::Options { nodes: spec.nodes, env, ..model::Options::default() };
+    let opts = model::Options { nodes: spec.nodes, env, collnet: spec.collnet, ..model::Options::default() };
     let an = model::analyze(&x, &name, &opts).unwrap();
     assert!(an.trimmed.is_empty(), "{name}: the writer does not model trimming domains");
     let so = SearchOptions::from_analysis(&an);
@@ -1396,6 +1400,60 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
     out
 }
 
+/// The CollNet connections of the channels rank `p` heads on its node
+/// (transport/coll_net.cc sendSetup, recvSetup): `Coll NN` 2.6 to 2.8, `CollNet NN`
+/// 2.9 to 2.13, `CollNet NN/c` after.
+fn collnet_records(w: &World, p: &Proc) -> Vec<Rec> {
+    let era = w.era;
+    let g = &w.gs.collnet_chain;
+    let mut v = Vec::new();
+    if !w.spec.collnet || !era.ge(6, 0) || !g.computed || w.spec.nodes < 2 {
+        return v;
+    }
+    for c in 0..g.n_channels.max(0) as usize {
+        if g.intra[c * w.local] != p.local as i32 {
+            continue;
+        }
+        let dev = net_of(w, g, c, p.rank);
+        let gdr_rec = w.an.gdr.iter().find(|r| r.rank == p.local as i32 && r.net == dev);
+        for side in ["send", "receive"] {
+            let mode = gdr_rec.map_or(GdrMode::Disabled, |r| if side == "send" { r.send } else { r.recv });
+            let gdr = mode != GdrMode::Disabled;
+            let pci = gdr && (mode == GdrMode::Pci || w.spec.variants.gdr_pci) && era.ge(26, 0);
+            let tag = if !era.ge(9, 0) {
+                format!("Coll {c:02}")
+            } else if !era.ge(14, 0) {
+                format!("CollNet {c:02}")
+            } else {
+                format!("CollNet {c:02}/0")
+            };
+            let mut via = format!("COLLNET/SHARP/{dev}");
+            if gdr {
+                via.push_str("/GDRDMA");
+            }
+            if pci {
+                via.push_str("(PCI)");
+            }
+            let f = Connection {
+                comm: Some(0),
+                channel: c as u32,
+                conn: era.ge(14, 0).then_some(0),
+                from: p.rank as i64,
+                to: -1,
+                side: Some(side.into()),
+                transport: "COLLNET".into(),
+                mode: "SHARP".into(),
+                net_dev: Some(dev as u32),
+                gdr,
+                gdr_pci: pci,
+                ..Connection::default()
+            };
+            v.push(Rec::info(p, format!("{tag} : {} [{side}] via {via}", p.rank), Fact::Conn(f)).on(p.ctid).victim());
+        }
+    }
+    v
+}
+
 /// The edges of the ring phase and of the tree phase for rank `p`: (channel, from, to)
 /// for every connection it sets up (sends, and receives), a peer connected by the
 /// ring not again by the tree (ncclTransportP2pSetup skips connected peers).
@@ -1808,6 +1866,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
     if era.ge(8, 0) {
         v.push(Rec::info(p, "Connected all trees".into(), Fact::None));
     }
+    v.extend(collnet_records(w, p));
     if era.ge(17, 0) {
         v.push(counts);
     }
@@ -2114,7 +2173,13 @@ fn channel_counts(w: &World, p: &Proc) -> Rec {
     let (p2p, per_peer) = p2p_channels(w);
     let coll = w.run.n_channels as u32;
     let nvls = w.tune.as_ref().map_or(0, |m| m.comm.nvls_channels) as u32;
-    let collnet = if era.ge(21, 0) { coll } else { 0 };
+    let collnet = if era.ge(21, 0) {
+        coll
+    } else if w.spec.collnet && w.gs.collnet_chain.computed && w.spec.nodes > 1 {
+        w.gs.collnet_chain.n_channels.max(0) as u32
+    } else {
+        0
+    };
     let mut c = ChannelCounts {
         comm: Some(0),
         rank: Some(p.rank as u32),
