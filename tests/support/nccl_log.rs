@@ -1837,6 +1837,10 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
 
     // Tuning table (rank 0, INFO TUNING) and thread thresholds (graph/tuning.cc).
     if let Some(m) = &w.tune {
+        let algo_set = w.spec.env.iter().any(|(k, _)| k == "NCCL_ALGO" || k == "NCCL_PROTO");
+        if era.ge(24, 0) && algo_set && p.rank == 0 {
+            v.push(matrix_record(p, m));
+        }
         if w.spec.tuning && p.rank == 0 {
             v.extend(tuning_records(w, p, m));
         }
@@ -2145,6 +2149,34 @@ fn tuning_records(w: &World, p: &Proc, m: &topo::tune::Model) -> Vec<Rec> {
     out
 }
 
+/// The multi-line `Enabled NCCL Func/Proto/Algo Matrix:` record (graph/tuning.cc, 2.24+,
+/// rank 0 when NCCL_ALGO or NCCL_PROTO is set): one INFO record whose rows follow on
+/// lines of their own, without a prefix, and an empty line last.
+fn matrix_record(p: &Proc, m: &topo::tune::Model) -> Rec {
+    let t = &m.table;
+    let mut s = String::from("Enabled NCCL Func/Proto/Algo Matrix:\n     Function | ");
+    for pr in Proto::ALL {
+        let _ = write!(s, "{:>8}  ", pr.name());
+    }
+    s.push_str(" | ");
+    for a in m.algos() {
+        let _ = write!(s, "{:>13}  ", a.name());
+    }
+    s.push('\n');
+    for f in Func::ALL {
+        let _ = write!(s, "{:>13} | ", f.name());
+        for pr in Proto::ALL {
+            let _ = write!(s, "{:>8}  ", t.proto_enable[f][pr]);
+        }
+        s.push_str(" | ");
+        for &a in m.algos() {
+            let _ = write!(s, "{:>13}  ", t.algo_enable[f][a]);
+        }
+        s.push('\n');
+    }
+    Rec::info(p, s, Fact::None).block()
+}
+
 /// `threadThresholds ...` (graph/tuning.cc): tree | ring in 2.5, with CollNet's three
 /// until 2.13, then CollNet Direct and Chain Simple only.
 fn thresholds(w: &World, p: &Proc, m: &topo::tune::Model) -> (String, Thresholds) {
@@ -2214,6 +2246,8 @@ struct Line {
     rec: Option<usize>,
     /// May take a splice from the line before it (a complete prefixed INFO record).
     spliceable: bool,
+    /// A further line of a multi-line record (nothing can come between).
+    cont: bool,
 }
 
 const FOREIGN: &[&str] = &[
@@ -2289,21 +2323,31 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
         let id = recs.len();
         recs.push(rec);
         match rec.level {
-            Level::Bare => lines.push(Line { text: format!("{tag}{}", rec.msg), rec: Some(id), spliceable: false }),
+            Level::Bare => {
+                lines.push(Line { text: format!("{tag}{}", rec.msg), rec: Some(id), spliceable: false, cont: false })
+            }
             Level::Info => {
                 let level = if env.ansi { "\x1b[32mNCCL INFO\x1b[0m".to_string() } else { "NCCL INFO".to_string() };
+                // A message with newlines (the 2.24+ enable matrix) goes out in one write:
+                // its further lines carry no prefix (but the launcher's tag).
+                let mut parts = rec.msg.split('\n');
+                let first = parts.next().unwrap_or_default();
                 let text = match env.prefix {
-                    Prefix::Stripped => format!("{level} {}", rec.msg),
-                    Prefix::DevOnly => format!("[{}] {level} {}", proc_.dev, rec.msg),
-                    _ => format!("{tag}{host}:{}:{} [{}] {level} {}", proc_.pid, rec.tid, proc_.dev, rec.msg),
+                    Prefix::Stripped => format!("{level} {first}"),
+                    Prefix::DevOnly => format!("[{}] {level} {first}", proc_.dev),
+                    _ => format!("{tag}{host}:{}:{} [{}] {level} {first}", proc_.pid, rec.tid, proc_.dev),
                 };
-                lines.push(Line { text, rec: Some(id), spliceable: !stripped });
+                let more: Vec<&str> = parts.collect();
+                lines.push(Line { text, rec: Some(id), spliceable: !stripped && more.is_empty(), cont: false });
+                for m in more {
+                    lines.push(Line { text: format!("{tag}{m}"), rec: None, spliceable: false, cont: true });
+                }
             }
             Level::Warn => {
                 if stripped {
                     continue;
                 }
-                lines.push(Line { text: tag.clone(), rec: None, spliceable: false });
+                lines.push(Line { text: tag.clone(), rec: None, spliceable: false, cont: false });
                 let ts =
                     if era.ge(26, 0) { format!("[2025-03-14 10:02:{:02}] ", 10 + proc_.host) } else { String::new() };
                 let mut text = format!(
@@ -2313,7 +2357,8 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
                 if env.ansi {
                     text = format!("\x1b[1;31m{text}\x1b[0m");
                 }
-                lines.push(Line { text, rec: Some(id), spliceable: false });
+                // The empty line and the record are one write.
+                lines.push(Line { text, rec: Some(id), spliceable: false, cont: true });
             }
         }
     }
@@ -2321,7 +2366,10 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
     // Program output in between.
     if !stripped {
         for k in 0..env.foreign {
-            let at = rng.below(lines.len() + 1);
+            let mut at = rng.below(lines.len() + 1);
+            while at < lines.len() && lines[at].cont {
+                at += 1;
+            }
             let tag = match env.prefix {
                 Prefix::OpenMpi => "[1,0]<stdout>:".to_string(),
                 Prefix::Srun => "0: ".to_string(),
@@ -2329,7 +2377,7 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
                 _ => String::new(),
             };
             let text = format!("{tag}{}", FOREIGN[(k + rng.below(FOREIGN.len())) % FOREIGN.len()]);
-            lines.insert(at, Line { text, rec: None, spliceable: false });
+            lines.insert(at, Line { text, rec: None, spliceable: false, cont: false });
         }
     }
 
@@ -2355,7 +2403,7 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
             let next = lines.remove(i + 1);
             let merged = format!("{}{}", &lines[i].text[..cut], next.text);
             lost.insert(lines[i].rec.unwrap());
-            lines[i] = Line { text: merged, rec: next.rec, spliceable: false };
+            lines[i] = Line { text: merged, rec: next.rec, spliceable: false, cont: false };
         }
     }
 
