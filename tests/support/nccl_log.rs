@@ -1597,7 +1597,8 @@ fn env_line(era: Era, name: &str, value: &str) -> Option<(String, String)> {
 fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
     let era = w.era;
     let host = &w.hosts[p.host];
-    let addr = format!("10.{}.0.{}<0>", p.host, 1 + p.local);
+    // The host's address: the same for every process of the host.
+    let addr = format!("10.{}.0.1<0>", p.host);
     match w.net {
         NetKind::Socket => {
             let dev = NetDevice { index: 0, name: "eth0".into(), port: None, link: Some(addr.clone()) };
@@ -1705,7 +1706,7 @@ fn process_records(w: &World, p: &Proc) -> Vec<Rec> {
     let era = w.era;
     let host = &w.hosts[p.host];
     let mut v = Vec::new();
-    v.push(Rec::info(p, format!("Bootstrap : Using eth0:10.{}.0.{}<0>", p.host, 1 + p.local), Fact::None).victim());
+    v.push(Rec::info(p, format!("Bootstrap : Using eth0:10.{}.0.1<0>", p.host), Fact::None).victim());
     let mut env = w.spec.env.clone();
     if w.spec.variants.copy_engine {
         env.push(("NCCL_P2P_USE_CUDA_MEMCPY".into(), "1".into()));
