@@ -2,12 +2,17 @@
 //! 2.30, read into [`LogFacts`].
 //!
 //! Reading is one streaming pass (memory grows with the communicators, not the file):
-//! physical lines, then NCCL records (a line may hold several when processes
-//! interleave), then one parsed kind per record, then facts assembled per printing
-//! stream. Holding the facts against topo's model is [`compare`]; rebuilding a topology
-//! from a system print is [`rebuild`]. Nothing here prints.
+//! physical lines ([`reader`]), then NCCL records (a line may hold several when
+//! processes interleave, [`segment`]), then one parsed kind per record, then facts
+//! assembled per printing stream. Nothing here prints.
 
 pub mod facts;
+#[allow(dead_code)]
+mod reader;
+#[allow(dead_code)]
+mod scan;
+#[allow(dead_code)]
+mod segment;
 
 pub use facts::*;
 
