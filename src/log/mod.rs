@@ -3,16 +3,22 @@
 //!
 //! Reading is one streaming pass (memory grows with the communicators, not the file):
 //! physical lines ([`reader`]), then NCCL records (a line may hold several when
-//! processes interleave, [`segment`]), then one parsed kind per record, then facts
+//! processes interleave, [`segment`]), then one parsed kind per record ([`classify`]), then facts
 //! assembled per printing stream. Nothing here prints.
 
 pub mod facts;
+#[allow(dead_code)]
+mod classify;
+#[allow(dead_code)]
+mod known;
 #[allow(dead_code)]
 mod reader;
 #[allow(dead_code)]
 mod scan;
 #[allow(dead_code)]
 mod segment;
+#[allow(dead_code)]
+mod system;
 
 pub use facts::*;
 
