@@ -47,6 +47,13 @@ pub struct LogFacts {
     pub nets: Vec<NetUse>,
     /// GPUDirect RDMA verdicts printed per NIC or per GPU/NIC pair.
     pub gdr: Vec<GdrLine>,
+    /// CPU affinity of each GPU's threads (`Setting affinity for GPU ...`).
+    pub affinity: Vec<Affinity>,
+    /// `Connected all rings` / `Connected all trees` / ... per rank.
+    pub connected: Vec<ConnectedMark>,
+    /// Other one-line facts: CUDA driver, P2P chunk size, bootstrap interface, launch
+    /// mode, init timings, net plugin.
+    pub details: Vec<Detail>,
     /// `N coll channels, ...` per rank.
     pub channel_counts: Vec<ChannelCounts>,
     /// `threadThresholds ...` per rank.
@@ -121,6 +128,8 @@ pub struct LineCounts {
     pub truncated: u64,
     /// Lines that are not NCCL's (program output, blank lines).
     pub foreign: u64,
+    /// Physical lines longer than the reader keeps (64 KiB; the rest was skipped).
+    pub overlong: u64,
     /// Unknown NCCL records by first word, for `--verbose`.
     pub unknown_by_word: BTreeMap<String, u64>,
 }
@@ -270,20 +279,22 @@ pub struct GraphPrint {
 }
 
 /// One channel line of a graph: ` 0 : NET/0 GPU/0 GPU/1 NET/0`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct GraphChannel {
     pub channel: u32,
     /// The NET it starts from and ends at, as printed after `NET/`.
     pub net_in: Option<String>,
     pub net_out: Option<String>,
-    /// Ranks in channel order (bus ids mapped to ranks for 2.27.5+ logs).
+    /// Ranks in channel order (bus ids mapped to ranks for 2.27.5+ logs; empty when a
+    /// bus id could not be mapped). NVLS graphs (pattern 5) hold one GPU per channel:
+    /// the zeros NCCL up to 2.27.3 prints after it are padding and are dropped.
     pub gpus: Vec<i64>,
     /// The GPU ids as printed when they are bus ids (2.27.5+).
     pub gpu_ids: Vec<String>,
 }
 
 /// A ring order line.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct RingOrder {
     pub comm: Option<usize>,
     /// The printing rank (rank 0 in NCCL).
@@ -297,7 +308,7 @@ pub struct RingOrder {
 }
 
 /// `Ring NN : prev -> me -> next`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct RingLink {
     pub comm: Option<usize>,
     pub rank: u32,
@@ -307,7 +318,7 @@ pub struct RingLink {
 }
 
 /// One rank's place in one channel's tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct TreeLink {
     pub comm: Option<usize>,
     pub rank: u32,
@@ -318,20 +329,22 @@ pub struct TreeLink {
     /// 2.5-2.7 double trees: the second tree's up and children.
     pub dn_up: Option<i64>,
     pub dn_down: Option<[i64; 3]>,
-    /// `Trees` (INIT) or `Tree` (GRAPH).
+    /// `Trees` (INIT), `Tree` (GRAPH) or `NVLS Trees`.
     pub source: TreeSource,
 }
 
 /// Which line a tree link comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TreeSource {
     Trees,
     Tree,
+    /// `NVLS Trees : ...` (channels 0 and 1 of the NVLS tree).
+    Nvls,
 }
 
 /// `NVLS Head  c: r r ...`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct NvlsHead {
     pub comm: Option<usize>,
     pub rank: Option<u32>,
@@ -340,7 +353,7 @@ pub struct NvlsHead {
 }
 
 /// One transport connection.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Connection {
     pub comm: Option<usize>,
     pub channel: u32,
@@ -374,7 +387,7 @@ pub struct Connection {
 }
 
 /// An environment setting NCCL printed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct EnvSetting {
     pub name: String,
     pub value: String,
@@ -406,7 +419,7 @@ pub struct NetDevice {
 }
 
 /// A GPUDirect RDMA line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct GdrLine {
     pub host: Option<String>,
     /// The GPU (bus id number or rank, as printed), absent on per-NIC lines.
@@ -420,7 +433,7 @@ pub struct GdrLine {
 }
 
 /// `N coll channels, ...`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct ChannelCounts {
     pub comm: Option<usize>,
     pub rank: Option<u32>,
@@ -432,7 +445,7 @@ pub struct ChannelCounts {
 }
 
 /// `threadThresholds a/b/c | d/e/f | ...`, groups as printed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Thresholds {
     pub comm: Option<usize>,
     pub rank: Option<u32>,
@@ -460,8 +473,47 @@ pub struct TuningRow {
     pub bw: f64,
 }
 
+/// The CPUs a GPU's threads run on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Affinity {
+    pub comm: Option<usize>,
+    pub rank: Option<u32>,
+    pub host: Option<String>,
+    /// NCCL's device index of the GPU (as in the topology XML's `<gpu dev=...>`).
+    pub gpu: u32,
+    /// The affinity set: a hex mask (`ff,ffff0000`, up to 2.27) or CPU ranges (`8-15`,
+    /// 2.28+; `empty, ignoring` when none).
+    pub mask: String,
+    /// 2.28+: the process's own CPU affinity, when printed.
+    pub cpu_mask: Option<String>,
+}
+
+/// `Connected all rings` and the like: a rank finished connecting a kind of channel.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct ConnectedMark {
+    pub comm: Option<usize>,
+    pub rank: Option<u32>,
+    pub host: Option<String>,
+    /// `rings`, `trees`, `nvls_tree`, `collnet_chain`.
+    pub what: String,
+    /// 2.24+ `Connected all rings, use ring PXN n GDR n`.
+    pub ring_pxn: Option<i64>,
+    pub ring_gdr: Option<i64>,
+}
+
+/// A one-line fact: `kind` is `cuda_driver`, `p2p_chunksize`, `bootstrap`,
+/// `bootstrap_timings`, `init_timings`, `launch_mode`, `cc`, `net_plugin` or
+/// `net_no_device`; `value` is the text NCCL printed after the words naming it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Detail {
+    pub host: Option<String>,
+    pub rank: Option<u32>,
+    pub kind: String,
+    pub value: String,
+}
+
 /// A line naming a problem.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Problem {
     pub host: Option<String>,
     pub rank: Option<u32>,
