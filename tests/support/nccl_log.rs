@@ -93,7 +93,7 @@ impl Era {
     }
 
     /// At least 2.`minor`.`patch`.
-    pub fn ge(self, minor: u32, patch: u32) -> bool {
+    pub fn since(self, minor: u32, patch: u32) -> bool {
         (self.minor, self.patch) >= (minor, patch)
     }
 
@@ -157,7 +157,7 @@ pub struct Spec {
     pub env: Vec<(String, String)>,
     pub net: Net,
     /// Every rank also splits the communicator by `rank % 2` (lines of the split
-    /// communicators' init only).
+    /// communicators' init only; 2.16+, before nothing in the log tells the two apart).
     pub split: bool,
     /// The init function named from 2.23 (`ncclCommInitRank`, `ncclCommInitRankConfig`).
     pub func: &'static str,
@@ -282,6 +282,16 @@ pub struct Log {
     /// Records written, and cut by splices.
     pub records: usize,
     pub spliced: usize,
+    /// The era written, whether split communicators were, and the forced formats.
+    pub era: Era,
+    pub split: bool,
+    pub variants: Variants,
+    /// Graph channels name GPUs by bus id (2.27.5+) on several hosts and the log does
+    /// not say which host printed them (stripped prefixes): their ranks are not
+    /// compared.
+    pub gpu_ranks_ambiguous: bool,
+    /// The log lost NCCL's host:pid:tid prefix (stripped forms).
+    pub stripped: bool,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -407,7 +417,7 @@ impl World {
     /// Whether the printed system keeps its NET nodes (NCCL removed them on one node
     /// before 2.28.9).
     fn nets_printed(&self) -> bool {
-        self.an.system.count(NodeType::Net) > 0 && (self.spec.nodes > 1 || self.era.ge(28, 9))
+        self.an.system.count(NodeType::Net) > 0 && (self.spec.nodes > 1 || self.era.since(28, 9))
     }
 }
 
@@ -505,7 +515,7 @@ fn info_prefix(host: &str, p: &Proc, tid: u32) -> String {
 /// The longest message NCCL's logger lets through after `prefix` (it formats a record
 /// into 1024 bytes until 2.28: debug.cc `char buffer[1024]`), or none (2.29+).
 fn logger_room(era: Era, prefix: &str) -> Option<usize> {
-    if era.ge(29, 0) { None } else { Some(1023usize.saturating_sub(prefix.len())) }
+    if era.since(29, 0) { None } else { Some(1023usize.saturating_sub(prefix.len())) }
 }
 
 /// A message made of a head and items, cut at `room` bytes.
@@ -581,7 +591,9 @@ struct CommDef {
 
 fn comm_defs(w: &World) -> Vec<CommDef> {
     let mut v = vec![CommDef { members: (0..w.nranks).collect(), split: None }];
-    if w.spec.split && w.nranks >= 2 {
+    // Before 2.16 nothing the log prints tells apart communicators of the same size
+    // (no commId, no color): splits are written from 2.16 only.
+    if w.spec.split && w.nranks >= 2 && w.era.since(16, 0) {
         for color in 0..2 {
             let members: Vec<usize> = (0..w.nranks).filter(|r| r % 2 == color).collect();
             v.push(CommDef { members, split: Some((color as i32, 0, 0)) });
@@ -612,17 +624,17 @@ fn comm_line(w: &World, p: &Proc, comms: &[CommDef], c: usize, start: bool) -> O
         let _ = write!(s, " busId {bus}");
         s
     };
-    if start && !era.ge(18, 3) {
+    if start && !era.since(18, 3) {
         return None;
     }
-    if !era.ge(16, 0) {
+    if !era.since(16, 0) {
         return Some(format!("{} - Init {what}", base(false)));
     }
-    if !era.ge(21, 0) {
-        return Some(format!("{} commId {} - Init {what}", base(era.ge(18, 3)), comm_hash(c)));
+    if !era.since(21, 0) {
+        return Some(format!("{} commId {} - Init {what}", base(era.since(18, 3)), comm_hash(c)));
     }
     let parent = def.split.map(|(color, key, pc)| (color, key, comm_ptr(p, pc)));
-    if !era.ge(23, 0) {
+    if !era.since(23, 0) {
         return Some(match parent {
             Some((color, key, pp)) => format!(
                 "ncclCommSplit {} parent {pp} color {color} key {key} commId {} - Init {what}",
@@ -634,9 +646,9 @@ fn comm_line(w: &World, p: &Proc, comms: &[CommDef], c: usize, start: bool) -> O
     }
     Some(match parent {
         Some((color, key, pp)) => {
-            let count = if era.ge(29, 0) {
+            let count = if era.since(29, 0) {
                 " childCount 1"
-            } else if era.ge(24, 0) {
+            } else if era.since(24, 0) {
                 " splitCount 1"
             } else {
                 ""
@@ -644,7 +656,7 @@ fn comm_line(w: &World, p: &Proc, comms: &[CommDef], c: usize, start: bool) -> O
             let sep = if start { "" } else { " " };
             format!("ncclCommSplit {} parent {pp}{count} color {color} key {key}{sep}- Init {what}", base(true))
         }
-        None if start && era.ge(29, 0) => {
+        None if start && era.since(29, 0) => {
             format!("[Rank {rank}] {} {} commId {} - Init START", w.spec.func, base(true), comm_hash(c))
         }
         None => format!("{} {} commId {} - Init {what}", w.spec.func, base(true), comm_hash(c)),
@@ -673,7 +685,7 @@ struct VNode {
 }
 
 fn view(w: &World, sys: &System) -> View {
-    let dev_nodes = w.era.ge(30, 3);
+    let dev_nodes = w.era.since(30, 3);
     let nets = w.nets_printed();
     let mut v = View { nodes: Vec::new(), map: BTreeMap::new(), cpus: Vec::new() };
     let keep = |t: NodeType| match t {
@@ -737,7 +749,7 @@ fn node_id(era: Era, ty: NodeType, id: i64, hyphen: bool) -> String {
     let local = msys::id_local(id);
     if hyphen {
         format!("{}/{:x}-{:x}", ty.name(), sys_id, local)
-    } else if !era.ge(21, 0) && ty == NodeType::Cpu && local == msys::ID_LOCAL_MASK {
+    } else if !era.since(21, 0) && ty == NodeType::Cpu && local == msys::ID_LOCAL_MASK {
         // The NUMA id -1 of NCCL's own CPU id, `%lX`.
         format!("{}/FFFFFFFFFFFFFFFF", ty.name())
     } else {
@@ -747,11 +759,11 @@ fn node_id(era: Era, ty: NodeType, id: i64, hyphen: bool) -> String {
 
 /// The id of a node's own line and of the head of its path line.
 fn own_id(era: Era, ty: NodeType, id: i64) -> String {
-    node_id(era, ty, id, era.ge(21, 0))
+    node_id(era, ty, id, era.since(21, 0))
 }
 /// The id of a far node (after a non-PCI link), and of a path head before 2.23.
 fn far_id(era: Era, ty: NodeType, id: i64) -> String {
-    node_id(era, ty, id, era.ge(23, 0))
+    node_id(era, ty, id, era.since(23, 0))
 }
 
 /// The (kind, system id, local id) key of a printed id.
@@ -777,10 +789,10 @@ fn path_code_2_5(t: PathType) -> i32 {
 /// The name a path type is printed with: NCCL 2.12 to 2.20 print `PATH_NET` as `DIS`
 /// (their name table stops one short).
 fn path_name(era: Era, t: PathType) -> String {
-    if !era.ge(6, 0) {
+    if !era.since(6, 0) {
         return path_code_2_5(t).to_string();
     }
-    if t == PathType::Net && era.ge(12, 0) && !era.ge(21, 0) {
+    if t == PathType::Net && era.since(12, 0) && !era.since(21, 0) {
         return "DIS".into();
     }
     t.name().to_string()
@@ -814,16 +826,19 @@ impl Printer<'_> {
         let id = if own { own_id(era, vn.ty, vn.id) } else { far_id(era, vn.ty, vn.id) };
         match &self.sys.node(vn.r).kind {
             Kind::Gpu { rank, mlopart, .. } if own => {
-                let mlo = if era.ge(30, 7) && *mlopart != -1 { format!(" [MLOPart {mlopart}]") } else { String::new() };
+                let mlo =
+                    if era.since(30, 7) && *mlopart != -1 { format!(" [MLOPart {mlopart}]") } else { String::new() };
                 format!("{id} ({}){mlo}", *rank as i64 + self.off)
             }
-            Kind::Cpu { arch, vendor, model, .. } if own && era.ge(6, 0) => format!("{id} ({arch}/{vendor}/{model})"),
-            Kind::Pci { device } if own && era.ge(9, 0) => format!("{id} ({device:x})"),
+            Kind::Cpu { arch, vendor, model, .. } if own && era.since(6, 0) => {
+                format!("{id} ({arch}/{vendor}/{model})")
+            }
+            Kind::Pci { device } if own && era.since(9, 0) => format!("{id} ({device:x})"),
             Kind::Dev { device, .. } if own => format!("{id} ({device:x})"),
             Kind::Net(info) if !own => {
-                if !era.ge(6, 0) {
+                if !era.since(6, 0) {
                     format!("{id} ({})", info.dev)
-                } else if era.ge(24, 0) {
+                } else if era.since(24, 0) {
                     format!("{id} ({}/{:x}/{}/{})", info.coll, info.asic, info.port, f6(info.bw))
                 } else {
                     format!("{id} ({:x}/{}/{})", info.asic, info.port, f6(info.bw))
@@ -856,13 +871,13 @@ impl Printer<'_> {
         }
         match &self.sys.node(vn.r).kind {
             Kind::Gpu { rank, .. } if own => out.rank = Some(*rank as i64 + self.off),
-            Kind::Cpu { arch, vendor, model, .. } if own && era.ge(6, 0) => {
+            Kind::Cpu { arch, vendor, model, .. } if own && era.since(6, 0) => {
                 out.cpu = Some(CpuAttrs { arch: *arch as i64, vendor: *vendor as i64, model: *model as i64 })
             }
-            Kind::Pci { device } if own && era.ge(9, 0) => out.pci_device = Some(*device),
-            Kind::Net(info) if !own && era.ge(6, 0) => {
+            Kind::Pci { device } if own && era.since(9, 0) => out.pci_device = Some(*device),
+            Kind::Net(info) if !own && era.since(6, 0) => {
                 out.net = Some(NetAttrs {
-                    coll: era.ge(24, 0).then_some(info.coll as i64),
+                    coll: era.since(24, 0).then_some(info.coll as i64),
                     asic: info.asic,
                     port: info.port as i64,
                     bw: back(&f6(info.bw)),
@@ -879,7 +894,7 @@ impl Printer<'_> {
     }
 
     fn bw(&self, bw: f32) -> String {
-        if self.era.ge(6, 0) { f1(bw) } else { format!("{:2}", bw as i32) }
+        if self.era.since(6, 0) { f1(bw) } else { format!("{:2}", bw as i32) }
     }
 
     /// ncclTopoPrintRec: the node's line (after `lead`), then each link in order: a PCI
@@ -894,7 +909,7 @@ impl Printer<'_> {
         for (lt, bw, to) in links {
             let b = self.bw(bw);
             if lt == LinkType::Loc {
-                if !self.era.ge(22, 0) {
+                if !self.era.since(22, 0) {
                     continue;
                 }
                 let t = far_id(self.era, self.v.nodes[to].ty, self.v.nodes[to].id);
@@ -906,7 +921,7 @@ impl Printer<'_> {
             if lt == LinkType::Pci && Some(to) == prev {
                 continue;
             }
-            let name = if !self.era.ge(6, 0) && lt == LinkType::Sys { "QPI" } else { lt.name() };
+            let name = if !self.era.since(6, 0) && lt == LinkType::Sys { "QPI" } else { lt.name() };
             let head = format!("{pad}+ {name}[{b}] - ");
             if lt == LinkType::Pci {
                 let j = self.rec(to, Some(n), &head);
@@ -945,16 +960,16 @@ fn system_print(w: &World, p: &Proc) -> SysOut {
         links: BTreeMap::new(),
     };
     let (mx, tot) = (sys.max_bw, sys.total_bw);
-    let header = if !era.ge(6, 0) {
+    let header = if !era.since(6, 0) {
         pr.print.max_bw = (mx as i32) as f64;
         format!("=== System : maxWidth {:2} maxSpeed {:2} ===", mx as i32, tot as i32)
-    } else if !era.ge(8, 0) {
+    } else if !era.since(8, 0) {
         pr.print.max_bw = back(&f1(mx));
         format!("=== System : maxWidth {} ===", f1(mx))
     } else {
         pr.print.max_bw = back(&f1(mx));
         pr.print.total_bw = Some(back(&f1(tot)));
-        let (a, b) = if era.ge(14, 0) { ("maxBw", "totalBw") } else { ("maxWidth", "totalWidth") };
+        let (a, b) = if era.since(14, 0) { ("maxBw", "totalBw") } else { ("maxWidth", "totalWidth") };
         format!("=== System : {a} {} {b} {} ===", f1(mx), f1(tot))
     };
     pr.lines.push(header);
@@ -971,21 +986,21 @@ fn system_print(w: &World, p: &Proc) -> SysOut {
 
     // Path lines: every GPU, then every NET (and GIN, RMA from 2.30.3).
     let mut types = vec![NodeType::Gpu];
-    if era.ge(18, 0) {
+    if era.since(18, 0) {
         types.push(NodeType::Nvs);
     }
     types.push(NodeType::Cpu);
     if w.nets_printed() {
         types.push(NodeType::Net);
     }
-    if era.ge(30, 3) {
+    if era.since(30, 3) {
         types.extend([NodeType::Gin, NodeType::Rma, NodeType::Dev]);
     }
     let mut heads = vec![NodeType::Gpu];
     if w.nets_printed() {
         heads.push(NodeType::Net);
     }
-    if era.ge(30, 3) {
+    if era.since(30, 3) {
         heads.extend([NodeType::Gin, NodeType::Rma]);
     }
     let mut paths = Vec::new();
@@ -1000,7 +1015,7 @@ fn system_print(w: &World, p: &Proc) -> SysOut {
                 for j in 0..sys.count(t) {
                     let to = NodeRef::new(t, j);
                     let path = sys.path(from, to);
-                    let hops = if era.ge(30, 3) {
+                    let hops = if era.since(30, 3) {
                         path.count()
                     } else {
                         path.hops
@@ -1016,18 +1031,21 @@ fn system_print(w: &World, p: &Proc) -> SysOut {
                             .count()
                     };
                     let tid = own_id(era, t, sys.node(to).id);
-                    let (bw_s, bw) = if !era.ge(6, 0) {
+                    let (bw_s, bw) = if !era.since(6, 0) {
                         let b = (path.bw as i32).to_string();
                         (b.clone(), back(&b))
-                    } else if era.ge(21, 0) {
+                    } else if era.since(21, 0) {
                         (f1(path.bw), back(&f1(path.bw)))
                     } else {
                         (f6(path.bw), back(&f6(path.bw)))
                     };
                     // Until 2.20 a path never set stays as allocated: 0 hops, 0 bw, type 0 (LOC).
                     let unset = path.ty == PathType::Dis && path.bw == 0.0 && path.count() == 0;
-                    let kind =
-                        if unset && !era.ge(21, 0) { path_name(era, PathType::Loc) } else { path_name(era, path.ty) };
+                    let kind = if unset && !era.since(21, 0) {
+                        path_name(era, PathType::Loc)
+                    } else {
+                        path_name(era, path.ty)
+                    };
                     let text = format!("{tid} ({hops}/{bw_s}/{kind}) ");
                     items.push((text, PathEntry { from: from_id.clone(), to: tid, hops: hops as u32, bw, kind }));
                 }
@@ -1047,16 +1065,16 @@ fn system_print(w: &World, p: &Proc) -> SysOut {
 fn printed_graphs(w: &World) -> Vec<&Graph> {
     let gs = &w.gs;
     let era = w.era;
-    if !era.ge(6, 0) {
+    if !era.since(6, 0) {
         return vec![&gs.tree, &gs.ring];
     }
-    if !era.ge(18, 0) {
+    if !era.since(18, 0) {
         return vec![&gs.ring, &gs.tree, &gs.collnet_chain];
     }
     let mut v = vec![&gs.ring, &gs.tree];
     if gs.collnet_chain.computed {
         v.push(&gs.collnet_chain);
-        if era.ge(22, 0) {
+        if era.since(22, 0) {
             v.push(&gs.collnet_direct);
         }
     }
@@ -1088,7 +1106,7 @@ fn graph_lines(w: &World, p: &Proc, g: &Graph, index: u32) -> (Vec<String>, Grap
         same_channels: g.same_channels as i64,
         ..GraphPrint::default()
     };
-    let summary = if !era.ge(6, 0) {
+    let summary = if !era.since(6, 0) {
         let (a, b) = (g.bw_intra as i32, g.bw_inter as i32);
         let nvlink = (g.type_intra == PathType::Nvl) as i64;
         let t = path_code_2_5(g.type_intra).to_string();
@@ -1102,7 +1120,7 @@ fn graph_lines(w: &World, p: &Proc, g: &Graph, index: u32) -> (Vec<String>, Grap
             out.pattern, out.crossnic, out.nchannels, out.same_channels
         )
     } else {
-        let word = if era.ge(14, 0) { "bw" } else { "speed" };
+        let word = if era.since(14, 0) { "bw" } else { "speed" };
         out.bw_intra = back(&f6(g.bw_intra));
         out.bw_inter = back(&f6(g.bw_inter));
         out.type_intra = ti.clone();
@@ -1118,12 +1136,12 @@ fn graph_lines(w: &World, p: &Proc, g: &Graph, index: u32) -> (Vec<String>, Grap
         )
     };
     let mut lines = vec![summary];
-    let nets = if era.ge(28, 9) { sys.inter } else { w.nets_printed() };
+    let nets = if era.since(28, 9) { sys.inter } else { w.nets_printed() };
     let net_text = |i: usize, local_of: Option<usize>| -> String {
         let id = g.inter_number(i);
-        if !era.ge(21, 0) {
+        if !era.since(21, 0) {
             net_dev(sys, id).to_string()
-        } else if !era.ge(23, 0) {
+        } else if !era.since(23, 0) {
             format!("{:x}", id as u64)
         } else {
             // 2.23 prints the closing NET with the opening one's local id.
@@ -1143,7 +1161,7 @@ fn graph_lines(w: &World, p: &Proc, g: &Graph, index: u32) -> (Vec<String>, Grap
             let raw = g.intra[c * ngpus + i];
             let real = g.id != GraphId::Nvls || i == 0;
             let rank = if real { raw as i64 + off } else { raw as i64 };
-            if era.ge(27, 5) {
+            if era.since(27, 5) {
                 let gpu = sys.gpu_by_rank(raw).map(|x| sys.list(NodeType::Gpu)[x].id).unwrap_or(0);
                 let id = format!("{:x}-{:x}", msys::id_system(gpu), msys::id_local(gpu));
                 let _ = write!(s, " GPU/{id}");
@@ -1161,7 +1179,7 @@ fn graph_lines(w: &World, p: &Proc, g: &Graph, index: u32) -> (Vec<String>, Grap
             }
         }
         if nets {
-            let t = net_text(2 * c + 1, (era.ge(23, 0) && !era.ge(24, 0)).then_some(2 * c));
+            let t = net_text(2 * c + 1, (era.since(23, 0) && !era.since(24, 0)).then_some(2 * c));
             let _ = write!(s, " NET/{t}");
             ch.net_out = Some(t);
         }
@@ -1181,7 +1199,7 @@ fn ring_order_lines(w: &World) -> Vec<(String, RingOrder)> {
     let mut out = Vec::new();
     for c in 0..n {
         let order = run.ring_order(c, 0);
-        let (line, kept, truncated) = if !w.era.ge(23, 0) {
+        let (line, kept, truncated) = if !w.era.since(23, 0) {
             let prefix = format!("Channel {c:02}/{n:02} : ");
             let mut line = prefix.chars().take(15).collect::<String>();
             while line.len() < prefix.len() {
@@ -1231,13 +1249,13 @@ fn ring_order_lines(w: &World) -> Vec<(String, RingOrder)> {
 /// index after.
 fn bracket(w: &World, rank: usize) -> String {
     let p = &w.procs[rank];
-    if w.era.ge(18, 3) { p.dev.to_string() } else { format!("{:x}", p.busid_num) }
+    if w.era.since(18, 3) { p.dev.to_string() } else { format!("{:x}", p.busid_num) }
 }
 
 /// The channel tag of a connection line: `Ring NN` until 2.6, then `Channel NN`, with
 /// the connection index where the release prints one.
 fn conn_tag(era: Era, c: usize, with_index: bool, conn: u32) -> String {
-    if !era.ge(7, 0) {
+    if !era.since(7, 0) {
         format!("Ring {c:02}")
     } else if with_index {
         format!("Channel {c:02}/{conn}")
@@ -1281,10 +1299,10 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
         let same_host = pa.host == pb.host;
         let rec =
             same_host.then(|| w.an.p2p.iter().find(|r| r.from == pa.local as i32 && r.to == pb.local as i32)).flatten();
-        let mnnvl = !same_host && vars.mnnvl && era.ge(20, 0);
+        let mnnvl = !same_host && vars.mnnvl && era.since(20, 0);
         let transport = if mnnvl { Transport::P2p } else { rec.map_or(Transport::Net, |r| r.transport) };
         let (ia, ib) = (bracket(w, a), bracket(w, b));
-        let id_kind = Some(if era.ge(18, 3) { "nvml_dev" } else { "bus_id" }.to_string());
+        let id_kind = Some(if era.since(18, 3) { "nvml_dev" } else { "bus_id" }.to_string());
         let base = Connection {
             comm: Some(0),
             channel: c as u32,
@@ -1295,11 +1313,11 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
             id_kind,
             ..Connection::default()
         };
-        let ce = vars.copy_engine && era.ge(13, 0);
+        let ce = vars.copy_engine && era.since(13, 0);
         match transport {
             // P2P: printed by the sender (p2p.cc p2pSendSetup).
             Transport::P2p if a == p.rank => {
-                let read = era.ge(7, 0) && (vars.read || rec.is_some_and(|r| r.read == Some(true)));
+                let read = era.since(7, 0) && (vars.read || rec.is_some_and(|r| r.read == Some(true)));
                 let read_s = if read { "/read" } else { "" };
                 let inter = rec.and_then(|r| r.intermediate).filter(|&i| i >= 0);
                 let same_process = vars.single_process && same_host;
@@ -1311,12 +1329,12 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
                     }
                     None if same_process && !ce => (format!("P2P/direct pointer{read_s}"), "direct pointer", false),
                     None if mnnvl => (format!("P2P/MNNVL{read_s}{ce_s}"), "MNNVL", ce),
-                    None if era.ge(19, 0) => (format!("P2P/CUMEM{read_s}{ce_s}"), "CUMEM", ce),
+                    None if era.since(19, 0) => (format!("P2P/CUMEM{read_s}{ce_s}"), "CUMEM", ce),
                     None => (format!("P2P/IPC{read_s}{ce_s}"), "IPC", ce),
                 };
-                let tag = conn_tag(era, c, era.ge(14, 0), conn);
+                let tag = conn_tag(era, c, era.since(14, 0), conn);
                 let f = Connection {
-                    conn: era.ge(14, 0).then_some(conn),
+                    conn: era.since(14, 0).then_some(conn),
                     transport: "P2P".into(),
                     mode: mode.into(),
                     read,
@@ -1328,16 +1346,16 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
             }
             // SHM: printed by the sender (shm.cc shmSendSetup).
             Transport::Shm if a == p.rank => {
-                let (via, mode) = if !era.ge(13, 0) {
+                let (via, mode) = if !era.since(13, 0) {
                     ("direct shared memory".to_string(), "direct shared memory".to_string())
-                } else if !era.ge(30, 7) {
+                } else if !era.since(30, 7) {
                     let side = if ce { "CE" } else { "direct" };
                     (format!("SHM/{side}/{side}"), format!("{side}/{side}"))
                 } else {
                     ("SHM/direct".into(), "direct".into())
                 };
                 let tag = conn_tag(era, c, false, conn);
-                let f = Connection { transport: "SHM".into(), mode, ce: ce && !era.ge(30, 7), ..base };
+                let f = Connection { transport: "SHM".into(), mode, ce: ce && !era.since(30, 7), ..base };
                 let msg = format!("{tag} : {a}[{ia}] -> {b}[{ib}] via {via}");
                 out.recs.push(Rec::info(p, msg, Fact::Conn(f)).on(p.ctid).victim());
             }
@@ -1350,7 +1368,7 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
                 let gdr_rec = w.an.gdr.iter().find(|r| r.rank == me_p.local as i32 && r.net == dev);
                 let mode = gdr_rec.map_or(GdrMode::Disabled, |r| if send { r.send } else { r.recv });
                 let gdr = mode != GdrMode::Disabled;
-                let pci = gdr && (mode == GdrMode::Pci || vars.gdr_pci) && era.ge(26, 0);
+                let pci = gdr && (mode == GdrMode::Pci || vars.gdr_pci) && era.since(26, 0);
                 let mut proxy = gdr_rec.map_or(me as i64, |r| r.proxy_rank as i64 + w.offset(me_p.host));
                 if vars.pxn {
                     // The GPU next to the NIC forwards (PXN), when it is another one.
@@ -1360,11 +1378,11 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
                         proxy = l as i64 + w.offset(me_p.host);
                     }
                 }
-                let show_proxy = send && era.ge(12, 0) && proxy != me as i64;
-                let shared = conn > 0 && era.ge(8, 0);
+                let show_proxy = send && era.since(12, 0) && proxy != me as i64;
+                let shared = conn > 0 && era.since(8, 0);
                 out.pxn |= show_proxy;
                 out.gdr |= gdr;
-                let tag = conn_tag(era, c, era.ge(12, 0), conn);
+                let tag = conn_tag(era, c, era.since(12, 0), conn);
                 let side = if send { "send" } else { "receive" };
                 let mut via = format!("NET/{net_name}/{dev}");
                 if show_proxy {
@@ -1380,7 +1398,7 @@ fn connections(w: &World, p: &Proc, edges: &[Edge], g: &Graph, conn: u32) -> Con
                     via.push_str("/Shared");
                 }
                 let f = Connection {
-                    conn: era.ge(12, 0).then_some(conn),
+                    conn: era.since(12, 0).then_some(conn),
                     side: Some(side.into()),
                     transport: "NET".into(),
                     mode: net_name.into(),
@@ -1407,7 +1425,7 @@ fn collnet_records(w: &World, p: &Proc) -> Vec<Rec> {
     let era = w.era;
     let g = &w.gs.collnet_chain;
     let mut v = Vec::new();
-    if !w.spec.collnet || !era.ge(6, 0) || !g.computed || w.spec.nodes < 2 {
+    if !w.spec.collnet || !era.since(6, 0) || !g.computed || w.spec.nodes < 2 {
         return v;
     }
     for c in 0..g.n_channels.max(0) as usize {
@@ -1419,10 +1437,10 @@ fn collnet_records(w: &World, p: &Proc) -> Vec<Rec> {
         for side in ["send", "receive"] {
             let mode = gdr_rec.map_or(GdrMode::Disabled, |r| if side == "send" { r.send } else { r.recv });
             let gdr = mode != GdrMode::Disabled;
-            let pci = gdr && (mode == GdrMode::Pci || w.spec.variants.gdr_pci) && era.ge(26, 0);
-            let tag = if !era.ge(9, 0) {
+            let pci = gdr && (mode == GdrMode::Pci || w.spec.variants.gdr_pci) && era.since(26, 0);
+            let tag = if !era.since(9, 0) {
                 format!("Coll {c:02}")
-            } else if !era.ge(14, 0) {
+            } else if !era.since(14, 0) {
                 format!("CollNet {c:02}")
             } else {
                 format!("CollNet {c:02}/0")
@@ -1437,7 +1455,7 @@ fn collnet_records(w: &World, p: &Proc) -> Vec<Rec> {
             let f = Connection {
                 comm: Some(0),
                 channel: c as u32,
-                conn: era.ge(14, 0).then_some(0),
+                conn: era.since(14, 0).then_some(0),
                 from: p.rank as i64,
                 to: -1,
                 side: Some(side.into()),
@@ -1564,7 +1582,7 @@ fn affinity_line(w: &World, p: &Proc) -> Option<String> {
     let dev = sys.list(NodeType::Gpu)[g].gpu_parent().map(|d| NodeRef::new(NodeType::Dev, d))?;
     let cpu = sys.local_cpu_of(dev, None)?;
     let Kind::Cpu { affinity: Some(mask), .. } = &sys.node(cpu).kind else { return None };
-    Some(if w.era.ge(28, 0) {
+    Some(if w.era.since(28, 0) {
         let r = mask_ranges(mask);
         format!("ncclTopoGetCpuAffinity: Affinity for GPU {} is {r}. (GPU affinity = {r} ; CPU affinity = {r}).", p.dev)
     } else {
@@ -1574,7 +1592,7 @@ fn affinity_line(w: &World, p: &Proc) -> Option<String> {
 
 fn env_line(era: Era, name: &str, value: &str) -> Option<(String, String)> {
     if matches!(name, "NCCL_P2P_LEVEL" | "NCCL_NET_GDR_LEVEL") {
-        if !era.ge(6, 0) {
+        if !era.since(6, 0) {
             return None;
         }
         let t = match value.parse::<usize>() {
@@ -1586,7 +1604,7 @@ fn env_line(era: Era, name: &str, value: &str) -> Option<(String, String)> {
     if let Ok(v) = value.parse::<i64>() {
         return Some((format!("{name} set by environment to {v}."), v.to_string()));
     }
-    if !era.ge(7, 0) {
+    if !era.since(7, 0) {
         return None;
     }
     Some((format!("{name} set by environment to {value}"), value.to_string()))
@@ -1607,7 +1625,7 @@ fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
         }
         NetKind::Ib => {
             let nets = &w.an.nets;
-            let merged = era.ge(20, 0) && !era.ge(24, 0) && nets.iter().any(|n| n.is_virtual);
+            let merged = era.since(20, 0) && !era.since(24, 0) && nets.iter().any(|n| n.is_virtual);
             let mut s = String::new();
             let mut devices = Vec::new();
             let mut i = 0u32;
@@ -1629,7 +1647,7 @@ fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
                     });
                 } else {
                     let _ = write!(s, " [{i}]{}:{}", n.name, n.port);
-                    if era.ge(30, 3) {
+                    if era.since(30, 3) {
                         if n.rail >= 0 {
                             let _ = write!(s, ":{}", n.rail);
                         } else if n.plane >= 0 {
@@ -1650,8 +1668,8 @@ fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
                 i += 1;
             }
             let oob = format!("ib0:{addr}");
-            let ro = if era.ge(24, 0) { "[RO]" } else { "" };
-            let msg = if era.ge(12, 0) {
+            let ro = if era.since(24, 0) { "[RO]" } else { "" };
+            let msg = if era.since(12, 0) {
                 format!("NET/IB : Using{s} {ro}; OOB {oob}")
             } else {
                 format!("NET/IB : Using{s} ; OOB {oob}")
@@ -1671,7 +1689,7 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     // One process may drive several GPUs: some lines are printed once per process.
     let first_in_process = !w.spec.variants.single_process || p.local == 0;
     // Version (init.cc showVersion): printf by rank 0 until 2.21, INFO by every process after.
-    if !era.ge(22, 0) {
+    if !era.since(22, 0) {
         if p.rank == 0 {
             let mut rec = Rec::info(p, version_text(era), Fact::Version);
             rec.level = Level::Bare;
@@ -1679,17 +1697,17 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
         }
     } else if first_in_process {
         v.push(Rec::info(p, version_text(era), Fact::Version));
-        if era.ge(29, 2) {
+        if era.since(29, 2) {
             v.push(Rec::info(p, format!("NCCL git version master {:07x}", 0x3b8f1a2 + era.minor), Fact::None));
         }
     }
     if first_in_process {
         v.extend(process_records(w, p));
     }
-    if era.ge(13, 0) {
+    if era.since(13, 0) {
         v.push(Rec::info(p, "cudaDriverVersion 12040".into(), Fact::None).victim());
     }
-    if era.ge(6, 0) {
+    if era.since(6, 0) {
         v.push(Rec::info(p, format!("Using network {}", w.net.name()), Fact::UsingNetwork(w.net.name().into())));
     }
     if let Some(m) = comm_line(w, p, comms, 0, true) {
@@ -1741,7 +1759,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
         for (head, items) in &so.paths {
             let texts: Vec<String> = items.iter().map(|(t, _)| t.clone()).collect();
             let mut room = logger_room(era, &prefix);
-            if era.ge(21, 0) {
+            if era.since(21, 0) {
                 room = Some(room.map_or(1023, |r| r.min(1023)));
             }
             let cut = cut_items(head, &texts, room);
@@ -1778,7 +1796,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
 
     // Nodes (init.cc, 2.20+).
     let local_ranks = w.local as u32;
-    if era.ge(20, 0) {
+    if era.since(20, 0) {
         let msg = format!(
             "comm {} rank {} nRanks {} nNodes {} localRanks {} localRank {} MNNVL {}",
             comm_ptr(p, 0),
@@ -1802,7 +1820,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
 
     // NVLS heads (graph/connect.cc, 2.18+, node 0 of a multi-node job).
     let nvls = &w.gs.nvls;
-    if era.ge(18, 0) && w.spec.nodes > 1 && nvls.computed && nvls.n_channels > 0 {
+    if era.since(18, 0) && w.spec.nodes > 1 && nvls.computed && nvls.n_channels > 0 {
         if p.host == 0 {
             for h in 0..nvls.n_channels as usize {
                 let head = nvls.intra[h * w.local] as i64;
@@ -1816,18 +1834,19 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
             }
         }
         if w.spec.graph {
-            v.push(Rec::info(p, nvls_trees_line(w, p), Fact::None).victim());
+            let (line, links) = nvls_trees(w, p);
+            v.push(Rec::info(p, line, Fact::Trees(links)).victim());
         }
     }
 
     // Tree N (graph/connect.cc, 2.8+, GRAPH), then Ring NN (2.10+, GRAPH) and Trees.
-    if w.spec.graph && era.ge(8, 0) {
+    if w.spec.graph && era.since(8, 0) {
         for line in run.tree_lines(p.rank) {
             let t = parse_tree_line(&line, r);
             v.push(Rec::info(p, line, Fact::Tree(t)).victim());
         }
     }
-    if w.spec.graph && era.ge(10, 0) {
+    if w.spec.graph && era.since(10, 0) {
         for c in 0..run.n_channels {
             let (prev, next) = (run.ring_prev(c, p.rank), run.ring_next(c, p.rank));
             let f = RingLink { comm: Some(0), rank: r, channel: c as u32, prev: prev as i64, next: next as i64 };
@@ -1839,7 +1858,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
     // Tuning table (rank 0, INFO TUNING) and thread thresholds (graph/tuning.cc).
     if let Some(m) = &w.tune {
         let algo_set = w.spec.env.iter().any(|(k, _)| k == "NCCL_ALGO" || k == "NCCL_PROTO");
-        if era.ge(24, 0) && algo_set && p.rank == 0 {
+        if era.since(24, 0) && algo_set && p.rank == 0 {
             v.push(matrix_record(p, m));
         }
         if w.spec.tuning && p.rank == 0 {
@@ -1849,7 +1868,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
         v.push(Rec::info(p, msg, Fact::Thresholds(th)));
     }
     let counts = channel_counts(w, p);
-    if era.ge(7, 0) && !era.ge(17, 0) {
+    if era.since(7, 0) && !era.since(17, 0) {
         v.push(counts.clone());
     }
 
@@ -1857,32 +1876,32 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
     let (ring_e, tree_e) = edges(w, p);
     let ring_c = connections(w, p, &ring_e, &w.gs.ring, 0);
     v.extend(ring_c.recs);
-    if era.ge(24, 0) {
+    if era.since(24, 0) {
         v.push(Rec::info(
             p,
             format!("Connected all rings, use ring PXN {} GDR {}", ring_c.pxn as i32, ring_c.gdr as i32),
             Fact::None,
         ));
-    } else if era.ge(8, 0) {
+    } else if era.since(8, 0) {
         v.push(Rec::info(p, "Connected all rings".into(), Fact::None));
     }
     let tree_c = connections(w, p, &tree_e, &w.gs.tree, 0);
     v.extend(tree_c.recs);
-    if era.ge(8, 0) {
+    if era.since(8, 0) {
         v.push(Rec::info(p, "Connected all trees".into(), Fact::None));
     }
     v.extend(collnet_records(w, p));
-    if era.ge(17, 0) {
+    if era.since(17, 0) {
         v.push(counts);
     }
-    if era.ge(16, 0) {
+    if era.since(16, 0) {
         v.push(Rec::info(p, "P2P Chunksize set to 524288".into(), Fact::None).victim());
     }
     let m = comm_line(w, p, comms, 0, false).unwrap();
     v.push(Rec::info(p, m, Fact::Rank { comm: 0, rank: r, complete: true }));
 
     // Point-to-point operations after init (connection index 1, shared NET buffers).
-    if w.spec.variants.p2p_ops && era.ge(8, 0) && w.nranks > 1 {
+    if w.spec.variants.p2p_ops && era.since(8, 0) && w.nranks > 1 {
         let n = w.nranks;
         let mut e = Vec::new();
         for peer in [w.local % n, 1] {
@@ -1903,7 +1922,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
         if let Some(m) = comm_line(w, p, comms, c, true) {
             v.push(Rec::info(p, m, Fact::Rank { comm: c, rank: rank as u32, complete: false }));
         }
-        if era.ge(20, 0) {
+        if era.since(20, 0) {
             let mine: Vec<usize> = comms[c].members.iter().copied().filter(|&m| w.procs[m].host == p.host).collect();
             let hosts: BTreeSet<usize> = comms[c].members.iter().map(|&m| w.procs[m].host).collect();
             let lr = mine.iter().position(|&m| m == p.rank).unwrap();
@@ -1976,7 +1995,7 @@ fn trees_record(w: &World, p: &Proc, prefix: &str) -> Rec {
             dn_down: None,
             source: TreeSource::Trees,
         };
-        if era.ge(8, 0) {
+        if era.since(8, 0) {
             items.push(format!(" [{c}] {}/{}/{}->{r}->{up}", d[0], d[1], d[2]));
         } else {
             let c2 = (c + run.search_channels) % n;
@@ -1999,40 +2018,63 @@ fn trees_record(w: &World, p: &Proc, prefix: &str) -> Rec {
     rec
 }
 
-/// `NVLS Trees : ...` (graph/connect.cc, GRAPH): the first two channels' NVLS tree.
-fn nvls_trees_line(w: &World, p: &Proc) -> String {
+/// `NVLS Trees : ...` (graph/connect.cc connectNvls, GRAPH): channels 0 and 1, each
+/// `down0/down1[/down2]->me->up` with the children packed after the NVLS down link.
+fn nvls_trees(w: &World, p: &Proc) -> (String, Vec<TreeLink>) {
     let nvls = &w.gs.nvls;
     let nn = w.spec.nodes as i32;
     let node = p.host as i32;
     let (t0, t1) = channels::dtree(nn, node);
-    let t0 = [t0.up, t0.down0, t0.down1];
-    let t1 = [t1.up, t1.down0, t1.down1];
     let heads: Vec<i32> = (0..nvls.n_channels as usize).map(|h| nvls.intra[h * w.local]).collect();
     let head_rank = heads.iter().position(|&h| h == p.local as i32);
-    let down = w.nranks as i32 + 1 + head_rank.map_or(-1, |h| h as i32);
-    let at = |n: i32, h: usize| if n < 0 { -1 } else { heads[h] + n * w.local as i32 };
+    let down = w.nranks as i64 + 1 + head_rank.map_or(-1, |h| h as i64);
+    let at = |n: i32| match head_rank {
+        Some(h) if n >= 0 => heads[h] as i64 + n as i64 * w.local as i64,
+        _ => -1,
+    };
     let mut parts = Vec::new();
+    let mut links = Vec::new();
     for (c, t) in [t0, t1].iter().enumerate() {
-        let h = head_rank.unwrap_or(c % heads.len().max(1));
-        let (up, d0, d1) = if head_rank.is_some() { (at(t[0], h), at(t[1], h), at(t[2], h)) } else { (-1, -1, -1) };
-        parts.push(if w.era.ge(21, 0) {
-            format!("{down}/{d0}/{d1}->{}->{up}", p.rank)
+        let up = at(t.up);
+        let mut d = [down, -1, -1];
+        let mut ix = 1;
+        for x in [at(t.down0), at(t.down1)] {
+            if x != -1 {
+                d[ix] = x;
+                ix += 1;
+            }
+        }
+        if !w.era.since(21, 0) {
+            d[2] = -1;
+        }
+        parts.push(if w.era.since(21, 0) {
+            format!("{}/{}/{}->{}->{up}", d[0], d[1], d[2], p.rank)
         } else {
-            format!("{down}/{d0}->{}->{up}", p.rank)
+            format!("{}/{}->{}->{up}", d[0], d[1], p.rank)
+        });
+        links.push(TreeLink {
+            comm: Some(0),
+            rank: p.rank as u32,
+            channel: c as u32,
+            up,
+            down: d,
+            dn_up: None,
+            dn_down: None,
+            source: TreeSource::Nvls,
         });
     }
-    format!("NVLS Trees : {} {}", parts[0], parts[1])
+    (format!("NVLS Trees : {} {}", parts[0], parts[1]), links)
 }
 
 /// The algorithms of the era's tuning table, with the model's algorithm whose numbers
 /// stand for each (CollNet before 2.14 is CollNet Direct).
 fn tuning_algos(w: &World, m: &topo::tune::Model) -> Vec<(&'static str, Algo)> {
     let era = w.era;
-    if !era.ge(6, 0) {
+    if !era.since(6, 0) {
         vec![("Tree", Algo::Tree), ("Ring", Algo::Ring)]
-    } else if !era.ge(14, 0) {
+    } else if !era.since(14, 0) {
         vec![("Tree", Algo::Tree), ("Ring", Algo::Ring), ("CollNet", Algo::CollNetDirect)]
-    } else if !era.ge(18, 0) {
+    } else if !era.since(18, 0) {
         [Algo::Tree, Algo::Ring, Algo::CollNetDirect, Algo::CollNetChain].iter().map(|&a| (a.name(), a)).collect()
     } else {
         m.algos().iter().map(|&a| (a.name(), a)).collect()
@@ -2050,11 +2092,11 @@ fn tuning_records(w: &World, p: &Proc, m: &topo::tune::Model) -> Vec<Rec> {
     let mut lines = Vec::new();
     let mut table = TuningTable { rank: Some(p.rank as u32), ..TuningTable::default() };
     let cell = |f: Func, a: Algo, pr: Proto| (t.latency[(f, a, pr)], t.bandwidth[(f, a, pr)]);
-    if !era.ge(18, 0) {
+    if !era.since(18, 0) {
         let mut h = String::from("Latency/AlgBw |");
         for (name, _) in &algos {
             for pr in Proto::ALL {
-                if era.ge(6, 0) {
+                if era.since(6, 0) {
                     let _ = write!(h, " {name:>7}/{:>6} |", pr.name());
                 } else {
                     let _ = write!(h, " {name:>4}/{:>6} |", pr.name());
@@ -2062,7 +2104,7 @@ fn tuning_records(w: &World, p: &Proc, m: &topo::tune::Model) -> Vec<Rec> {
             }
         }
         lines.push(h);
-        if era.ge(6, 0) {
+        if era.since(6, 0) {
             let mut s = String::from(" Max NThreads |");
             for (name, a) in &algos {
                 for pr in Proto::ALL {
@@ -2078,7 +2120,7 @@ fn tuning_records(w: &World, p: &Proc, m: &topo::tune::Model) -> Vec<Rec> {
             for (name, a) in &algos {
                 for pr in Proto::ALL {
                     let (lat, bw) = cell(f, *a, pr);
-                    let (ls, bs) = if era.ge(6, 0) {
+                    let (ls, bs) = if era.since(6, 0) {
                         let (ls, bs) = (format!("{:8.1}", lat as f64), format!("{:6.1}", bw as f64));
                         let _ = write!(s, "{ls}/{bs} |");
                         (ls, bs)
@@ -2099,7 +2141,7 @@ fn tuning_records(w: &World, p: &Proc, m: &topo::tune::Model) -> Vec<Rec> {
             lines.push(s);
         }
     } else {
-        let per = if era.ge(23, 0) { 3 } else { algos.len() / 2 };
+        let per = if era.since(23, 0) { 3 } else { algos.len() / 2 };
         for block in algos.chunks(per) {
             let mut s = String::from("  Algorithm   |");
             for (name, _) in block {
@@ -2185,10 +2227,10 @@ fn thresholds(w: &World, p: &Proc, m: &topo::tune::Model) -> (String, Thresholds
     let era = w.era;
     let three = |a: Algo| Proto::ALL.iter().map(|&pr| th[(a, pr)]).collect::<Vec<i64>>();
     let mut groups = vec![three(Algo::Tree), three(Algo::Ring)];
-    if era.ge(14, 0) {
+    if era.since(14, 0) {
         groups.push(vec![th[(Algo::CollNetDirect, Proto::Simple)]]);
         groups.push(vec![th[(Algo::CollNetChain, Proto::Simple)]]);
-    } else if era.ge(6, 0) {
+    } else if era.since(6, 0) {
         groups.push(three(Algo::CollNetDirect));
     }
     let text = groups
@@ -2206,7 +2248,7 @@ fn channel_counts(w: &World, p: &Proc) -> Rec {
     let (p2p, per_peer) = p2p_channels(w);
     let coll = w.run.n_channels as u32;
     let nvls = w.tune.as_ref().map_or(0, |m| m.comm.nvls_channels) as u32;
-    let collnet = if era.ge(21, 0) {
+    let collnet = if era.since(21, 0) {
         coll
     } else if w.spec.collnet && w.gs.collnet_chain.computed && w.spec.nodes > 1 {
         w.gs.collnet_chain.n_channels.max(0) as u32
@@ -2222,9 +2264,9 @@ fn channel_counts(w: &World, p: &Proc) -> Rec {
         p2p: p2p as u32,
         p2p_per_peer: per_peer as u32,
     };
-    let msg = if !era.ge(17, 0) {
+    let msg = if !era.since(17, 0) {
         format!("{coll} coll channels, {p2p} p2p channels, {per_peer} p2p channels per peer")
-    } else if !era.ge(20, 0) {
+    } else if !era.since(20, 0) {
         c.nvls = Some(nvls);
         format!("{coll} coll channels, {nvls} nvls channels, {p2p} p2p channels, {per_peer} p2p channels per peer")
     } else {
@@ -2349,8 +2391,11 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
                     continue;
                 }
                 lines.push(Line { text: tag.clone(), rec: None, spliceable: false, cont: false });
-                let ts =
-                    if era.ge(26, 0) { format!("[2025-03-14 10:02:{:02}] ", 10 + proc_.host) } else { String::new() };
+                let ts = if era.since(26, 0) {
+                    format!("[2025-03-14 10:02:{:02}] ", 10 + proc_.host)
+                } else {
+                    String::new()
+                };
                 let mut text = format!(
                     "{tag}{ts}{host}:{}:{} [{}] {} NCCL WARN {}",
                     proc_.pid, rec.tid, proc_.dev, rec.origin, rec.msg
@@ -2429,6 +2474,11 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
         optional_paths: BTreeSet::new(),
         records: recs.len(),
         spliced: lost.len(),
+        era: w.era,
+        split: comms.len() > 1,
+        variants: w.spec.variants,
+        gpu_ranks_ambiguous: stripped && w.spec.nodes > 1 && era.since(27, 5),
+        stripped,
     };
     let survivors: Vec<&Rec> = order_recs.iter().filter(|r| !lost.contains(r)).map(|&r| recs[r]).collect();
     log.expected = assemble(&w, &comms, &survivors, env, &mut log);
@@ -2455,18 +2505,18 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
     for (c, def) in comms.iter().enumerate() {
         let split = def.split.is_some();
         let hosts: BTreeSet<usize> = def.members.iter().map(|&m| w.procs[m].host).collect();
-        let id = (era.ge(16, 0) && !(split && era.ge(23, 0))).then(|| comm_hash(c));
-        let func = if !era.ge(21, 0) {
+        let id = (era.since(16, 0) && !(split && era.since(23, 0))).then(|| comm_hash(c));
+        let func = if !era.since(21, 0) {
             None
         } else if split {
             Some("ncclCommSplit".to_string())
-        } else if !era.ge(23, 0) {
+        } else if !era.since(23, 0) {
             Some("ncclCommInitRank".to_string())
         } else {
             Some(w.spec.func.to_string())
         };
         let local = def.members.iter().filter(|&&m| w.procs[m].host == 0).count() as u32;
-        let (nnodes, source) = if era.ge(20, 0) {
+        let (nnodes, source) = if era.since(20, 0) {
             (Some(hosts.len() as u32), Some("log".to_string()))
         } else if hosts_known {
             (Some(hosts.len() as u32), Some("hosts".to_string()))
@@ -2478,8 +2528,8 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
             nranks: def.members.len() as u32,
             nnodes,
             nnodes_source: source,
-            local_ranks: era.ge(20, 0).then_some(local),
-            mnnvl: era.ge(20, 0).then_some(c == 0 && w.spec.variants.mnnvl),
+            local_ranks: era.since(20, 0).then_some(local),
+            mnnvl: era.since(20, 0).then_some(c == 0 && w.spec.variants.mnnvl),
             func,
             primary: c == 0,
         });
@@ -2514,7 +2564,7 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
                     pid: hosts_known.then_some(p.pid),
                     bus_id: Some(p.busid.clone()),
                     cuda_dev: Some(p.dev),
-                    nvml_dev: era.ge(18, 3).then_some(p.dev),
+                    nvml_dev: era.since(18, 3).then_some(p.dev),
                     local_rank: None,
                     complete: false,
                 });
@@ -2582,7 +2632,13 @@ fn comm_keys(f: &LogFacts) -> Vec<String> {
                 .filter_map(|r| Some(format!("{}:{}:{}", r.host.as_ref()?, r.pid?, r.bus_id.as_deref().unwrap_or("?"))))
                 .collect();
             members.sort();
-            if members.is_empty() { format!("n{}:{:?}", f.comms[c].nranks, f.comms[c].id) } else { members.join(",") }
+            if members.is_empty() {
+                return format!("n{}:{:?}", f.comms[c].nranks, f.comms[c].id);
+            }
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            members.hash(&mut h);
+            format!("comm#{:08x}(n={})", h.finish() as u32, members.len())
         })
         .collect()
 }
@@ -2743,7 +2799,13 @@ pub fn differences(log: &Log, got: &LogFacts) -> Vec<String> {
                 g.type_inter,
                 g.same_channels,
                 g.nvlink,
-                g.channels.iter().map(|c| (c.channel, &c.net_in, &c.gpus, &c.gpu_ids, &c.net_out)).collect::<Vec<_>>()
+                g.channels
+                    .iter()
+                    .map(|c| {
+                        let gpus = if log.gpu_ranks_ambiguous { &[][..] } else { &c.gpus[..] };
+                        (c.channel, &c.net_in, gpus, &c.gpu_ids, &c.net_out)
+                    })
+                    .collect::<Vec<_>>()
             )
         })
     };
