@@ -37,9 +37,9 @@ use std::fmt::Write as _;
 
 use topo::env::Env;
 use topo::log::{
-    ChannelCounts, Comm, Connection, CpuAttrs, Dialect, EnvSetting, GraphChannel, GraphPrint, LogFacts, LogVersion,
-    NetAttrs, NetDevice, NetUse, NvlsHead, PathEntry, RankInfo, RingLink, RingOrder, SysLink, SysNode, SystemPrint,
-    Thresholds, TreeLink, TreeSource, TuningRow, TuningTable, VersionSource,
+    Affinity, ChannelCounts, Comm, ConnectedMark, Connection, CpuAttrs, Detail, Dialect, EnvSetting, GraphChannel,
+    GraphPrint, LogFacts, LogVersion, NetAttrs, NetDevice, NetUse, NvlsHead, PathEntry, RankInfo, RingLink, RingOrder,
+    SysLink, SysNode, SystemPrint, Thresholds, TreeLink, TreeSource, TuningRow, TuningTable, VersionSource,
 };
 use topo::model::system::{self as msys, Kind, NodeRef, System};
 use topo::model::{self, Analysis, GdrMode, LinkType, NodeType, PathType, Transport};
@@ -454,6 +454,9 @@ enum Fact {
     Counts(ChannelCounts),
     Thresholds(Thresholds),
     Tuning(Box<TuningTable>),
+    Affinity(Affinity),
+    Connected(ConnectedMark),
+    Detail(Detail),
 }
 
 #[derive(Debug, Clone)]
@@ -1551,8 +1554,9 @@ fn p2p_channels(w: &World) -> (usize, usize) {
     (p2p, next_pow2(min))
 }
 
-/// `ffffff00,0000ffff` (most significant group first) as CPU ranges `8-31,32-47`.
-fn mask_ranges(mask: &str) -> String {
+/// The CPUs of a mask written as topology XMLs hold it (`ffffff00,0000ffff`, 32-bit
+/// groups, most significant first).
+fn mask_bits(mask: &str) -> Vec<usize> {
     let groups: Vec<u32> = mask.split(',').map(|g| u32::from_str_radix(g, 16).unwrap_or(0)).collect();
     let mut bits = Vec::new();
     for (i, g) in groups.iter().rev().enumerate() {
@@ -1562,6 +1566,11 @@ fn mask_ranges(mask: &str) -> String {
             }
         }
     }
+    bits
+}
+
+/// CPUs as ranges `8-31,40` (misc/cpuset.h ncclCpusetToRangeStr); empty for none.
+fn cpu_ranges(bits: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < bits.len() {
@@ -1572,22 +1581,83 @@ fn mask_ranges(mask: &str) -> String {
         out.push(if i == j { bits[i].to_string() } else { format!("{}-{}", bits[i], bits[j]) });
         i = j + 1;
     }
-    if out.is_empty() { "empty".into() } else { out.join(",") }
+    out.join(",")
 }
 
-/// The affinity line (init.cc / graph/topo.cc), a line topo reads as known.
-fn affinity_line(w: &World, p: &Proc) -> Option<String> {
+/// CPUs as NCCL's hex mask (cpuset.h ncclCpusetToStr): bytes from the most significant
+/// set one, a comma every 4 bytes.
+fn cpu_hex(bits: &[usize]) -> String {
+    let Some(&top) = bits.iter().max() else { return String::new() };
+    let nbytes = top / 8 + 1;
+    let mut bytes = vec![0u8; nbytes.div_ceil(4) * 4];
+    for &b in bits {
+        bytes[b / 8] |= 1 << (b % 8);
+    }
+    let mut s = String::new();
+    for o in (0..nbytes).rev() {
+        let _ = write!(s, "{:02x}", bytes[o]);
+        if o > 0 && o % 4 == 0 {
+            s.push(',');
+        }
+    }
+    s
+}
+
+fn detail(w: &World, p: &Proc, kind: &str, value: &str) -> Fact {
+    Fact::Detail(Detail {
+        host: Some(w.hosts[p.host].clone()),
+        rank: Some(p.rank as u32),
+        kind: kind.into(),
+        value: value.into(),
+    })
+}
+
+/// The affinity line (init.cc; graph/topo.cc ncclTopoGetCpuAffinity from 2.28).
+fn affinity_line(w: &World, p: &Proc) -> Option<(String, Affinity)> {
     let sys = &w.an.system;
     let g = sys.gpu_by_rank(p.local as i32)?;
     let dev = sys.list(NodeType::Gpu)[g].gpu_parent().map(|d| NodeRef::new(NodeType::Dev, d))?;
     let cpu = sys.local_cpu_of(dev, None)?;
     let Kind::Cpu { affinity: Some(mask), .. } = &sys.node(cpu).kind else { return None };
-    Some(if w.era.since(28, 0) {
-        let r = mask_ranges(mask);
-        format!("ncclTopoGetCpuAffinity: Affinity for GPU {} is {r}. (GPU affinity = {r} ; CPU affinity = {r}).", p.dev)
-    } else {
-        format!("Setting affinity for GPU {} to {mask}", p.dev)
-    })
+    // The process may run anywhere: its mask is every CPU of the host.
+    let mut all: Vec<usize> = sys
+        .list(NodeType::Cpu)
+        .iter()
+        .filter_map(|c| match &c.kind {
+            Kind::Cpu { affinity: Some(m), .. } => Some(mask_bits(m)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let bits = mask_bits(mask);
+    let era = w.era;
+    let mut a = Affinity {
+        comm: Some(0),
+        rank: Some(p.rank as u32),
+        host: Some(w.hosts[p.host].clone()),
+        gpu: p.dev,
+        mask: String::new(),
+        cpu_mask: None,
+    };
+    if era.since(28, 0) {
+        let fin = if bits.is_empty() { "empty, ignoring".to_string() } else { cpu_ranges(&bits) };
+        let (gpu_s, cpu_s) = (cpu_ranges(&bits), cpu_ranges(&all));
+        a.mask = fin.clone();
+        a.cpu_mask = Some(cpu_s.clone());
+        let msg = format!(
+            "ncclTopoGetCpuAffinity: Affinity for GPU {} is {fin}. (GPU affinity = {gpu_s} ; CPU affinity = {cpu_s}).",
+            p.dev
+        );
+        return Some((msg, a));
+    }
+    // Until 2.27 the line is printed only for a non-empty set; as ranges from 2.27.
+    if bits.is_empty() {
+        return None;
+    }
+    a.mask = if era.since(27, 0) { cpu_ranges(&bits) } else { cpu_hex(&bits) };
+    Some((format!("Setting affinity for GPU {} to {}", p.dev, a.mask), a))
 }
 
 fn env_line(era: Era, name: &str, value: &str) -> Option<(String, String)> {
@@ -1705,7 +1775,7 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
         v.extend(process_records(w, p));
     }
     if era.since(13, 0) {
-        v.push(Rec::info(p, "cudaDriverVersion 12040".into(), Fact::None).victim());
+        v.push(Rec::info(p, "cudaDriverVersion 12040".into(), detail(w, p, "cuda_driver", "12040")).victim());
     }
     if era.since(6, 0) {
         v.push(Rec::info(p, format!("Using network {}", w.net.name()), Fact::UsingNetwork(w.net.name().into())));
@@ -1713,8 +1783,8 @@ fn rank_records(w: &World, comms: &[CommDef], p: &Proc) -> Vec<Rec> {
     if let Some(m) = comm_line(w, p, comms, 0, true) {
         v.push(Rec::info(p, m, Fact::Rank { comm: 0, rank: r, complete: false }));
     }
-    if let Some(m) = affinity_line(w, p) {
-        v.push(Rec::info(p, m, Fact::None).victim());
+    if let Some((m, a)) = affinity_line(w, p) {
+        v.push(Rec::info(p, m, Fact::Affinity(a)).victim());
     }
     rank_init_records(w, comms, p, v)
 }
@@ -1724,7 +1794,8 @@ fn process_records(w: &World, p: &Proc) -> Vec<Rec> {
     let era = w.era;
     let host = &w.hosts[p.host];
     let mut v = Vec::new();
-    v.push(Rec::info(p, format!("Bootstrap : Using eth0:10.{}.0.1<0>", p.host), Fact::None).victim());
+    let boot = format!("eth0:10.{}.0.1<0>", p.host);
+    v.push(Rec::info(p, format!("Bootstrap : Using {boot}"), detail(w, p, "bootstrap", &boot)).victim());
     let mut env = w.spec.env.clone();
     if w.spec.variants.copy_engine {
         env.push(("NCCL_P2P_USE_CUDA_MEMCPY".into(), "1".into()));
@@ -1876,26 +1947,34 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
     let (ring_e, tree_e) = edges(w, p);
     let ring_c = connections(w, p, &ring_e, &w.gs.ring, 0);
     v.extend(ring_c.recs);
+    let mark = |what: &str, pxn: Option<i64>, gdr: Option<i64>| {
+        Fact::Connected(ConnectedMark {
+            comm: Some(0),
+            rank: Some(r),
+            host: Some(host.clone()),
+            what: what.into(),
+            ring_pxn: pxn,
+            ring_gdr: gdr,
+        })
+    };
     if era.since(24, 0) {
-        v.push(Rec::info(
-            p,
-            format!("Connected all rings, use ring PXN {} GDR {}", ring_c.pxn as i32, ring_c.gdr as i32),
-            Fact::None,
-        ));
+        let (pxn, gdr) = (ring_c.pxn as i64, ring_c.gdr as i64);
+        let msg = format!("Connected all rings, use ring PXN {pxn} GDR {gdr}");
+        v.push(Rec::info(p, msg, mark("rings", Some(pxn), Some(gdr))));
     } else if era.since(8, 0) {
-        v.push(Rec::info(p, "Connected all rings".into(), Fact::None));
+        v.push(Rec::info(p, "Connected all rings".into(), mark("rings", None, None)));
     }
     let tree_c = connections(w, p, &tree_e, &w.gs.tree, 0);
     v.extend(tree_c.recs);
     if era.since(8, 0) {
-        v.push(Rec::info(p, "Connected all trees".into(), Fact::None));
+        v.push(Rec::info(p, "Connected all trees".into(), mark("trees", None, None)));
     }
     v.extend(collnet_records(w, p));
     if era.since(17, 0) {
         v.push(counts);
     }
     if era.since(16, 0) {
-        v.push(Rec::info(p, "P2P Chunksize set to 524288".into(), Fact::None).victim());
+        v.push(Rec::info(p, "P2P Chunksize set to 524288".into(), detail(w, p, "p2p_chunksize", "524288")).victim());
     }
     let m = comm_line(w, p, comms, 0, false).unwrap();
     v.push(Rec::info(p, m, Fact::Rank { comm: 0, rank: r, complete: true }));
@@ -2607,6 +2686,21 @@ fn assemble(w: &World, comms: &[CommDef], recs: &[&Rec], env: &Envelope, log: &m
             Fact::Counts(x) => f.channel_counts.push(x.clone()),
             Fact::Thresholds(x) => f.thresholds.push(x.clone()),
             Fact::Tuning(t) => f.tuning = Some((**t).clone()),
+            Fact::Affinity(a) => {
+                let mut a = a.clone();
+                a.host = host_of(r);
+                f.affinity.push(a);
+            }
+            Fact::Connected(m) => {
+                let mut m = m.clone();
+                m.host = host_of(r);
+                f.connected.push(m);
+            }
+            Fact::Detail(d) => {
+                let mut d = d.clone();
+                d.host = host_of(r);
+                f.details.push(d);
+            }
         }
     }
     f.trees = trees;
@@ -2926,6 +3020,37 @@ pub fn differences(log: &Log, got: &LogFacts) -> Vec<String> {
         s
     };
     diff_sets("tuning", &tuning(exp), &tuning(got), &mut out);
+    let aff = |f: &LogFacts, k: &[String]| {
+        set(&f.affinity, |a| {
+            format!(
+                "{} rank={:?} host={:?} gpu={} {} cpu={:?}",
+                ck(k, a.comm),
+                a.rank,
+                a.host,
+                a.gpu,
+                a.mask,
+                a.cpu_mask
+            )
+        })
+    };
+    diff_sets("affinity", &aff(exp, &ke), &aff(got, &kg), &mut out);
+    let marks = |f: &LogFacts, k: &[String]| {
+        set(&f.connected, |m| {
+            format!(
+                "{} rank={:?} host={:?} {} pxn={:?} gdr={:?}",
+                ck(k, m.comm),
+                m.rank,
+                m.host,
+                m.what,
+                m.ring_pxn,
+                m.ring_gdr
+            )
+        })
+    };
+    diff_sets("connected", &marks(exp, &ke), &marks(got, &kg), &mut out);
+    // Details: which rank printed a line before its init names it is not compared.
+    let details = |f: &LogFacts| set(&f.details, |d| format!("host={:?} {}={}", d.host, d.kind, d.value));
+    diff_sets("details", &details(exp), &details(got), &mut out);
     out
 }
 
