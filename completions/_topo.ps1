@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('tune', 'tune', [CompletionResultType]::ParameterValue, 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
@@ -166,6 +167,23 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'topo;log' {
+            [CompletionResult]::new('--rank', '--rank', [CompletionResultType]::ParameterName, 'Show only this rank''s per-rank lines (graphs, trees, connections)')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'The machine the log ran on, when the log has no system print (or to check a topology file against a log)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output (replaced whole, never half-written)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output (replaced whole, never half-written)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON for scripts (the facts, what is unusual, the model''s findings)')
+            [CompletionResult]::new('--xml', '--xml', [CompletionResultType]::ParameterName, 'Print the topology rebuilt from the log''s system print, as NCCL topology XML (what the log cannot tell is said on stderr)')
+            [CompletionResult]::new('--dot', '--dot', [CompletionResultType]::ParameterName, 'Print the logged rings as Graphviz')
+            [CompletionResult]::new('--no-model', '--no-model', [CompletionResultType]::ParameterName, 'Do not hold the log against topo''s model (by default it is, when the log has a system print or --topo names the machine)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Count the NCCL lines topo does not know, by first word')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Count the NCCL lines topo does not know, by first word')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'topo;bench' {
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
@@ -274,6 +292,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('tune', 'tune', [CompletionResultType]::ParameterValue, 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)')
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
+            [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
@@ -300,6 +319,9 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;help;fleet' {
+            break
+        }
+        'topo;help;log' {
             break
         }
         'topo;help;bench' {

@@ -40,6 +40,9 @@ _topo() {
             topo,help)
                 cmd="topo__subcmd__help"
                 ;;
+            topo,log)
+                cmd="topo__subcmd__log"
+                ;;
             topo,paths)
                 cmd="topo__subcmd__paths"
                 ;;
@@ -88,6 +91,9 @@ _topo() {
             topo__subcmd__help,help)
                 cmd="topo__subcmd__help__subcmd__help"
                 ;;
+            topo__subcmd__help,log)
+                cmd="topo__subcmd__help__subcmd__log"
+                ;;
             topo__subcmd__help,paths)
                 cmd="topo__subcmd__help__subcmd__paths"
                 ;;
@@ -110,7 +116,7 @@ _topo() {
 
     case "${cmd}" in
         topo)
-            opts="-h -V --help --version show paths analyze search tune diff fleet bench detect check fixtures help"
+            opts="-h -V --help --version show paths analyze search tune diff fleet log bench detect check fixtures help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -482,7 +488,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help)
-            opts="show paths analyze search tune diff fleet bench detect check fixtures help"
+            opts="show paths analyze search tune diff fleet log bench detect check fixtures help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -621,6 +627,20 @@ _topo() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        topo__subcmd__help__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         topo__subcmd__help__subcmd__paths)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -670,6 +690,36 @@ _topo() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__log)
+            opts="-v -o -h -V --json --xml --dot --rank --no-model --topo --verbose --output --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rank)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

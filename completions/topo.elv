@@ -29,6 +29,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand tune 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size'
             cand diff 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
             cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
+            cand log 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
             cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
             cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
             cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
@@ -155,6 +156,22 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'topo;log'= {
+            cand --rank 'Show only this rank''s per-rank lines (graphs, trees, connections)'
+            cand --topo 'The machine the log ran on, when the log has no system print (or to check a topology file against a log)'
+            cand -o 'Write to FILE instead of standard output (replaced whole, never half-written)'
+            cand --output 'Write to FILE instead of standard output (replaced whole, never half-written)'
+            cand --json 'Print JSON for scripts (the facts, what is unusual, the model''s findings)'
+            cand --xml 'Print the topology rebuilt from the log''s system print, as NCCL topology XML (what the log cannot tell is said on stderr)'
+            cand --dot 'Print the logged rings as Graphviz'
+            cand --no-model 'Do not hold the log against topo''s model (by default it is, when the log has a system print or --topo names the machine)'
+            cand -v 'Count the NCCL lines topo does not know, by first word'
+            cand --verbose 'Count the NCCL lines topo does not know, by first word'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'topo;bench'= {
             cand -h 'Print help'
             cand --help 'Print help'
@@ -255,6 +272,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand tune 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size'
             cand diff 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
             cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
+            cand log 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
             cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
             cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
             cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
@@ -274,6 +292,8 @@ set edit:completion:arg-completer[topo] = {|@words|
         &'topo;help;diff'= {
         }
         &'topo;help;fleet'= {
+        }
+        &'topo;help;log'= {
         }
         &'topo;help;bench'= {
             cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'

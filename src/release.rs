@@ -127,6 +127,20 @@ impl Default for XmlLimits {
     }
 }
 
+/// Which nodes swap ring channel pairs after the search (see [`Release::ring_pair_swap`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RingPairSwap {
+    Never,
+    /// Odd nodes, when the node count is even and the ring crosses NICs (crossNic 1 or 2).
+    AnyCrossNicEvenNodes,
+    /// Odd nodes, when the ring crosses NICs.
+    AnyCrossNic,
+    /// Odd nodes, when any rank's ring ended with crossNic 2 (the graphs' maximum).
+    AllRanksTwo,
+    /// Odd nodes whose own ring ended with crossNic 2.
+    OwnTwo,
+}
+
 /// How a release's detection writes the topology XML (`NCCL_TOPO_DUMP_FILE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DetectDialect {
@@ -220,7 +234,17 @@ fn as_text<S: serde::Serializer>(r: &Release, s: S) -> Result<S::Ok, S::Error> {
 /// Every change of behaviour topo models, oldest first. Each line belongs to a
 /// predicate below (or a table it selects).
 pub const CHANGES: &[Change] = &[
+    Change {
+        since: r(2, 18, 3),
+        scope: Scope::Any,
+        text: "channels are duplicated by ncclTopoDupChannels' gate (intra speed 25, not sm 80+ under 50 with more than 4 channels); 2.18.1 never on GPUs newer than sm 90",
+    },
     Change { since: r(2, 19, 1), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 50 GB/s" },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::NvSwitch,
+        text: "NVLS graphs: a third pass raises the speed between nodes (before: the speed within the node, like trees)",
+    },
     Change {
         since: r(2, 19, 1),
         scope: Scope::NvSwitch,
@@ -236,7 +260,27 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Amd,
         text: "AMD sockets are joined at 16 GB/s (before: at LOC_BW, as an unknown CPU)",
     },
+    Change {
+        since: r(2, 19, 1),
+        scope: Scope::Nets,
+        text: "a NET's best-path GPUs are tried from the channel's number on (2.18: in index order, those whose PCIe link has bandwidth left first)",
+    },
+    Change {
+        since: r(2, 19, 3),
+        scope: Scope::Any,
+        text: "channels are duplicated before the second pass, which now also raises rings' speed (before: duplicated at the very end, rings never raised)",
+    },
+    Change {
+        since: r(2, 19, 3),
+        scope: Scope::NvSwitch,
+        text: "behind NVSwitches the search tries a GPU's neighbours (next, previous) first, and a first channel skips the PCI order",
+    },
     Change { since: r(2, 19, 3), scope: Scope::Hopper, text: "Hopper search ladder across nodes gains 22 GB/s" },
+    Change {
+        since: r(2, 20, 3),
+        scope: Scope::MultiNode,
+        text: "with an even node count, odd nodes swap ring channel pairs when the ring crosses NICs",
+    },
     Change { since: r(2, 20, 3), scope: Scope::NvSwitch, text: "collective channels raised to the NVLS channel count" },
     Change {
         since: r(2, 20, 3),
@@ -250,6 +294,16 @@ pub const CHANGES: &[Change] = &[
         text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in; a graph that does not cross NICs no longer gets a 15% edge",
     },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::NvSwitch,
+        text: "behind NVSwitches the search tries only a GPU's neighbours (2.19.3: them first, then the others)",
+    },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::MultiNode,
+        text: "odd nodes swap ring channel pairs when the ring crosses NICs, whatever the node count",
+    },
     Change {
         since: r(2, 21, 5),
         scope: Scope::Hopper,
@@ -329,6 +383,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 26, 2),
+        scope: Scope::MultiNode,
+        text: "odd nodes swap ring channel pairs only when the ring ended with crossNic 2 (not 1)",
+    },
+    Change {
+        since: r(2, 26, 2),
         scope: Scope::C2c,
         text: "NCCL_NET_GDR_C2C appears (default 0): GPUDirect RDMA to a NIC reached over C2C",
     },
@@ -382,6 +441,11 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell NVLink is 40.1 GB/s a link" },
     Change {
         since: r(2, 27, 5),
+        scope: Scope::C2c,
+        text: "P2C is numbered before PXN (2.27.3: after): the search tries a GPU's own C2C-and-PCIe way to a NIC before a relay through a peer, and NCCL_NET_GDR_LEVEL=PXN takes P2C in",
+    },
+    Change {
+        since: r(2, 27, 5),
         scope: Scope::MultiNode,
         text: "a channel tries its NET's own GPU first, and replays the last channel only when channels must be the same",
     },
@@ -391,6 +455,11 @@ pub const CHANGES: &[Change] = &[
         text: "PXN is also used when the GPU's own path to the NIC is worse than PXN (before: worse than the PXN type)",
     },
     Change { since: r(2, 27, 6), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 96 GB/s" },
+    Change {
+        since: r(2, 28, 3),
+        scope: Scope::MultiNode,
+        text: "each odd node swaps ring channel pairs by its own ring's crossNic 2, not the job's",
+    },
     Change {
         since: r(2, 28, 3),
         scope: Scope::C2c,
@@ -632,6 +701,33 @@ pub enum RecNetStart {
     /// Replay only when channels must be the same; otherwise as
     /// [`RecNetStart::LocalGpus`], the NET's own local GPU tried first.
     LocalGpuFirst,
+}
+
+/// How `ncclTopoCompute` ends (see [`Release::compute_end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComputeEnd {
+    /// Pass 2 raises the intra speed of every non-ring graph (NVLS too); channels are
+    /// duplicated after it, for graphs not NVLS with intra speed at least 25 (sm 80 and
+    /// older) or 50 (sm 90 and older).
+    V2_18_1,
+    /// As 2.18.1, with `ncclTopoDupChannels`' gate: not NVLS, intra speed at least 25,
+    /// and not (sm over 80, intra under 50, more than 4 channels).
+    V2_18_3,
+    /// As 2.18.3; pass 2 leaves NVLS out, and a third pass raises NVLS's inter speed.
+    V2_19_1,
+    /// Channels duplicated at the end of pass 1; pass 2 raises rings (both speeds),
+    /// NVLS (inter) and the others (intra).
+    V2_19_3,
+}
+
+/// How the GPU sort treats GPUs behind NVSwitches (see [`Release::nvs_neighbours`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NvsNeighbours {
+    NotSpecial,
+    /// The sorted list, with the neighbours moved to its front.
+    First,
+    /// The neighbours alone.
+    Only,
 }
 
 /// How the NVLS and CollNet Direct searches pick a head for a channel from the NETs.
@@ -943,6 +1039,13 @@ impl Release {
         self.since(2, 30, 3)
     }
 
+    /// NCCL 2.27.3 numbers PATH_P2C after PATH_PXN (7 and 6); 2.27.5 swapped them, so
+    /// there a GPU's P2C path to a NIC is preferred to a PXN relay, and the search,
+    /// the GDR level and the LL128 rule compare them the other way.
+    pub fn p2c_after_pxn(self) -> bool {
+        self.since(2, 27, 3) && !self.since(2, 27, 5)
+    }
+
     /// PXN's last condition, "or our own path goes through the CPU", compares with PXN
     /// from 2.27.6; in 2.27.3 and 2.27.5 with the PXN type (P2C or PXB).
     pub fn pxn_avoids_cpu_past_pxn(self) -> bool {
@@ -1023,6 +1126,46 @@ impl Release {
         } else {
             RecNetStart::BestPaths
         }
+    }
+
+    /// How `ncclTopoCompute` ends: where channels are duplicated and what pass 2 raises.
+    pub fn compute_end(self) -> ComputeEnd {
+        if !self.since(2, 18, 3) {
+            ComputeEnd::V2_18_1
+        } else if !self.since(2, 19, 0) {
+            ComputeEnd::V2_18_3
+        } else if !self.since(2, 19, 3) {
+            ComputeEnd::V2_19_1
+        } else {
+            ComputeEnd::V2_19_3
+        }
+    }
+
+    /// How the GPU sort treats GPUs behind NVSwitches (`ncclTopoSearchNextGpuSort`):
+    /// no differently until 2.19.1; the neighbours (next, and previous for rings and
+    /// trees) moved to the front of the sorted list from 2.19.3; only the neighbours
+    /// from 2.21.5.
+    pub fn nvs_neighbours(self) -> NvsNeighbours {
+        if !self.since(2, 19, 3) {
+            NvsNeighbours::NotSpecial
+        } else if !self.since(2, 21, 0) {
+            NvsNeighbours::First
+        } else {
+            NvsNeighbours::Only
+        }
+    }
+
+    /// A first channel from a NET tries PCI order even on a machine with NVSwitches
+    /// (until 2.19.1); from 2.19.3 only without them.
+    pub fn pci_order_with_nvs(self) -> bool {
+        !self.since(2, 19, 3)
+    }
+
+    /// A NET's best-path GPUs are tried in index order, first those whose PCI link
+    /// still has bandwidth left, then the others (2.18, "tryGpuBidir"); from 2.19.1 in
+    /// one pass from the channel's number on.
+    pub fn best_gpus_free_pci_first(self) -> bool {
+        !self.since(2, 19, 0)
     }
 
     /// NVLS (and, from 2.22.3, CollNet Direct) heads: the first NET only until 2.21.5;
@@ -1255,6 +1398,24 @@ impl Release {
     }
 
     // ---- channels (ncclTopoPostset, ncclNvlsInit) ----------------------------------------
+    /// Which nodes swap ring channel pairs (connect.cc `ncclTopoPostset`, "alternate
+    /// rings to avoid crossing rails"): none before 2.20.3; odd nodes of an even node
+    /// count when the ring crosses NICs at all (2.20.3); odd nodes when it crosses NICs
+    /// (2.21); only when the (all-ranks) ring ended with crossNic 2 (2.26); each node by
+    /// its own ring's crossNic 2 (2.28.3). Always with an even channel count.
+    pub fn ring_pair_swap(self) -> RingPairSwap {
+        if !self.since(2, 20, 3) {
+            RingPairSwap::Never
+        } else if !self.since(2, 21, 0) {
+            RingPairSwap::AnyCrossNicEvenNodes
+        } else if !self.since(2, 26, 0) {
+            RingPairSwap::AnyCrossNic
+        } else if !self.since(2, 28, 0) {
+            RingPairSwap::AllRanksTwo
+        } else {
+            RingPairSwap::OwnTwo
+        }
+    }
 
     /// `MAXCHANNELS`: 32 until 2.24, 64 from 2.25 (also the search's: rings get half,
     /// and the NET and GPU choices loop over this many channels).
@@ -1342,6 +1503,51 @@ mod tests {
         assert_eq!(r(2, 23, 4).dump_dialect().graphs[2], (DumpGraph::CollNetDirect, 4));
         assert!(!r(2, 29, 7).dump_dialect().gpu_rank);
         assert!(r(2, 30, 3).dump_dialect().gpu_rank);
+    }
+
+    /// search.cc ncclTopoCompute: dup gate by sm at 2.18.1, ncclTopoDupChannels' gate at
+    /// 2.18.3, pass 3 for NVLS at 2.19.1, dup at the end of pass 1 and ring raise at 2.19.3.
+    #[test]
+    fn compute_end_boundaries() {
+        use ComputeEnd::*;
+        let e = |a, b, c| r(a, b, c).compute_end();
+        assert_eq!((e(2, 18, 1), e(2, 18, 3), e(2, 18, 6)), (V2_18_1, V2_18_3, V2_18_3));
+        assert_eq!((e(2, 19, 1), e(2, 19, 3), e(2, 30, 7)), (V2_19_1, V2_19_3, V2_19_3));
+    }
+
+    /// search.cc: no NVS neighbours and PCI order with NVSwitches at 2.19.1, neighbours
+    /// first at 2.19.3 (to 2.20.5), neighbours only at 2.21.5; tryGpuBidir at 2.18.6,
+    /// gone at 2.19.1.
+    #[test]
+    fn search_start_boundaries() {
+        use NvsNeighbours::*;
+        assert_eq!((r(2, 19, 1).nvs_neighbours(), r(2, 19, 3).nvs_neighbours()), (NotSpecial, First));
+        assert_eq!((r(2, 20, 5).nvs_neighbours(), r(2, 21, 5).nvs_neighbours()), (First, Only));
+        assert!(r(2, 19, 1).pci_order_with_nvs() && !r(2, 19, 3).pci_order_with_nvs());
+        assert!(r(2, 18, 6).best_gpus_free_pci_first() && !r(2, 19, 1).best_gpus_free_pci_first());
+    }
+
+    /// topo.h: PATH_PXN 6 and PATH_P2C 7 at 2.27.3; P2C 6, PXN 7 from 2.27.5.
+    #[test]
+    fn p2c_pxn_order_boundaries() {
+        assert!(r(2, 27, 3).p2c_after_pxn());
+        assert!(!r(2, 26, 6).p2c_after_pxn() && !r(2, 27, 5).p2c_after_pxn());
+        use crate::types::PathType;
+        assert!(PathType::P2c.rank(true) > PathType::Pxn.rank(true));
+        assert!(PathType::P2c.rank(false) < PathType::Pxn.rank(false));
+    }
+
+    /// connect.cc ncclTopoPostset at each tag: no swap to 2.19.4; `crossNic &&
+    /// nNodes%2==0` at 2.20.3; `crossNic` at 2.21.5 to 2.25.1; `crossNic == 2` at 2.26.2
+    /// to 2.27.7; per rank `crossNicRing == 2` from 2.28.3.
+    #[test]
+    fn ring_pair_swap_boundaries() {
+        use RingPairSwap::*;
+        let s = |a, b, c| r(a, b, c).ring_pair_swap();
+        assert_eq!((s(2, 19, 4), s(2, 20, 3)), (Never, AnyCrossNicEvenNodes));
+        assert_eq!((s(2, 20, 5), s(2, 21, 5)), (AnyCrossNicEvenNodes, AnyCrossNic));
+        assert_eq!((s(2, 25, 1), s(2, 26, 2)), (AnyCrossNic, AllRanksTwo));
+        assert_eq!((s(2, 27, 7), s(2, 28, 3)), (AllRanksTwo, OwnTwo));
     }
 
     /// xml.h: MAX_SUBS 32 and MAX_NODES 1024 until 2.20.5; 256 elements and 128

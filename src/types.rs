@@ -113,6 +113,17 @@ impl PathType {
     pub fn name(self) -> &'static str {
         ["LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS", "NET", "DIS"][self as usize]
     }
+    /// The type's rank in the preference order of a release: NCCL 2.27.3 numbers P2C
+    /// after PXN (7 and 6); every other release with P2C before it. Comparisons of path
+    /// types that can meet both go through this.
+    #[inline(always)]
+    pub fn rank(self, p2c_after_pxn: bool) -> u8 {
+        match self {
+            PathType::P2c if p2c_after_pxn => PathType::Pxn as u8,
+            PathType::Pxn if p2c_after_pxn => PathType::P2c as u8,
+            t => t as u8,
+        }
+    }
     pub fn from_u8(v: u8) -> PathType {
         PathType::ALL[(v as usize).min(11)]
     }

@@ -534,6 +534,21 @@ fn path_update_rule_by_release() {
     assert_eq!(path("2.30.4"), ("PIX".to_string(), 48.0));
 }
 
+/// Titles and headers name the release modelled, never a fixed one.
+#[test]
+fn outputs_name_the_release_modelled() {
+    let first_line = |args: &[&str]| {
+        let out = topo().args(args).args(["--nccl-version", "2.21.5"]).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).lines().take(3).collect::<Vec<_>>().join("\n")
+    };
+    let s = first_line(&["search", "--fixture", "dgx-h100"]);
+    assert!(s.contains("graphs as NCCL 2.21.5 computes them"), "{s}");
+    let s = first_line(&["search", "--fixture", "dgx-h100", "--dot"]);
+    assert!(s.contains("NCCL 2.21.5 channels"), "{s}");
+    let s = first_line(&["paths", "--fixture", "dgx-h100", "--dot"]);
+    assert!(s.contains("NCCL 2.21.5 model"), "{s}");
+}
+
 const ONE_NVLINK_UNDER_GEN5: &str = r#"<system version="1">
   <cpu numaid="0" affinity="ffffffff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
     <pci busid="0000:10:00.0" class="0x060400" vendor="0x1000" device="0xc030" subsystem_vendor="0x1000" subsystem_device="0x100b" link_speed="32.0 GT/s PCIe" link_width="16">
@@ -551,3 +566,82 @@ const ONE_NVLINK_UNDER_GEN5: &str = r#"<system version="1">
   </cpu>
 </system>
 "#;
+
+/// connect.cc ncclTopoPostset: a ring that crosses NICs with crossNic 1 makes odd nodes
+/// swap channel pairs in 2.21 to 2.25; from 2.26 only crossNic 2 does (2.28: per rank).
+#[test]
+fn ring_pair_swap_by_release() {
+    let ring01 = |v: &str| {
+        let out = topo()
+            .env("NCCL_CROSS_NIC", "1")
+            .args(["search", "--fixture", "dgx-h100", "--nodes", "2", "--rank", "8", "--nccl-version", v])
+            .assert()
+            .success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let rings: Vec<String> =
+            text.lines().filter(|l| l.trim_start().starts_with("Ring 0")).map(|l| l.trim().to_string()).collect();
+        (text.contains("odd nodes swap channel pairs"), rings[..2].to_vec())
+    };
+    let (swapped, old) = ring01("2.21.5");
+    assert!(swapped);
+    assert_eq!(old, ["Ring 00 : 15 -> 8 -> 0", "Ring 01 : 0 -> 8 -> 15"]);
+    let (swapped, new) = ring01("2.28.9");
+    assert!(!swapped);
+    assert_eq!(new[0], "Ring 00 : 1 -> 8 -> 15");
+}
+
+/// topo.h: 2.27.3 numbers PATH_P2C (7) after PATH_PXN (6); 2.27.5 swapped them. With
+/// NCCL_NET_GDR_LEVEL=PXN (and the C2C rule off), Grace Hopper's P2C path to its NICs
+/// is above the level in 2.27.3 and within it in 2.27.5.
+#[test]
+fn p2c_after_pxn_in_2_27_3() {
+    let gdr = |v: &str| {
+        let out = topo()
+            .env("NCCL_NET_GDR_C2C", "0")
+            .env("NCCL_NET_GDR_LEVEL", "PXN")
+            .args(["analyze", "--json", "--fixture", "gh200", "--nccl-version", v])
+            .assert()
+            .success();
+        json(&out.get_output().stdout)["gdr"][0]["recv"].as_str().unwrap().to_string()
+    };
+    assert_eq!(gdr("2.27.3"), "Disabled");
+    assert_ne!(gdr("2.27.5"), "Disabled");
+}
+
+/// search.cc ncclTopoSearchNextGpuSort: behind NVSwitches, 2.19.3 moves a GPU's
+/// neighbours (next, previous) to the front of the sorted list; 2.19.1 sorts them like
+/// any other GPU. On a 2-node DGX H100 ring channel 1 then walks 1 2 3 ... (2.19.3)
+/// instead of 1 7 6 ... (2.19.1).
+#[test]
+fn nvswitch_neighbours_by_release() {
+    let channel1 = |v: &str| {
+        let out =
+            topo().args(["search", "--fixture", "dgx-h100", "--nodes", "2", "--nccl-version", v]).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        let line = text.lines().find(|l| l.trim_start().starts_with("1  NET/1")).unwrap().to_string();
+        line.split_whitespace().skip(3).step_by(2).take(3).map(String::from).collect::<Vec<_>>()
+    };
+    assert_eq!(channel1("2.19.1"), ["1", "7", "6"]);
+    assert_eq!(channel1("2.19.3"), ["1", "2", "3"]);
+}
+
+/// search.cc ncclTopoCompute's end: 2.18.1 duplicates channels only up to sm 90 (a
+/// GB200 tray keeps 6 channels at 60 GB/s; 2.18.3's gate doubles them); NVLS's inter
+/// speed is raised by a third pass from 2.19.1 (40/48 on two DGX H100; 2.18.6: 40/40).
+#[test]
+fn search_end_by_release() {
+    let patterns = |fixture: &str, nodes: &str, v: &str| {
+        let out =
+            topo().args(["search", "--fixture", fixture, "--nodes", nodes, "--nccl-version", v]).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .filter(|l| l.trim_start().starts_with("Pattern"))
+            .map(|l| l.trim().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(patterns("gb200-nvl72-tray", "1", "2.18.1")[0].contains("nChannels 6, bw 60.000000/60.000000"));
+    assert!(patterns("gb200-nvl72-tray", "1", "2.18.3")[0].contains("nChannels 12, bw 30.000000/30.000000"));
+    let nvls = |v: &str| patterns("dgx-h100", "2", v).into_iter().find(|l| l.starts_with("Pattern 5")).unwrap();
+    assert!(nvls("2.18.6").contains("bw 40.000000/40.000000"), "{}", nvls("2.18.6"));
+    assert!(nvls("2.19.1").contains("bw 40.000000/48.000000"), "{}", nvls("2.19.1"));
+}

@@ -16,6 +16,7 @@ mod diff;
 mod fleet;
 mod generate;
 mod io;
+mod log;
 mod paths;
 mod search;
 mod show;
@@ -78,6 +79,8 @@ pub enum Command {
     Diff(diff::DiffArgs),
     /// Group many dumps (one per node) and explain every outlier against the largest group.
     Fleet(fleet::FleetArgs),
+    /// Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model.
+    Log(log::LogArgs),
     /// Measure collectives through topo's own ring kernels along the searched channels.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -118,7 +121,11 @@ where
 
 /// Run a parsed command. Returns the exit status.
 pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
-    choose_release(cli.nccl_version.as_deref(), cli.command.models_live_machine(), ctx)?;
+    // A log says which NCCL wrote it: `topo log` chooses its release itself.
+    if !matches!(cli.command, Command::Log(_)) {
+        choose_release(cli.nccl_version.as_deref(), cli.command.models_live_machine(), ctx)?;
+    }
+    let flag = cli.nccl_version;
     match cli.command {
         Command::Show(a) => show::run(&a, ctx),
         Command::Paths(a) => paths::run(&a, ctx),
@@ -127,6 +134,7 @@ pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
         Command::Tune(a) => tune::run(&a, ctx),
         Command::Diff(a) => diff::run(&a, ctx),
         Command::Fleet(a) => fleet::run(&a, ctx),
+        Command::Log(a) => log::run(&a, flag.as_deref(), ctx),
         Command::Bench(b) => bench::run(b, ctx),
         Command::Detect(a) => detect::run(&a, ctx),
         Command::Check(a) => check::run(&a, ctx),

@@ -5,15 +5,18 @@
 //! physical lines ([`reader`]), then NCCL records (a line may hold several when
 //! processes interleave, [`segment`]), then one parsed kind per record ([`classify`]),
 //! then facts assembled per printing stream ([`assemble`]); the release comes from the
-//! version line or, without one, from the formats read ([`version`]). Nothing here
-//! prints.
+//! version line or, without one, from the formats read ([`version`]). Holding the
+//! facts against topo's model is [`compare`]; rebuilding a topology from a system print
+//! is [`rebuild`]. Nothing here prints.
 
 mod assemble;
 mod classify;
+pub mod compare;
 pub mod facts;
 mod known;
 mod rccl;
 mod reader;
+pub mod rebuild;
 mod scan;
 mod segment;
 mod system;

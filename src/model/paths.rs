@@ -589,7 +589,7 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
         distance = PathType::C2c;
         via.push_str(&why(explain, || " (counted as C2C: NCCL_NET_GDR_C2C=1)".into()));
     }
-    if distance > level {
+    if distance.rank(p.release.p2c_after_pxn()) > level.rank(p.release.p2c_after_pxn()) {
         return (
             GdrMode::Disabled,
             why(explain, || {
@@ -711,7 +711,8 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
                         && gdr_ok
                         && gl[peer].paths[NodeType::Gpu as usize][g].ty <= PathType::Nvl
                         && id_system(gl[peer].id) == id_system(gl[g].id)
-                        && (pn.bw > gn.bw || gn.ty > past)
+                        && (pn.bw > gn.bw
+                            || gn.ty.rank(p.release.p2c_after_pxn()) > past.rank(p.release.p2c_after_pxn()))
                     {
                         add_inter_step(
                             sys,

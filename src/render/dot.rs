@@ -153,8 +153,14 @@ pub(crate) fn print(stmts: Vec<Stmt>) -> String {
 /// The Graphviz text.
 pub fn system(an: &Analysis) -> String {
     let sys = &an.system;
-    let mut stmts =
-        node_stmts(an, &format!("{} — NCCL 2.30.7 model; coloured: each GPU's path to its channel-0 NIC", an.input));
+    let mut stmts = node_stmts(
+        an,
+        &format!(
+            "{} — NCCL {} model; coloured: each GPU's path to its channel-0 NIC",
+            an.input,
+            an.options.env.release()
+        ),
+    );
     let key = |r: NodeRef| key(sys, r);
     // Colour the links on each GPU's path to its channel-0 NIC.
     let mut used: HashMap<(NodeRef, NodeRef), Vec<&str>> = HashMap::new();

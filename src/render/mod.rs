@@ -7,6 +7,7 @@ pub mod diff;
 pub mod dot;
 pub mod fleet;
 pub mod graphs;
+pub mod log;
 pub mod paths;
 pub mod search;
 pub mod show;

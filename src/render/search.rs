@@ -133,7 +133,7 @@ fn run_text(run: &Run, rank: usize, out: &mut String) {
         let _ = writeln!(out, "  {:>3}  {}", s.n_channels, s.what);
     }
     if run.cross_nic_swap {
-        let _ = writeln!(out, "  odd nodes swap channel pairs (ring crossNic 2)");
+        let _ = writeln!(out, "  odd nodes swap channel pairs (their rings cross NICs)");
     }
     for n in &run.notes {
         let _ = writeln!(out, "  note: {n}");
@@ -208,10 +208,11 @@ pub fn text(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}: {} node(s) x {} GPUs; graphs as NCCL 2.30.7 computes them\n",
+        "{}: {} node(s) x {} GPUs; graphs as NCCL {} computes them\n",
         an.input,
         an.options.nodes,
-        an.system.count(NodeType::Gpu)
+        an.system.count(NodeType::Gpu),
+        an.options.env.release()
     );
     for g in selected(gs, sel) {
         graph_text(an, g, &mut out);
@@ -313,8 +314,9 @@ pub fn dot(an: &Analysis, gs: &Graphs, sel: &[GraphSel]) -> Result<String, crate
     let mut stmts = dot::node_stmts(
         an,
         &format!(
-            "{} — NCCL 2.30.7 channels: {}; links: bandwidth, then what each graph's channels use (both ways)",
+            "{} — NCCL {} channels: {}; links: bandwidth, then what each graph's channels use (both ways)",
             an.input,
+            an.options.env.release(),
             names.join(", ")
         ),
     );

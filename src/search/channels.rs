@@ -21,7 +21,7 @@
 
 use crate::env::Env;
 use crate::error::Error;
-use crate::release::Release;
+use crate::release::{Release, RingPairSwap};
 use crate::search::{CrossNic, Graph, Graphs, MAXCHANNELS, Pattern};
 
 /// Children a tree node can have (`NCCL_MAX_TREE_ARITY`).
@@ -536,10 +536,19 @@ pub fn build(gs: &Graphs, job: &Job) -> Result<Run, Error> {
     };
     let mut steps = vec![Step { what, n_channels: n }];
 
-    // Rings: each node's chain, then the chains joined node to node. Odd nodes whose
-    // own ring search ended with crossNic 2 swap channel pairs.
+    // Rings: each node's chain, then the chains joined node to node. Odd nodes swap
+    // channel pairs when their rings cross NICs, as the release decides.
     let even = n.is_multiple_of(2);
-    let swaps = |k: usize| even && k % 2 == 1 && nodes[k].graphs.ring.cross_nic == CrossNic::Alternate;
+    let crossing = |k: usize| nodes[k].graphs.ring.cross_nic;
+    let any = |f: &dyn Fn(CrossNic) -> bool| (0..nn).any(|k| f(crossing(k)));
+    let swap_all = match job.release.ring_pair_swap() {
+        RingPairSwap::Never | RingPairSwap::OwnTwo => false,
+        RingPairSwap::AnyCrossNicEvenNodes => nn.is_multiple_of(2) && any(&|c| c != CrossNic::Off),
+        RingPairSwap::AnyCrossNic => any(&|c| c != CrossNic::Off),
+        RingPairSwap::AllRanksTwo => any(&|c| c == CrossNic::Alternate),
+    };
+    let own = job.release.ring_pair_swap() == RingPairSwap::OwnTwo;
+    let swaps = |k: usize| even && k % 2 == 1 && (swap_all || own && crossing(k) == CrossNic::Alternate);
     let mut ring_prev = vec![vec![-1i32; nr]; n];
     let mut ring_next = vec![vec![-1i32; nr]; n];
     for c in 0..n {

@@ -13,19 +13,26 @@ use crate::error::Error;
 use crate::model::paths::Params;
 use crate::model::system::System;
 use crate::model::{NodeType, PathType, cpu};
-use crate::release::C2cLinks;
+use crate::release::{C2cLinks, ComputeEnd};
 
-fn gpu_min_max_path(sys: &System, ty: NodeType) -> (PathType, PathType) {
+/// The best and worst path types from the GPUs to every node of a type, in the
+/// release's order of types (`p2c_after_pxn`: 2.27.3).
+fn gpu_min_max_path(sys: &System, ty: NodeType, p2c_after_pxn: bool) -> (PathType, PathType) {
     let mut min = PathType::Sys;
     let mut max = PathType::Loc;
+    let key = |t: PathType| t.rank(p2c_after_pxn);
     for (i, g) in sys.list(NodeType::Gpu).iter().enumerate() {
         let paths = &g.paths[ty as usize];
         for (j, p) in paths.iter().enumerate().take(sys.count(ty)) {
             if ty == NodeType::Gpu && i == j {
                 continue;
             }
-            min = min.min(p.ty);
-            max = max.max(p.ty);
+            if key(p.ty) < key(min) {
+                min = p.ty;
+            }
+            if key(p.ty) > key(max) {
+                max = p.ty;
+            }
         }
     }
     (min, max)
@@ -169,10 +176,10 @@ fn search_graph<B: LinkBw>(
     let (mut min_intra, mut max_intra) = (PathType::Loc, PathType::Sys);
     let (mut min_inter, mut max_inter) = (PathType::Pix, PathType::Sys);
     if ngpus > 1 {
-        (min_intra, max_intra) = gpu_min_max_path(sys, NodeType::Gpu);
+        (min_intra, max_intra) = gpu_min_max_path(sys, NodeType::Gpu, p.release.p2c_after_pxn());
     }
     if sys.inter {
-        (min_inter, max_inter) = gpu_min_max_path(sys, NodeType::Net);
+        (min_inter, max_inter) = gpu_min_max_path(sys, NodeType::Net, p.release.p2c_after_pxn());
         max_intra = max_inter;
     }
     if ccmin < 90 {
@@ -247,6 +254,8 @@ fn search_graph<B: LinkBw>(
         cross_nic_rules: p.release.cross_nic_rules(),
         c2c_type: p.release.c2c_links() == C2cLinks::C2c,
         p2c_type: p.release.p2c_paths(),
+        p2c_after_pxn: p.release.p2c_after_pxn(),
+        end: p.release.compute_end(),
         min_intra,
         max_intra,
         min_inter,
@@ -270,8 +279,18 @@ fn search_graph<B: LinkBw>(
             break;
         }
     }
+    if let Some(f) = search.progress.as_mut() {
+        f(search.steps);
+    }
     if !search.bws.exact() || discard {
         return Ok(false);
+    }
+    // Before 2.19.3 channels are duplicated after pass 2 (the fallback graph below, if
+    // any, is too slow to be).
+    match p.release.compute_end() {
+        ComputeEnd::V2_18_1 => super::ladder::dup_channels_2_18_1(graph, ccmin, ngpus),
+        ComputeEnd::V2_18_3 | ComputeEnd::V2_19_1 => super::ladder::dup_channels(graph, ccmin, ngpus),
+        ComputeEnd::V2_19_3 => {}
     }
     for (l, bw) in search.links.bw.iter_mut().enumerate() {
         *bw = search.bws.value(l);
@@ -324,7 +343,9 @@ pub fn compute_all(sys: &mut System, p: &Params, o: &SearchOptions) -> Result<Gr
 }
 
 /// [`compute_all`], telling `progress` which graph is being searched and the steps taken
-/// in it so far (every few thousand steps, and once with 0 when a graph starts).
+/// in it so far: once with 0 when a graph starts, every few thousand steps, and with
+/// the total when a search pass ends (a graph may take several passes, each counting
+/// from 0).
 pub fn compute_all_with(
     sys: &mut System,
     p: &Params,

@@ -19,7 +19,7 @@ use super::graph::{CrossNic, Graph, Pattern};
 use super::limits::{GLOBAL_TIMEOUT, TIMEOUT, TIMEOUT_SAMECHANNELS, TIMEOUT_TREE};
 use super::recursion::Budget;
 use crate::model::PathType;
-use crate::release::CrossNicRules;
+use crate::release::{ComputeEnd, CrossNicRules};
 
 /// A step of pass 1, in [`RELAX`]'s order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +108,10 @@ pub(super) struct Ladder {
     /// stepped over.
     pub(super) c2c_type: bool,
     pub(super) p2c_type: bool,
+    /// P2C ranks after PXN (2.27.3).
+    pub(super) p2c_after_pxn: bool,
+    /// Where channels are duplicated and what pass 2 raises.
+    pub(super) end: ComputeEnd,
     pub(super) min_intra: PathType,
     pub(super) max_intra: PathType,
     pub(super) min_inter: PathType,
@@ -180,6 +184,8 @@ impl Ladder {
     /// One step of [`RELAX`].
     pub(super) fn relax(&mut self, step: Relax, best: &Graph, budget: Budget) -> Move {
         let types = (self.c2c_type, self.p2c_type);
+        let swap = self.p2c_after_pxn;
+        let k = |t: PathType| t.rank(swap);
         let t = &mut self.tmp;
         match step {
             Relax::SameChannelsOff => {
@@ -207,8 +213,8 @@ impl Ladder {
             }
             Relax::RaiseTypeIntra => {
                 let max = if self.inter { t.type_inter } else { self.max_intra };
-                if t.type_intra < max && (best.n_channels == 0 || t.type_intra < best.type_intra) {
-                    t.type_intra = next_path_type(t.type_intra, types);
+                if k(t.type_intra) < k(max) && (best.n_channels == 0 || k(t.type_intra) < k(best.type_intra)) {
+                    t.type_intra = next_path_type(t.type_intra, types, swap);
                     if t.type_intra < PathType::Dis {
                         return Move::Retry;
                     }
@@ -217,10 +223,12 @@ impl Ladder {
             }
             Relax::RaiseTypeInter => {
                 if self.inter
-                    && t.type_inter < self.max_inter
-                    && (best.n_channels == 0 || t.type_inter < best.type_inter || t.type_inter < PathType::Pxn)
+                    && k(t.type_inter) < k(self.max_inter)
+                    && (best.n_channels == 0
+                        || k(t.type_inter) < k(best.type_inter)
+                        || k(t.type_inter) < k(PathType::Pxn))
                 {
-                    t.type_inter = next_path_type(t.type_inter, types);
+                    t.type_inter = next_path_type(t.type_inter, types, swap);
                     if t.type_inter < PathType::Dis {
                         return Move::Retry;
                     }
@@ -257,7 +265,9 @@ impl Ladder {
     /// The end of pass 1: pass 2 starts from the best graph (its channels duplicated
     /// where NCCL does), at the first speed not above its inter speed.
     fn start_raising(&mut self, best: &mut Graph, ngpus: usize) {
-        dup_channels(best, self.cc_min, ngpus);
+        if self.end == ComputeEnd::V2_19_3 {
+            dup_channels(best, self.cc_min, ngpus);
+        }
         self.tmp = best.clone();
         self.set_speed(self.first_speed_within(best.bw_inter));
         self.tmp.min_channels = best.n_channels;
@@ -267,12 +277,18 @@ impl Ladder {
     /// One step of [`RAISE`]: whether it applied (and set up a new round).
     pub(super) fn raise(&mut self, step: Raise, best: &Graph) -> bool {
         let t = &mut self.tmp;
+        // Before 2.19.3 rings are not raised; before 2.19.1 NVLS is raised like a tree.
+        let old = self.end != ComputeEnd::V2_19_3;
+        let nvls_as_tree = matches!(self.end, ComputeEnd::V2_18_1 | ComputeEnd::V2_18_3);
         match step {
-            Raise::RingSpeed if best.pattern == Pattern::Ring => {
+            Raise::RingSpeed if best.pattern == Pattern::Ring && !old => {
                 self.set_speed(self.speed - 1);
             }
             Raise::NvlsInterSpeed
-                if best.pattern == Pattern::Nvls && t.bw_inter == best.bw_inter && t.bw_inter < t.bw_intra * 2.0 =>
+                if best.pattern == Pattern::Nvls
+                    && !nvls_as_tree
+                    && t.bw_inter == best.bw_inter
+                    && t.bw_inter < t.bw_intra * 2.0 =>
             {
                 t.min_channels = best.n_channels;
                 t.max_channels = best.n_channels;
@@ -281,7 +297,7 @@ impl Ladder {
             }
             Raise::IntraSpeed
                 if best.pattern != Pattern::Ring
-                    && best.pattern != Pattern::Nvls
+                    && (best.pattern != Pattern::Nvls || nvls_as_tree)
                     && t.bw_intra == best.bw_intra
                     && t.bw_intra < t.bw_inter * 2.0 =>
             {
@@ -295,11 +311,15 @@ impl Ladder {
 }
 
 /// The next worse path type, of those the release has (`(C2C, P2C)`: whether it has
-/// these two).
-fn next_path_type(t: PathType, (c2c, p2c): (bool, bool)) -> PathType {
-    let mut n = PathType::from_u8(t as u8 + 1);
+/// these two), in its order (`swap`: P2C after PXN, 2.27.3).
+fn next_path_type(t: PathType, (c2c, p2c): (bool, bool), swap: bool) -> PathType {
+    // The rank order is its own inverse: the type at rank r is `from_u8(r).rank(swap)`.
+    let at = |r: u8| PathType::from_u8(PathType::from_u8(r).rank(swap));
+    let mut r = t.rank(swap) + 1;
+    let mut n = at(r);
     while (n == PathType::C2c && !c2c) || (n == PathType::P2c && !p2c) {
-        n = PathType::from_u8(n as u8 + 1);
+        r += 1;
+        n = at(r);
     }
     n
 }
@@ -313,6 +333,21 @@ pub(super) fn dup_channels(g: &mut Graph, ccmin: i32, ngpus: usize) {
     if ccmin > 80 && g.bw_intra < 50.0 && g.n_channels > 4 {
         return;
     }
+    dup_always(g, ngpus);
+}
+
+/// 2.18.1's duplication, at the end of the search: graphs other than NVLS with an
+/// intra speed of 25 (sm 80 and older) or 50 (sm 90 and older).
+pub(super) fn dup_channels_2_18_1(g: &mut Graph, ccmin: i32, ngpus: usize) {
+    if g.n_channels > 0
+        && g.pattern != Pattern::Nvls
+        && ((ccmin <= 80 && g.bw_intra >= 25.0) || (ccmin <= 90 && g.bw_intra >= 50.0))
+    {
+        dup_always(g, ngpus);
+    }
+}
+
+fn dup_always(g: &mut Graph, ngpus: usize) {
     let n = g.n_channels as usize;
     let dup = (n * 2).min(g.max_channels as usize);
     for i in 0..(dup - n) * ngpus {
@@ -365,6 +400,8 @@ mod tests {
             cross_nic_rules: CrossNicRules::RingPairs,
             c2c_type: true,
             p2c_type: true,
+            p2c_after_pxn: false,
+            end: ComputeEnd::V2_19_3,
             min_intra: PathType::Nvl,
             max_intra: PathType::Nvl,
             min_inter: PathType::Pix,
@@ -444,10 +481,14 @@ mod tests {
     /// path type steps from NVB to PIX and from PXN to PHB.
     #[test]
     fn type_steps_skip_types_the_release_lacks() {
-        assert_eq!(next_path_type(PathType::Nvb, (false, false)), PathType::Pix);
-        assert_eq!(next_path_type(PathType::Nvb, (true, false)), PathType::C2c);
-        assert_eq!(next_path_type(PathType::Pxb, (true, false)), PathType::Pxn);
-        assert_eq!(next_path_type(PathType::Pxb, (true, true)), PathType::P2c);
-        assert_eq!(next_path_type(PathType::Pxn, (false, false)), PathType::Phb);
+        assert_eq!(next_path_type(PathType::Nvb, (false, false), false), PathType::Pix);
+        assert_eq!(next_path_type(PathType::Nvb, (true, false), false), PathType::C2c);
+        assert_eq!(next_path_type(PathType::Pxb, (true, false), false), PathType::Pxn);
+        assert_eq!(next_path_type(PathType::Pxb, (true, true), false), PathType::P2c);
+        assert_eq!(next_path_type(PathType::Pxn, (false, false), false), PathType::Phb);
+        // 2.27.3: PXB, PXN, P2C, PHB.
+        assert_eq!(next_path_type(PathType::Pxb, (true, true), true), PathType::Pxn);
+        assert_eq!(next_path_type(PathType::Pxn, (true, true), true), PathType::P2c);
+        assert_eq!(next_path_type(PathType::P2c, (true, true), true), PathType::Phb);
     }
 }

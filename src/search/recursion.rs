@@ -13,7 +13,7 @@ use super::sortcache::{MAX_SNAPS, SortCache};
 use crate::model::paths::Params;
 use crate::model::system::{NodeRef, System};
 use crate::model::{LinkType, NodeType, PathType};
-use crate::release::{CrossNicRules, NvlsHeads, RecNetStart};
+use crate::release::{CrossNicRules, NvlsHeads, NvsNeighbours, RecNetStart};
 
 /// The release's rules the recursion follows, read once per graph search.
 #[derive(Debug, Clone, Copy)]
@@ -25,6 +25,14 @@ pub(super) struct Rules {
     pub(super) max_channels: usize,
     /// A graph that does not cross NICs gets a 15% edge (until 2.19.4).
     pub(super) cross_nic_bonus: bool,
+    /// P2C ranks after PXN (2.27.3).
+    pub(super) p2c_after_pxn: bool,
+    /// How the GPU sort treats GPUs behind NVSwitches.
+    pub(super) nvs_neighbours: NvsNeighbours,
+    /// A first channel tries PCI order even with NVSwitches (until 2.19.1).
+    pub(super) pci_order_with_nvs: bool,
+    /// A NET's best-path GPUs: those with PCI bandwidth left first, in index order (2.18).
+    pub(super) best_gpus_free_pci_first: bool,
 }
 
 /// How the GPU recursion picks the next GPU (NCCL's `forcedOrder`).
@@ -276,6 +284,10 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
                 nvls_heads: p.release.nvls_heads(),
                 max_channels: p.release.max_channels(),
                 cross_nic_bonus: p.release.cross_nic_bonus(),
+                p2c_after_pxn: p.release.p2c_after_pxn(),
+                nvs_neighbours: p.release.nvs_neighbours(),
+                pci_order_with_nvs: p.release.pci_order_with_nvs(),
+                best_gpus_free_pci_first: p.release.best_gpus_free_pci_first(),
             },
             best_gpus: vec![None; nnets],
             cands: Vec::new(),
@@ -372,12 +384,13 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         if pty >= PathType::Dis {
             return None;
         }
-        if mult == 1.0 && pty > ty {
+        let swap = self.rules.p2c_after_pxn;
+        if mult == 1.0 && pty.rank(swap) > ty.rank(swap) {
             return None;
         }
         if mult == 1.0
             && matches!(g.pattern, Pattern::BalancedTree | Pattern::Tree | Pattern::SplitTree)
-            && info.back_ty > ty
+            && info.back_ty.rank(swap) > ty.rank(swap)
         {
             return None;
         }
@@ -703,10 +716,22 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             let best = self.best_gpus_of_net(n);
             if best.0 >= bw as f32 {
                 let ng = self.ngpus();
-                for k in 0..ng {
-                    let q = (g.n_channels as usize + k) % ng;
-                    if best.1.contains(&q) {
-                        self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+                if self.rules.best_gpus_free_pci_first {
+                    // 2.18: GPUs whose PCI link still has bandwidth, then the others.
+                    for pass in 0..2 {
+                        for q in 0..ng {
+                            let used = gpu_pci_bw(&self.bws, self.gpu_pci[q]) <= 0;
+                            if best.1.contains(&q) && used == (pass == 1) {
+                                self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+                            }
+                        }
+                    }
+                } else {
+                    for k in 0..ng {
+                        let q = (g.n_channels as usize + k) % ng;
+                        if best.1.contains(&q) {
+                            self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Sorted, time, from, q);
+                        }
                     }
                 }
             }
@@ -756,7 +781,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
         back_to_first: Option<i32>,
         time: &mut Budget,
     ) {
-        if g.n_channels == 0 && !self.has_nvs {
+        if g.n_channels == 0 && (!self.has_nvs || self.rules.pci_order_with_nvs) {
             let mut t = Budget::Left(FORCED_PCI_STEPS);
             let from = Some(NodeRef::new(NodeType::Net, n));
             self.try_gpu(g, save, 0, back_to_net, back_to_first, Order::Pci, &mut t, from, 0);

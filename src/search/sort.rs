@@ -4,6 +4,7 @@
 use super::bandwidth::LinkBw;
 use super::graph::{Graph, Pattern};
 use super::recursion::{NetSort, Search, gpu_pci_bw};
+use crate::release::NvsNeighbours;
 
 impl<B: LinkBw> Search<'_, '_, B> {
     /// `ncclTopoSearchNextGpuSort`: the GPUs to try after `gpu`, best first, into
@@ -13,7 +14,7 @@ impl<B: LinkBw> Search<'_, '_, B> {
         let flag = 1u64 << g.n_channels;
         let n = self.ngpus();
         let mut count = 0;
-        if self.has_nvs {
+        if self.has_nvs && self.rules.nvs_neighbours == NvsNeighbours::Only {
             // With NVSwitches NCCL keeps only the next (and previous) GPU, moved to the
             // front of the sorted list: the sort itself does not matter, only whether
             // they are candidates at all. Moving each to the front reverses them.
@@ -77,6 +78,23 @@ impl<B: LinkBw> Search<'_, '_, B> {
             let first = paths[out[0] as usize];
             if self.uniform[gpu] || out.iter().all(|&q| paths[q as usize] == first) {
                 out.reverse();
+            }
+        }
+        if self.has_nvs && self.rules.nvs_neighbours == NvsNeighbours::First {
+            // 2.19.3 to 2.20.5: the neighbours moved to the front of the sorted list, one
+            // after the other (so the last moved comes first); the rest stays.
+            let prev = (gpu + n - 1) % n;
+            let nxt = (gpu + 1) % n;
+            let first: &[usize] = match g.pattern {
+                Pattern::Ring => &[nxt, prev],
+                Pattern::SplitTree | Pattern::BalancedTree => &[prev, nxt],
+                _ => &[nxt],
+            };
+            let out = &mut self.cands[at..at + count];
+            for &f in first {
+                if let Some(i) = out.iter().position(|&q| q as usize == f) {
+                    out[..=i].rotate_right(1);
+                }
             }
         }
         count

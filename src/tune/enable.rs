@@ -93,7 +93,10 @@ fn ll128_auto(c: &Comm, ll128_c2c: bool, algo: Algo) -> bool {
         }
         Ll128Rule::C2cOrPxn => {
             let sm90_limit = if ll128_c2c { PathType::P2c } else { PathType::Pxn };
-            (g.type_inter <= PathType::Pxb || (sm90 && g.type_inter <= sm90_limit), false, c.min_cc >= 70)
+            // 2.27.3 numbers P2C after PXN, so there the C2C limit takes PXN in too.
+            let swap = c.release.p2c_after_pxn();
+            let within = g.type_inter.rank(swap) <= sm90_limit.rank(swap);
+            (g.type_inter <= PathType::Pxb || (sm90 && within), false, c.min_cc >= 70)
         }
         Ll128Rule::C2cPxnElsePxb { mixed_sm90 } => {
             let limit = if ll128_c2c && sm90 { PathType::Pxn } else { PathType::Pxb };

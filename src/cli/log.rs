@@ -1,0 +1,157 @@
+//! `topo log FILE|-`: an NCCL debug log read, shown, and held against the model.
+
+use std::io::BufReader;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{Ctx, write_atomically};
+use crate::error::Error;
+use crate::log::compare::{self, CompareOptions, Machine};
+use crate::log::{self, LogFacts};
+use crate::release::{RELEASES, Release};
+use crate::render;
+
+/// Flags of `topo log`.
+#[derive(Args, Debug, Clone)]
+pub struct LogArgs {
+    /// The log (`NCCL_DEBUG=INFO` output, any NCCL from 2.5 to 2.30; one rank or many,
+    /// with or without NCCL's line prefixes), or `-` for standard input.
+    #[arg(value_name = "FILE|-")]
+    pub file: PathBuf,
+    /// Print JSON for scripts (the facts, what is unusual, the model's findings).
+    #[arg(long, conflicts_with_all = ["xml", "dot"])]
+    pub json: bool,
+    /// Print the topology rebuilt from the log's system print, as NCCL topology XML
+    /// (what the log cannot tell is said on stderr).
+    #[arg(long, conflicts_with = "dot")]
+    pub xml: bool,
+    /// Print the logged rings as Graphviz.
+    #[arg(long)]
+    pub dot: bool,
+    /// Show only this rank's per-rank lines (graphs, trees, connections).
+    #[arg(long, value_name = "R")]
+    pub rank: Option<u32>,
+    /// Do not hold the log against topo's model (by default it is, when the log has a
+    /// system print or --topo names the machine).
+    #[arg(long)]
+    pub no_model: bool,
+    /// The machine the log ran on, when the log has no system print (or to check a
+    /// topology file against a log).
+    #[arg(long, value_name = "FILE")]
+    pub topo: Option<PathBuf>,
+    /// Count the NCCL lines topo does not know, by first word.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Write to FILE instead of standard output (replaced whole, never half-written).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Exit status 0; 1 when the model disagrees with the log.
+pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<i32, Error> {
+    let name = args.file.display().to_string();
+    let facts = if name == "-" {
+        log::read(&mut BufReader::new(std::io::stdin().lock()), "<stdin>")?
+    } else {
+        let f = std::fs::File::open(&args.file).map_err(|e| Error::Io { file: name.clone(), source: e })?;
+        log::read(&mut BufReader::new(f), &name)?
+    };
+    for w in &facts.warnings {
+        ctx.warn(w)?;
+    }
+    let release = choose(&facts, flag_release, ctx)?;
+
+    if args.xml {
+        let print = compare::chosen_print(&facts).ok_or_else(|| Error::Input {
+            file: name.clone(),
+            message: compare::no_machine_reason(&facts).unwrap_or("no system print with a GPU").into(),
+        })?;
+        let r = log::rebuild::topology(&facts, print, release)?;
+        for a in &r.assumed {
+            ctx.say(&format!("assumed: {a}"))?;
+        }
+        return emit(args, ctx, &crate::xml::write(&r.xml)).map(|_| 0);
+    }
+
+    let unusual = compare::unusual(&facts);
+    let model = if args.no_model || facts.dialect == log::Dialect::Rccl {
+        Err("--no-model".to_string())
+    } else {
+        model_run(&facts, args, release)
+    };
+    let model_ref = model.as_ref().map_err(|e| e.clone());
+    let report = render::log::Report {
+        name: &name,
+        facts: &facts,
+        rank: args.rank,
+        model: model_ref,
+        unusual: &unusual,
+        verbose: args.verbose,
+    };
+    let text = if args.json {
+        render::to_json_string(&render::log::json(&report))
+    } else if args.dot {
+        render::log::dot(&report)
+    } else {
+        render::log::text(&report)
+    };
+    emit(args, ctx, &text)?;
+    let differ = model.as_ref().is_ok_and(|c| c.findings.iter().any(|f| f.severity == compare::Severity::Warning));
+    Ok(if differ { 1 } else { 0 })
+}
+
+fn emit(args: &LogArgs, ctx: &mut Ctx, text: &str) -> Result<(), Error> {
+    match &args.output {
+        Some(p) => write_atomically(p, text),
+        None => ctx.print(text),
+    }
+}
+
+/// The model's comparison, or why it could not run.
+fn model_run(facts: &LogFacts, args: &LogArgs, release: Release) -> Result<compare::Comparison, String> {
+    let machine = match &args.topo {
+        Some(p) => {
+            let (xml, _) = crate::xml::read_file(p).map_err(|e| e.to_string())?;
+            Machine::File { xml, label: p.display().to_string() }
+        }
+        None => {
+            if let Some(why) = compare::no_machine_reason(facts) {
+                return Err(why.to_string());
+            }
+            Machine::Print
+        }
+    };
+    compare::compare(facts, &CompareOptions { release, machine }).map_err(|e| e.to_string())
+}
+
+/// The release to model: `--nccl-version`, else the log's own when topo models it,
+/// else the closest one topo models, said on stderr.
+fn choose(facts: &LogFacts, flag: Option<&str>, ctx: &mut Ctx) -> Result<Release, Error> {
+    if let Some(v) = flag {
+        let r = Release::parse(v).map_err(|e| Error::Usage(format!("--nccl-version: {e}")))?;
+        ctx.set_release(r);
+        return Ok(r);
+    }
+    let Some(v) = &facts.nccl_version else {
+        let r = Release::NEWEST;
+        ctx.warn(&format!("the log does not say which NCCL wrote it: modelling NCCL {r} (--nccl-version to choose)"))?;
+        return Ok(r);
+    };
+    let r = match Release::parse(&v.value) {
+        Ok(r) => r,
+        Err(_) => {
+            let (maj, min, pat) = (v.major, v.minor, v.patch);
+            let key = |r: &Release| (r.major as u32, r.minor as u32, r.patch as u32);
+            let nearest = RELEASES.iter().rev().find(|r| key(r) <= (maj, min, pat)).copied().unwrap_or(RELEASES[0]);
+            ctx.warn(&format!(
+                "the log is NCCL {}, which topo does not model (2.18.1 to {}): modelling NCCL {nearest}, the closest",
+                v.value,
+                Release::NEWEST
+            ))?;
+            nearest
+        }
+    };
+    ctx.set_release(r);
+    Ok(r)
+}

@@ -1,0 +1,582 @@
+//! A log held against topo's model (`topo log --model`): the machine of the log (its
+//! system print rebuilt, or a topology file given), the log's NCCL release, its
+//! NCCL_* settings and its node count go through topo's model and search, and every
+//! fact the log states that the model also decides is compared: paths, graphs, rings,
+//! trees, channel counts, transports. Each difference comes with its likely cause.
+//!
+//! [`unusual`] lists what stands out in the log itself, with or without a model.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::facts::{GraphPrint, LogFacts, SystemPrint, TreeSource};
+use crate::env::Env;
+use crate::error::Error;
+use crate::model::{self, Analysis, Options};
+use crate::release::Release;
+use crate::search::{self, Graph, Graphs, SearchOptions, channels};
+use crate::types::Transport;
+use crate::xml::Xml;
+
+/// How sure a finding is, and how much it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Info,
+    Warning,
+}
+
+/// One difference between the log and the model, or one unusual fact of the log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// A stable name: `graph`, `ring`, `tree`, `channels`, `path`, `transport`,
+    /// `shm_between_nvlink_gpus`, `gdr_disabled`, `ring_orders_differ`, ...
+    pub kind: String,
+    pub severity: Severity,
+    pub ranks: Vec<i64>,
+    pub channel: Option<u32>,
+    /// What the log says.
+    pub log: String,
+    /// What the model says (empty for findings of the log alone).
+    pub model: String,
+    /// The likely cause, in words.
+    pub cause: String,
+}
+
+/// The machine the model runs on.
+#[derive(Debug, Clone)]
+pub enum Machine {
+    /// A topology file (`--topo`), already read.
+    File { xml: Xml, label: String },
+    /// The log's own system print, rebuilt.
+    Print,
+}
+
+/// What to hold the log against.
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    pub release: Release,
+    pub machine: Machine,
+}
+
+/// The comparison's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// The release modelled.
+    pub release: String,
+    /// Where the machine came from.
+    pub machine: String,
+    pub nodes: usize,
+    /// The NCCL_* settings of the log given to the model.
+    pub env: Vec<(String, String)>,
+    /// P2P between the GPUs as the driver reports it (false when the log's SHM
+    /// connections show the driver refused it).
+    pub p2p_support: bool,
+    /// Facts compared, by kind.
+    pub checked: BTreeMap<String, usize>,
+    pub findings: Vec<Finding>,
+    /// What the rebuilt machine had to assume (empty with `--topo`).
+    pub assumed: Vec<String>,
+}
+
+/// Why the model cannot run: no machine to model.
+pub fn no_machine_reason(facts: &LogFacts) -> Option<&'static str> {
+    if facts.systems.iter().any(|s| s.nodes.iter().any(|n| n.kind == "GPU")) {
+        None
+    } else {
+        Some("the log has no system print (NCCL_DEBUG_SUBSYS must include GRAPH): give the machine with --topo FILE")
+    }
+}
+
+/// The system print the model starts from: that of the primary communicator's rank 0
+/// host when printed, else the first.
+pub fn chosen_print(facts: &LogFacts) -> Option<&SystemPrint> {
+    let primary = facts.primary();
+    let host0 = facts.ranks.iter().find(|r| Some(r.comm) == primary && r.rank == 0).and_then(|r| r.host.clone());
+    let with_gpu = |s: &&SystemPrint| s.nodes.iter().any(|n| n.kind == "GPU");
+    facts
+        .systems
+        .iter()
+        .filter(with_gpu)
+        .find(|s| host0.is_some() && s.host == host0)
+        .or_else(|| facts.systems.iter().find(with_gpu))
+}
+
+/// Hold the log against the model.
+pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Error> {
+    let primary = facts.primary();
+    let (xml, machine, assumed, print) = match &opts.machine {
+        Machine::File { xml, label } => (xml.clone(), label.clone(), Vec::new(), chosen_print(facts)),
+        Machine::Print => {
+            let print = chosen_print(facts).ok_or_else(|| Error::Input {
+                file: "log".into(),
+                message: no_machine_reason(facts).unwrap_or("no system print").into(),
+            })?;
+            let r = super::rebuild::topology(facts, print, opts.release)?;
+            let who = match (&print.host, print.rank) {
+                (Some(h), Some(r)) => format!("rebuilt from the system print of rank {r} on {h}"),
+                (Some(h), None) => format!("rebuilt from the system print of {h}"),
+                _ => "rebuilt from the log's system print".to_string(),
+            };
+            (r.xml, who, r.assumed, Some(print))
+        }
+    };
+    let comm = primary.and_then(|c| facts.comms.get(c));
+    let nodes = comm.and_then(|c| c.nnodes).unwrap_or(1).max(1) as usize;
+    let env_pairs = first_settings(facts);
+    let env = Env::for_release(opts.release, env_pairs.clone());
+
+    let run_model = |p2p_support: bool| -> Result<(Analysis, Graphs, channels::Run), Error> {
+        let mopts = Options { nodes, p2p_support, env: env.clone(), ..Options::default() };
+        let an = model::analyze(&xml, &machine, &mopts)?;
+        let (gs, _) = search::run(&an, &SearchOptions::from_analysis(&an))?;
+        let run = channels::for_analysis(&an, &gs)?;
+        Ok((an, gs, run))
+    };
+    let mut p2p_support = true;
+    let mut m = run_model(true)?;
+    // GeForce cards and some VMs have no P2P: NCCL then connects local GPUs by SHM.
+    let logged_shm = local_pairs(facts, primary, "SHM");
+    if !logged_shm.is_empty() && model_transports(&m.0, &logged_shm).iter().all(|t| *t == Some(Transport::P2p)) {
+        let alt = run_model(false)?;
+        if model_transports(&alt.0, &logged_shm).iter().all(|t| *t == Some(Transport::Shm)) {
+            p2p_support = false;
+            m = alt;
+        }
+    }
+    let (an, gs, run) = m;
+
+    let mut c = Comparison {
+        release: opts.release.to_string(),
+        machine,
+        nodes,
+        env: env_pairs,
+        p2p_support,
+        checked: BTreeMap::new(),
+        findings: Vec::new(),
+        assumed,
+    };
+    let ctx = Ctx { facts, release: opts.release, log_release: log_release(facts) };
+    if !p2p_support {
+        c.findings.push(Finding {
+            kind: "p2p_not_supported".into(),
+            severity: Severity::Info,
+            ranks: Vec::new(),
+            channel: None,
+            log: "local GPUs connect through SHM".into(),
+            model: "P2P where the driver allows it".into(),
+            cause: "the driver reports no P2P between these GPUs (GeForce cards, or P2P off in a VM or the BIOS); topo modelled that (--no-p2p-support)".into(),
+        });
+    }
+    if let Some(print) = print {
+        compare_paths(&ctx, print, &an, &mut c);
+    }
+    compare_graphs(&ctx, primary, &gs, &mut c);
+    compare_channels(&ctx, primary, &run, &mut c);
+    compare_transports(&ctx, primary, &an, &mut c);
+    Ok(c)
+}
+
+struct Ctx<'a> {
+    facts: &'a LogFacts,
+    release: Release,
+    log_release: Option<Release>,
+}
+
+impl Ctx<'_> {
+    /// The usual cause of a difference, given what is known about the run.
+    fn cause(&self, specific: &str) -> String {
+        let mut parts = Vec::new();
+        if !specific.is_empty() {
+            parts.push(specific.to_string());
+        }
+        match self.log_release {
+            Some(r) if r != self.release => {
+                parts.push(format!("the model ran NCCL {}, the log is NCCL {r}", self.release))
+            }
+            None => parts.push(format!("the log's release is not known exactly; the model ran NCCL {}", self.release)),
+            _ => {}
+        }
+        if self.facts.env.is_empty() {
+            parts.push("NCCL_* settings not printed in the log are not known to the model".into());
+        }
+        if parts.is_empty() {
+            "topo and NCCL decide differently here: a bug in topo until shown otherwise (please report it)".into()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+fn log_release(facts: &LogFacts) -> Option<Release> {
+    let v = facts.nccl_version.as_ref()?;
+    if v.range.is_some() {
+        return None;
+    }
+    Release::parse(&v.value).ok()
+}
+
+/// The first value of every NCCL_* setting the log prints.
+fn first_settings(facts: &LogFacts) -> Vec<(String, String)> {
+    let mut seen = BTreeSet::new();
+    facts
+        .env
+        .iter()
+        .filter(|e| e.name.starts_with("NCCL_") && seen.insert(e.name.clone()))
+        .map(|e| (e.name.clone(), e.value.clone()))
+        .collect()
+}
+
+/// Pairs of ranks on one host that the log connects with `transport`.
+fn local_pairs(facts: &LogFacts, comm: Option<usize>, transport: &str) -> BTreeSet<(i64, i64)> {
+    facts
+        .connections
+        .iter()
+        .filter(|x| x.comm.is_none() || x.comm == comm)
+        .filter(|x| x.transport == transport && x.from != x.to)
+        .map(|x| (x.from, x.to))
+        .collect()
+}
+
+/// topo's transport between each pair of local ranks (None when not local).
+fn model_transports(an: &Analysis, pairs: &BTreeSet<(i64, i64)>) -> Vec<Option<Transport>> {
+    pairs
+        .iter()
+        .map(|&(a, b)| {
+            let local = |r: i64| (r as usize) % an.n_ranks.max(1);
+            let (a, b) = (local(a) as i32, local(b) as i32);
+            an.p2p.iter().find(|p| p.from == a && p.to == b).map(|p| p.transport)
+        })
+        .collect()
+}
+
+fn tally(c: &mut Comparison, kind: &str, n: usize) {
+    *c.checked.entry(kind.to_string()).or_default() += n;
+}
+
+/// Path lines (GPU to GPU) against topo's paths.
+fn compare_paths(ctx: &Ctx, print: &SystemPrint, an: &Analysis, c: &mut Comparison) {
+    let rank_of: BTreeMap<&str, i64> =
+        print.nodes.iter().filter(|n| n.kind == "GPU").filter_map(|n| n.rank.map(|r| (n.id.as_str(), r))).collect();
+    // Printed ids may differ in case and system-id form between head and entries.
+    let norm = |s: &str| s.to_ascii_lowercase().replace("/0-", "/");
+    let rank_of_norm: BTreeMap<String, i64> = rank_of.iter().map(|(k, &v)| (norm(k), v)).collect();
+    let mut n = 0;
+    for p in &print.paths {
+        let (Some(&a), Some(&b)) = (rank_of_norm.get(&norm(&p.from)), rank_of_norm.get(&norm(&p.to))) else {
+            continue;
+        };
+        if a == b {
+            continue;
+        }
+        let Some(ours) = an.paths.gpu_gpu.iter().find(|r| r.from == Some(a as i32) && r.to == Some(b as i32)) else {
+            continue;
+        };
+        n += 1;
+        let same_type = ours.ty.name() == p.kind;
+        let same_bw = (ours.bw as f64 - p.bw).abs() <= 0.051 + 1e-6 * p.bw.abs();
+        if !same_type || !same_bw {
+            c.findings.push(Finding {
+                kind: "path".into(),
+                severity: Severity::Warning,
+                ranks: vec![a, b],
+                channel: None,
+                log: format!("{} -> {}: {} {:.1} GB/s, {} hops", p.from, p.to, p.kind, p.bw, p.hops),
+                model: format!("{} {:.1} GB/s, {} hops", ours.ty.name(), ours.bw, ours.hops),
+                cause: ctx.cause(if c.assumed.is_empty() {
+                    ""
+                } else {
+                    "the machine was rebuilt from the print (PCIe widths and GPU generations are guessed)"
+                }),
+            });
+        }
+    }
+    tally(c, "path", n);
+}
+
+/// The graphs NCCL prints, in the order init computes them.
+fn printed_graphs(gs: &Graphs) -> Vec<&Graph> {
+    [&gs.ring, &gs.tree, &gs.collnet_chain, &gs.collnet_direct, &gs.nvls].into_iter().filter(|g| g.computed).collect()
+}
+
+fn graph_fields(g: &GraphPrint) -> String {
+    format!(
+        "Pattern {}, crossNic {}, nChannels {}, bw {:.6}/{:.6}, type {}/{}, sameChannels {}",
+        g.pattern, g.crossnic, g.nchannels, g.bw_intra, g.bw_inter, g.type_intra, g.type_inter, g.same_channels
+    )
+}
+
+fn compare_graphs(ctx: &Ctx, comm: Option<usize>, gs: &Graphs, c: &mut Comparison) {
+    // One printing rank per host is enough: ranks of one node print the same graphs.
+    let mut by_rank: BTreeMap<Option<u32>, Vec<&GraphPrint>> = BTreeMap::new();
+    for g in ctx.facts.graphs.iter().filter(|g| g.comm.is_none() || g.comm == comm) {
+        by_rank.entry(g.rank).or_default().push(g);
+    }
+    let Some((&rank, logged)) = by_rank.iter().next() else { return };
+    let ours = printed_graphs(gs);
+    let mut n = 0;
+    for (i, g) in logged.iter().enumerate() {
+        let Some(o) = ours.get(i) else {
+            c.findings.push(Finding {
+                kind: "graph".into(),
+                severity: Severity::Warning,
+                ranks: rank.map(|r| vec![r as i64]).unwrap_or_default(),
+                channel: None,
+                log: graph_fields(g),
+                model: format!("no graph {i}: topo computes {}", ours.len()),
+                cause: ctx.cause("CollNet or NVLS enabled in the job but not in the model"),
+            });
+            continue;
+        };
+        n += 1;
+        let mine = o.summary();
+        if graph_fields(g) != mine {
+            c.findings.push(Finding {
+                kind: "graph".into(),
+                severity: Severity::Warning,
+                ranks: rank.map(|r| vec![r as i64]).unwrap_or_default(),
+                channel: None,
+                log: format!("{} graph: {}", o.name(), graph_fields(g)),
+                model: mine,
+                cause: ctx.cause(""),
+            });
+            continue;
+        }
+        // Channel lines: the GPUs in order.
+        let ngpus = o.intra.len() / search::MAXCHANNELS;
+        for ch in &g.channels {
+            let k = ch.channel as usize;
+            if k >= o.n_channels as usize || ngpus == 0 || ch.gpus.is_empty() {
+                continue;
+            }
+            n += 1;
+            let ours: Vec<i64> = o.intra[k * ngpus..(k + 1) * ngpus].iter().map(|&r| r as i64).collect();
+            let logged_gpus: Vec<i64> = ch.gpus.clone();
+            let cmp_len = logged_gpus.len().min(ours.len());
+            if logged_gpus[..cmp_len] != ours[..cmp_len] {
+                c.findings.push(Finding {
+                    kind: "graph_channel".into(),
+                    severity: Severity::Warning,
+                    ranks: rank.map(|r| vec![r as i64]).unwrap_or_default(),
+                    channel: Some(ch.channel),
+                    log: format!("{} channel {}: GPUs {:?}", o.name(), ch.channel, logged_gpus),
+                    model: format!("GPUs {:?}", &ours[..cmp_len]),
+                    cause: ctx.cause(""),
+                });
+            }
+        }
+    }
+    tally(c, "graph", n);
+}
+
+fn compare_channels(ctx: &Ctx, comm: Option<usize>, run: &channels::Run, c: &mut Comparison) {
+    let f = ctx.facts;
+    let in_comm = |x: Option<usize>| x.is_none() || x == comm;
+    let mut n = 0;
+    for l in f.ring_links.iter().filter(|l| in_comm(l.comm)) {
+        let (rank, ch) = (l.rank as usize, l.channel as usize);
+        n += 1;
+        if rank >= run.n_ranks || ch >= run.n_channels {
+            c.findings.push(Finding {
+                kind: "ring".into(),
+                severity: Severity::Warning,
+                ranks: vec![l.rank as i64],
+                channel: Some(l.channel),
+                log: format!("Ring {:02} : {} -> {} -> {}", l.channel, l.prev, l.rank, l.next),
+                model: format!("{} channels of {} ranks", run.n_channels, run.n_ranks),
+                cause: ctx.cause(""),
+            });
+            continue;
+        }
+        let ours = (run.ring_prev(ch, rank) as i64, run.ring_next(ch, rank) as i64);
+        if ours != (l.prev, l.next) {
+            c.findings.push(Finding {
+                kind: "ring".into(),
+                severity: Severity::Warning,
+                ranks: vec![l.rank as i64],
+                channel: Some(l.channel),
+                log: format!("Ring {:02} : {} -> {} -> {}", l.channel, l.prev, l.rank, l.next),
+                model: format!("{} -> {} -> {}", ours.0, l.rank, ours.1),
+                cause: ctx.cause(""),
+            });
+        }
+    }
+    for t in f.trees.iter().filter(|t| in_comm(t.comm) && t.source == TreeSource::Trees) {
+        let (rank, ch) = (t.rank as usize, t.channel as usize);
+        if rank >= run.n_ranks || ch >= run.n_channels {
+            continue;
+        }
+        n += 1;
+        let down = run.tree_down(ch, rank).map(|d| d as i64);
+        let up = run.tree_up(ch, rank) as i64;
+        if down != t.down || up != t.up {
+            c.findings.push(Finding {
+                kind: "tree".into(),
+                severity: Severity::Warning,
+                ranks: vec![t.rank as i64],
+                channel: Some(t.channel),
+                log: format!("[{}] {}/{}/{}->{}->{}", t.channel, t.down[0], t.down[1], t.down[2], t.rank, t.up),
+                model: format!("{}/{}/{}->{}->{}", down[0], down[1], down[2], t.rank, up),
+                cause: ctx.cause(""),
+            });
+        }
+    }
+    for r in f.rings.iter().filter(|r| in_comm(r.comm)) {
+        n += 1;
+        if r.nchannels as usize != run.n_channels {
+            c.findings.push(Finding {
+                kind: "channels".into(),
+                severity: Severity::Warning,
+                ranks: r.rank.map(|x| vec![x as i64]).unwrap_or_default(),
+                channel: Some(r.channel),
+                log: format!("{} channels (Channel {:02}/{:02})", r.nchannels, r.channel, r.nchannels),
+                model: format!("{} channels", run.n_channels),
+                cause: ctx
+                    .cause("NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS or a CollNet/NVLS channel count not in the log"),
+            });
+            break;
+        }
+    }
+    for cc in f.channel_counts.iter().filter(|x| in_comm(x.comm)).take(1) {
+        n += 1;
+        if cc.coll as usize != run.n_channels {
+            c.findings.push(Finding {
+                kind: "channels".into(),
+                severity: Severity::Warning,
+                ranks: cc.rank.map(|x| vec![x as i64]).unwrap_or_default(),
+                channel: None,
+                log: format!("{} coll channels", cc.coll),
+                model: format!("{} channels", run.n_channels),
+                cause: ctx.cause(""),
+            });
+        }
+    }
+    tally(c, "ring_tree", n);
+}
+
+fn compare_transports(ctx: &Ctx, comm: Option<usize>, an: &Analysis, c: &mut Comparison) {
+    let mut n = 0;
+    let mut seen = BTreeSet::new();
+    for x in ctx.facts.connections.iter().filter(|x| x.comm.is_none() || x.comm == comm) {
+        if !matches!(x.transport.as_str(), "P2P" | "SHM") || !seen.insert((x.from, x.to)) {
+            continue;
+        }
+        let pair: BTreeSet<(i64, i64)> = [(x.from, x.to)].into();
+        let Some(Some(ours)) = model_transports(an, &pair).first().copied() else { continue };
+        n += 1;
+        let logged = if x.transport == "P2P" { Transport::P2p } else { Transport::Shm };
+        if ours != logged {
+            c.findings.push(Finding {
+                kind: "transport".into(),
+                severity: Severity::Warning,
+                ranks: vec![x.from, x.to],
+                channel: Some(x.channel),
+                log: format!("{} -> {} via {}/{}", x.from, x.to, x.transport, x.mode),
+                model: format!("{ours:?}").to_uppercase(),
+                cause: ctx.cause("NCCL_P2P_LEVEL/NCCL_P2P_DISABLE not printed, or the driver's P2P support differs"),
+            });
+        }
+    }
+    tally(c, "transport", n);
+}
+
+/// What stands out in the log itself.
+pub fn unusual(facts: &LogFacts) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let primary = facts.primary();
+    // SHM between GPUs the system print joins by NVLink.
+    let nvlinked: BTreeSet<(i64, i64)> = facts
+        .systems
+        .iter()
+        .flat_map(|s| {
+            s.links.iter().filter(|l| l.kind == "NVL").filter_map(move |l| {
+                let (a, b) = (&s.nodes[l.from], &s.nodes[l.to]);
+                (a.kind == "GPU" && b.kind == "GPU").then(|| (a.rank.unwrap_or(-1), b.rank.unwrap_or(-1)))
+            })
+        })
+        .collect();
+    let mut shm_nvl = BTreeSet::new();
+    for x in facts.connections.iter().filter(|x| x.transport == "SHM") {
+        if nvlinked.contains(&(x.from, x.to)) || nvlinked.contains(&(x.to, x.from)) {
+            shm_nvl.insert((x.from.min(x.to), x.from.max(x.to)));
+        }
+    }
+    for (a, b) in shm_nvl {
+        out.push(Finding {
+            kind: "shm_between_nvlink_gpus".into(),
+            severity: Severity::Warning,
+            ranks: vec![a, b],
+            channel: None,
+            log: format!("ranks {a} and {b} connect through SHM although NVLink joins their GPUs"),
+            model: String::new(),
+            cause:
+                "P2P is disabled (NCCL_P2P_DISABLE, NCCL_P2P_LEVEL) or refused by the driver: the NVLink goes unused"
+                    .into(),
+        });
+    }
+    for g in facts.gdr.iter().filter(|g| !g.enabled) {
+        out.push(Finding {
+            kind: "gdr_disabled".into(),
+            severity: Severity::Info,
+            ranks: Vec::new(),
+            channel: None,
+            log: format!(
+                "GPU Direct RDMA disabled for {}NIC {}{}",
+                g.gpu.as_ref().map(|x| format!("GPU {x} / ")).unwrap_or_default(),
+                g.nic,
+                g.nic_name.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+            ),
+            model: String::new(),
+            cause: if g.detail.is_empty() { "see the log line".into() } else { g.detail.clone() },
+        });
+    }
+    // Graphs that allow more channels than the job runs.
+    let coll = facts.channel_counts.iter().find(|c| c.comm.is_none() || c.comm == primary).map(|c| c.coll);
+    if let Some(coll) = coll {
+        let ring = facts.graphs.iter().find(|g| (g.comm.is_none() || g.comm == primary) && g.pattern == 4);
+        if let Some(r) = ring
+            && coll < r.nchannels
+        {
+            out.push(Finding {
+                kind: "fewer_channels".into(),
+                severity: Severity::Warning,
+                ranks: Vec::new(),
+                channel: None,
+                log: format!("{coll} coll channels, the ring graph found {}", r.nchannels),
+                model: String::new(),
+                cause: "NCCL_MAX_NCHANNELS (or NCCL_MAX_CTAS) caps the channels below what the search found".into(),
+            });
+        }
+    }
+    // Ranks of one host whose rings (orders) disagree between printing processes.
+    let mut orders: BTreeMap<u32, BTreeSet<Vec<i64>>> = BTreeMap::new();
+    for r in facts.rings.iter().filter(|r| r.comm.is_none() || r.comm == primary) {
+        orders.entry(r.channel).or_default().insert(r.order.clone());
+    }
+    for (ch, set) in orders {
+        if set.len() > 1 {
+            out.push(Finding {
+                kind: "ring_orders_differ".into(),
+                severity: Severity::Warning,
+                ranks: Vec::new(),
+                channel: Some(ch),
+                log: format!("channel {ch} is printed with {} different ring orders", set.len()),
+                model: String::new(),
+                cause: "processes of one job disagree on the ring: different topologies or settings per host".into(),
+            });
+        }
+    }
+    for p in &facts.problems {
+        out.push(Finding {
+            kind: p.kind.clone(),
+            severity: if p.kind == "warn" { Severity::Warning } else { Severity::Info },
+            ranks: p.rank.map(|r| vec![r as i64]).unwrap_or_default(),
+            channel: None,
+            log: p.text.clone(),
+            model: String::new(),
+            cause: String::new(),
+        });
+    }
+    out
+}

@@ -1,0 +1,471 @@
+//! `topo log`: what an NCCL log says, per section, and how it compares with the model.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use crate::log::compare::{Comparison, Finding, Severity};
+use crate::log::{LogFacts, SystemPrint, VersionSource};
+
+/// What the text and JSON reports hold besides the facts.
+pub struct Report<'a> {
+    pub name: &'a str,
+    pub facts: &'a LogFacts,
+    /// `--rank R`: only this rank's per-rank lines.
+    pub rank: Option<u32>,
+    /// The comparison with the model, or why there is none.
+    pub model: Result<&'a Comparison, String>,
+    pub unusual: &'a [Finding],
+    pub verbose: bool,
+}
+
+fn fmt_bw(b: f64) -> String {
+    format!("{b:.1}")
+}
+
+fn version_line(f: &LogFacts) -> String {
+    match &f.nccl_version {
+        None => "NCCL release unknown (no version line, formats too few to date it)".into(),
+        Some(v) => {
+            let cuda = v.cuda.as_ref().map(|c| format!("+cuda{c}")).unwrap_or_default();
+            let how = match v.source {
+                VersionSource::VersionLine => "version line".to_string(),
+                VersionSource::TestsHeader => "nccl-tests header".to_string(),
+                VersionSource::Formats => match &v.range {
+                    Some((a, b)) if a != b => format!("dated from its formats: {a} to {b}"),
+                    _ => "dated from its formats".to_string(),
+                },
+            };
+            let mut s = format!("NCCL {}{}{cuda} ({how})", v.value, v.suffix.clone().unwrap_or_default());
+            if !v.conflicts.is_empty() {
+                let _ = write!(s, "; also printed: {}", v.conflicts.join(", "));
+            }
+            s
+        }
+    }
+}
+
+/// The system print as a tree, the way NCCL prints it.
+fn system_text(s: &SystemPrint, out: &mut String) {
+    let who = match (&s.host, s.rank) {
+        (Some(h), Some(r)) => format!("rank {r} on {h}"),
+        (Some(h), None) => h.clone(),
+        (None, Some(r)) => format!("rank {r}"),
+        _ => "one rank".into(),
+    };
+    let total = s.total_bw.map(|t| format!(", total {} GB/s", fmt_bw(t))).unwrap_or_default();
+    let _ = writeln!(out, "System ({who}): max {} GB/s{total}", fmt_bw(s.max_bw));
+    let mut kids: BTreeMap<usize, Vec<(usize, &str, f64, bool)>> = BTreeMap::new();
+    let mut has_parent = vec![false; s.nodes.len()];
+    for l in &s.links {
+        let tree = matches!(l.kind.as_str(), "PCI" | "NET") && !has_parent[l.to];
+        if tree {
+            has_parent[l.to] = true;
+        }
+        kids.entry(l.from).or_default().push((l.to, &l.kind, l.bw, tree));
+    }
+    let label = |i: usize| {
+        let n = &s.nodes[i];
+        let mut t = n.id.clone();
+        if let Some(r) = n.rank {
+            let _ = write!(t, " (rank {r})");
+        }
+        if let Some(a) = &n.net {
+            let _ = write!(t, " ({} GB/s, port {})", fmt_bw(a.bw), a.port);
+        }
+        t
+    };
+    fn rec(
+        i: usize,
+        depth: usize,
+        kids: &BTreeMap<usize, Vec<(usize, &str, f64, bool)>>,
+        label: &dyn Fn(usize) -> String,
+        out: &mut String,
+    ) {
+        for &(c, kind, bw, tree) in kids.get(&i).into_iter().flatten() {
+            let _ = writeln!(out, "{}+ {kind}[{}] - {}", "  ".repeat(depth), fmt_bw(bw), label(c));
+            if tree && depth < 64 {
+                rec(c, depth + 1, kids, label, out);
+            }
+        }
+    }
+    for i in (0..s.nodes.len()).filter(|&i| !has_parent[i] && s.nodes[i].kind == "CPU") {
+        let _ = writeln!(out, "  {}", label(i));
+        rec(i, 2, &kids, &label, out);
+    }
+    if s.truncated {
+        let _ = writeln!(out, "  (the print ends early: the log is cut here)");
+    }
+    if s.tree_guessed {
+        let _ = writeln!(out, "  (indentation lost: who hangs under whom is guessed)");
+    }
+}
+
+fn in_rank(rank: Option<u32>, r: Option<u32>) -> bool {
+    rank.is_none() || r.is_none() || rank == r
+}
+
+/// Channel numbers as ranges: `0-3, 8`.
+fn ranges(mut v: Vec<u32>) -> String {
+    v.sort_unstable();
+    v.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i;
+        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
+            j += 1;
+        }
+        out.push(if j > i { format!("{}-{}", v[i], v[j]) } else { v[i].to_string() });
+        i = j + 1;
+    }
+    out.join(", ")
+}
+
+fn finding_text(f: &Finding, out: &mut String) {
+    let mark = if f.severity == Severity::Warning { "!" } else { "-" };
+    let ch = f.channel.map(|c| format!(" channel {c}")).unwrap_or_default();
+    let _ = writeln!(out, "  {mark} [{}]{ch} {}", f.kind, f.log);
+    if !f.model.is_empty() {
+        let _ = writeln!(out, "      model: {}", f.model);
+    }
+    if !f.cause.is_empty() {
+        let _ = writeln!(out, "      why:   {}", f.cause);
+    }
+}
+
+/// The text report.
+pub fn text(r: &Report) -> String {
+    let f = r.facts;
+    let mut out = String::new();
+    let l = &f.lines;
+    let _ = writeln!(out, "NCCL log {}: {}", r.name, version_line(f));
+    let _ = writeln!(
+        out,
+        "  {} lines, {} NCCL records: {} read, {} known and not needed, {} unknown, {} cut by other output, {} truncated",
+        l.physical, l.records, l.read, l.skipped_known, l.unknown, l.cut, l.truncated
+    );
+    if r.verbose && !l.unknown_by_word.is_empty() {
+        let words: Vec<String> = l.unknown_by_word.iter().map(|(w, n)| format!("{w} {n}")).collect();
+        let _ = writeln!(out, "  unknown records by first word: {}", words.join(", "));
+    }
+    for w in &f.warnings {
+        let _ = writeln!(out, "  warning: {w}");
+    }
+    if f.dialect == crate::log::Dialect::Rccl {
+        let _ = writeln!(out, "\nRCCL log: dialect not read yet (RCCL is AMD's fork; its lines differ from NCCL's).");
+        return out;
+    }
+    for (i, c) in f.comms.iter().enumerate() {
+        let nodes = c.nnodes.map(|n| format!(" on {n} node{}", if n == 1 { "" } else { "s" })).unwrap_or_default();
+        let id = c.id.as_ref().map(|x| format!(" {x}")).unwrap_or_default();
+        let func = c.func.as_ref().map(|x| format!(" ({x})")).unwrap_or_default();
+        let primary = if c.primary && f.comms.len() > 1 { "  <- this report" } else { "" };
+        let _ = writeln!(out, "  communicator {i}{id}: {} ranks{nodes}{func}{primary}", c.nranks);
+    }
+
+    let primary = f.primary();
+    let ranks: Vec<_> = f.ranks.iter().filter(|x| Some(x.comm) == primary && in_rank(r.rank, Some(x.rank))).collect();
+    if !ranks.is_empty() {
+        let _ = writeln!(out, "\nRanks\n  rank  host                  pid       bus id        cuda  nvml");
+        for x in ranks {
+            let o = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
+            let _ = writeln!(
+                out,
+                "  {:<5} {:<21} {:<9} {:<13} {:<5} {}",
+                x.rank,
+                x.host.as_deref().unwrap_or("-"),
+                o(x.pid),
+                x.bus_id.as_deref().unwrap_or("-"),
+                o(x.cuda_dev),
+                o(x.nvml_dev)
+            );
+        }
+    }
+    for s in &f.systems {
+        out.push('\n');
+        system_text(s, &mut out);
+    }
+    let nets: Vec<_> = f.nets.iter().collect();
+    if !nets.is_empty() {
+        let _ = writeln!(out, "\nNetwork");
+        for u in nets {
+            let devs: Vec<String> = u
+                .devices
+                .iter()
+                .map(|d| format!("[{}] {}{}", d.index, d.name, d.port.map(|p| format!(":{p}")).unwrap_or_default()))
+                .collect();
+            let _ = writeln!(out, "  {} {}: {}", u.host.as_deref().unwrap_or("-"), u.kind, devs.join(" "));
+        }
+    }
+    let graphs: Vec<_> = f.graphs.iter().filter(|g| in_rank(r.rank, g.rank)).collect();
+    if !graphs.is_empty() {
+        let _ = writeln!(out, "\nGraphs");
+        let mut last = None;
+        for g in graphs {
+            if last != Some((g.rank, g.host.clone())) {
+                let who = g.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| "a rank".into());
+                let _ = writeln!(
+                    out,
+                    "  printed by {who}{}",
+                    g.host.as_ref().map(|h| format!(" on {h}")).unwrap_or_default()
+                );
+                last = Some((g.rank, g.host.clone()));
+            }
+            let _ = writeln!(
+                out,
+                "    Pattern {}, crossNic {}, nChannels {}, bw {}/{}, type {}/{}, sameChannels {}",
+                g.pattern,
+                g.crossnic,
+                g.nchannels,
+                fmt_bw(g.bw_intra),
+                fmt_bw(g.bw_inter),
+                g.type_intra,
+                g.type_inter,
+                g.same_channels
+            );
+            for ch in &g.channels {
+                let gpus: Vec<String> = ch.gpus.iter().map(|x| x.to_string()).collect();
+                let _ = writeln!(
+                    out,
+                    "      {:>2} : {}{}{}",
+                    ch.channel,
+                    ch.net_in.as_ref().map(|n| format!("NET/{n} ")).unwrap_or_default(),
+                    gpus.join(" "),
+                    ch.net_out.as_ref().map(|n| format!(" NET/{n}")).unwrap_or_default()
+                );
+            }
+        }
+    }
+    // Ring orders: distinct orders with their channels.
+    let mut orders: BTreeMap<Vec<i64>, Vec<u32>> = BTreeMap::new();
+    let mut cut = false;
+    for x in f.rings.iter().filter(|x| x.comm.is_none() || x.comm == primary) {
+        orders.entry(x.order.clone()).or_default().push(x.channel);
+        cut |= x.truncated;
+    }
+    if !orders.is_empty() {
+        let _ = writeln!(out, "\nRings (rank 0's orders{})", if cut { "; cut after 20 ranks or at '...'" } else { "" });
+        for (order, chans) in &orders {
+            let o: Vec<String> = order.iter().map(|x| x.to_string()).collect();
+            let _ = writeln!(out, "  channels {}: {}", ranges(chans.clone()), o.join(" "));
+        }
+    }
+    let trees: Vec<_> = f
+        .trees
+        .iter()
+        .filter(|t| (t.comm.is_none() || t.comm == primary) && in_rank(r.rank, Some(t.rank)))
+        .filter(|t| t.source == crate::log::TreeSource::Trees)
+        .collect();
+    if !trees.is_empty() {
+        let _ = writeln!(out, "\nTrees (children -> rank -> parent)");
+        let mut by_rank: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        for t in trees {
+            by_rank
+                .entry(t.rank)
+                .or_default()
+                .push(format!("[{}] {}/{}/{}->{}->{}", t.channel, t.down[0], t.down[1], t.down[2], t.rank, t.up));
+        }
+        for (rank, items) in by_rank {
+            let _ = writeln!(out, "  rank {rank}: {}", items.join(" "));
+        }
+    }
+    if !f.nvls_heads.is_empty() {
+        let _ = writeln!(out, "\nNVLS heads");
+        for h in &f.nvls_heads {
+            let v: Vec<String> = h.heads.iter().map(|x| x.to_string()).collect();
+            let _ = writeln!(out, "  channel {}: {}", h.channel, v.join(" "));
+        }
+    }
+    let conns: Vec<_> = f
+        .connections
+        .iter()
+        .filter(|x| {
+            (x.comm.is_none() || x.comm == primary)
+                && (r.rank.is_none()
+                    || r.rank.map(|q| q as i64) == Some(x.from)
+                    || r.rank.map(|q| q as i64) == Some(x.to))
+        })
+        .collect();
+    if !conns.is_empty() {
+        let _ = writeln!(out, "\nConnections (transport: sender -> receiver, channels)");
+        let mut groups: BTreeMap<(String, i64, i64), Vec<u32>> = BTreeMap::new();
+        for x in conns {
+            let mut t = format!("{}/{}", x.transport, x.mode);
+            if x.read {
+                t.push_str("/read");
+            }
+            if x.gdr {
+                t.push_str("/GDRDMA");
+            }
+            groups.entry((t, x.from, x.to)).or_default().push(x.channel);
+        }
+        let mut by_t: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for ((t, a, b), ch) in groups {
+            by_t.entry(t).or_default().push(format!("{a}->{b} [{}]", ranges(ch)));
+        }
+        for (t, v) in by_t {
+            let _ = writeln!(out, "  {t}: {}", v.join(", "));
+        }
+    }
+    if let Some(c) = f.channel_counts.iter().find(|c| c.comm.is_none() || c.comm == primary) {
+        let _ = writeln!(
+            out,
+            "\nChannels: {} coll{}{}, {} p2p, {} p2p per peer",
+            c.coll,
+            c.collnet.map(|n| format!(", {n} collnet")).unwrap_or_default(),
+            c.nvls.map(|n| format!(", {n} nvls")).unwrap_or_default(),
+            c.p2p,
+            c.p2p_per_peer
+        );
+    }
+    if !f.env.is_empty() {
+        let _ = writeln!(out, "\nEnvironment");
+        let mut seen = BTreeSet::new();
+        for e in &f.env {
+            if seen.insert((e.name.clone(), e.value.clone())) {
+                let _ = writeln!(out, "  {}={}", e.name, e.value);
+            }
+        }
+    }
+    if let Some(t) = &f.tuning {
+        let _ = writeln!(out, "\nTuning table: {} cells (latency us / bandwidth GB/s)", t.rows.len());
+    }
+    if !r.unusual.is_empty() {
+        let _ = writeln!(out, "\nWhat is unusual");
+        for u in r.unusual {
+            finding_text(u, &mut out);
+        }
+    }
+    out.push('\n');
+    match &r.model {
+        Err(why) => {
+            let _ = writeln!(out, "Model: not run ({why})");
+        }
+        Ok(c) => {
+            let _ = writeln!(
+                out,
+                "Model: NCCL {}, {} node{}, machine {}{}",
+                c.release,
+                c.nodes,
+                if c.nodes == 1 { "" } else { "s" },
+                c.machine,
+                if c.p2p_support { "" } else { ", no P2P between local GPUs" }
+            );
+            if !c.env.is_empty() {
+                let env: Vec<String> = c.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let _ = writeln!(out, "  with the log's settings: {}", env.join(" "));
+            }
+            let checked: Vec<String> = c.checked.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let total: usize = c.checked.values().sum();
+            let differ = c.findings.iter().filter(|x| x.severity == Severity::Warning).count();
+            if differ == 0 {
+                let _ = writeln!(out, "  agrees with the log on every fact compared ({total}: {})", checked.join(", "));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "  {differ} difference{} in {total} facts compared ({}):",
+                    if differ == 1 { "" } else { "s" },
+                    checked.join(", ")
+                );
+            }
+            for x in &c.findings {
+                finding_text(x, &mut out);
+            }
+            if !c.assumed.is_empty() {
+                let _ = writeln!(out, "  the rebuilt machine assumes:");
+                for a in &c.assumed {
+                    let _ = writeln!(out, "    {a}");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The JSON report (schema: [`crate::log::SCHEMA`]).
+pub fn json(r: &Report) -> serde_json::Value {
+    let mut v = serde_json::to_value(r.facts).unwrap_or_default();
+    let f = r.facts;
+    if let Some(o) = v.as_object_mut() {
+        o.insert("schema".into(), crate::log::SCHEMA.into());
+        let system = crate::log::compare::chosen_print(f).or(f.systems.first());
+        o.insert("system".into(), serde_json::to_value(system).unwrap_or_default());
+        o.insert("unusual".into(), serde_json::to_value(r.unusual).unwrap_or_default());
+        let (model, findings) = match &r.model {
+            Ok(c) => {
+                (serde_json::to_value(c).unwrap_or_default(), serde_json::to_value(&c.findings).unwrap_or_default())
+            }
+            Err(why) => (serde_json::json!({ "not_run": why }), serde_json::json!([])),
+        };
+        o.insert("model".into(), model);
+        o.insert("findings".into(), findings);
+        if let Some(rank) = r.rank {
+            for key in ["graphs", "trees", "ring_links"] {
+                if let Some(a) = o.get_mut(key).and_then(|x| x.as_array_mut()) {
+                    a.retain(|e| e.get("rank").and_then(|x| x.as_u64()).is_none_or(|x| x == rank as u64));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The logged rings over the logged GPUs, one small circle per distinct ring order.
+pub fn dot(r: &Report) -> String {
+    let f = r.facts;
+    let primary = f.primary();
+    let mut out = String::new();
+    let version = f.nccl_version.as_ref().map(|v| format!("NCCL {}", v.value)).unwrap_or_else(|| "NCCL".into());
+    let _ = writeln!(out, "digraph nccl_log {{");
+    let _ = writeln!(
+        out,
+        "  graph [label=\"{} — {version} rings as logged (one circle per distinct order)\", labelloc=t, fontname=Helvetica];",
+        r.name.replace('"', "'")
+    );
+    let _ = writeln!(out, "  node [shape=box, style=rounded, fontname=Helvetica];");
+    let bus: BTreeMap<u32, String> = f
+        .ranks
+        .iter()
+        .filter(|x| Some(x.comm) == primary)
+        .filter_map(|x| x.bus_id.clone().map(|b| (x.rank, b)))
+        .collect();
+    let mut orders: BTreeMap<Vec<i64>, Vec<u32>> = BTreeMap::new();
+    for x in f.rings.iter().filter(|x| x.comm.is_none() || x.comm == primary) {
+        orders.entry(x.order.clone()).or_default().push(x.channel);
+    }
+    if orders.is_empty() {
+        // Rebuild orders from Ring lines: follow next from rank 0.
+        let mut next: BTreeMap<(u32, i64), i64> = BTreeMap::new();
+        for l in f.ring_links.iter().filter(|x| x.comm.is_none() || x.comm == primary) {
+            next.insert((l.channel, l.rank as i64), l.next);
+        }
+        let chans: BTreeSet<u32> = next.keys().map(|k| k.0).collect();
+        for c in chans {
+            let mut order = vec![0i64];
+            while let Some(&n) = next.get(&(c, *order.last().unwrap_or(&0))) {
+                if n == 0 || order.len() > 4096 || order.contains(&n) {
+                    break;
+                }
+                order.push(n);
+            }
+            orders.entry(order).or_default().push(c);
+        }
+    }
+    for (k, (order, chans)) in orders.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph cluster_{k} {{");
+        let _ = writeln!(out, "    label=\"channels {}\"; layout=circo;", ranges(chans.clone()));
+        for &rank in order {
+            let b = bus.get(&(rank as u32)).map(|b| format!("\\n{b}")).unwrap_or_default();
+            let _ = writeln!(out, "    \"o{k}r{rank}\" [label=\"GPU rank {rank}{b}\"];");
+        }
+        for w in order.windows(2) {
+            let _ = writeln!(out, "    \"o{k}r{}\" -> \"o{k}r{}\";", w[0], w[1]);
+        }
+        if order.len() > 1 {
+            let _ = writeln!(out, "    \"o{k}r{}\" -> \"o{k}r{}\";", order[order.len() - 1], order[0]);
+        }
+        let _ = writeln!(out, "  }}");
+    }
+    out.push_str("}\n");
+    out
+}
