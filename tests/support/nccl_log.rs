@@ -331,6 +331,8 @@ struct World {
     hosts: Vec<String>,
     procs: Vec<Proc>,
     net: NetKind,
+    /// The network ports of the topology (name, port), by `dev`: what the IB plugin lists.
+    phys_nets: Vec<(String, i64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -407,7 +409,18 @@ fn world(spec: &Spec) -> World {
         Net::Auto if has_nets => NetKind::Ib,
         Net::Auto => NetKind::Socket,
     };
-    World { spec: spec.clone(), era, an, gs, run, tune, local, nranks, hosts, procs, net }
+    let mut phys: Vec<(i64, String, i64)> = Vec::new();
+    if let Some(root) = x.root() {
+        for n in x.descendants_named(root, "net") {
+            let a = |k: &str| x.attr(n, k).map(str::to_string);
+            let dev = a("dev").and_then(|v| v.parse().ok()).unwrap_or(phys.len() as i64);
+            let port = a("port").and_then(|v| v.parse().ok()).unwrap_or(1);
+            phys.push((dev, a("name").unwrap_or_else(|| format!("mlx5_{dev}")), port));
+        }
+    }
+    phys.sort();
+    let phys_nets = phys.into_iter().map(|(_, n, p)| (n, p)).collect();
+    World { spec: spec.clone(), era, an, gs, run, tune, local, nranks, hosts, procs, net, phys_nets }
 }
 
 impl World {
@@ -1695,29 +1708,36 @@ fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
         }
         NetKind::Ib => {
             let nets = &w.an.nets;
-            let merged = era.since(20, 0) && !era.since(24, 0) && nets.iter().any(|n| n.is_virtual);
             let mut s = String::new();
             let mut devices = Vec::new();
-            let mut i = 0u32;
-            let in_virtual = |d: i32| nets.iter().any(|n| n.is_virtual && n.physdevs.contains(&d));
-            for n in nets.iter().filter(|n| !n.is_virtual) {
-                if merged && in_virtual(n.dev) {
-                    let v = nets.iter().find(|v| v.is_virtual && v.physdevs.first() == Some(&n.dev));
-                    let Some(v) = v else { continue };
-                    let parts: Vec<&topo::model::prepare::NetDevice> =
-                        v.physdevs.iter().filter_map(|d| nets.iter().find(|x| x.dev == *d)).collect();
-                    let inner: Vec<String> =
-                        parts.iter().map(|x| format!("[{}] {}:{}/IB", x.dev, x.name, x.port)).collect();
-                    let _ = write!(s, " [{i}]={{{}}}", inner.join(", "));
+            let phys = &w.phys_nets;
+            let index = |name: &str| phys.iter().position(|(n, _)| n == name).unwrap_or(0);
+            let port = |name: &str| phys.iter().find(|(n, _)| n == name).map_or(1, |(_, p)| *p);
+            if era.since(20, 0) && !era.since(24, 0) {
+                // 2.20 to 2.23: the IB plugin's own devices, ports of one NIC merged
+                // (`[d]={[i] a:1/IB, [j] b:2/IB}`).
+                for (d, n) in nets.iter().filter(|n| !n.is_virtual).enumerate() {
+                    let parts: Vec<&str> = n.name.split('+').collect();
+                    if parts.len() > 1 {
+                        let inner: Vec<String> =
+                            parts.iter().map(|x| format!("[{}] {x}:{}/IB", index(x), port(x))).collect();
+                        let _ = write!(s, " [{d}]={{{}}}", inner.join(", "));
+                    } else {
+                        let _ = write!(s, " [{d}]{}:{}/IB", n.name, port(&n.name));
+                    }
                     devices.push(NetDevice {
-                        index: i,
-                        name: parts.iter().map(|x| x.name.as_str()).collect::<Vec<_>>().join("+"),
-                        port: Some(parts[0].port as u32),
+                        index: d as u32,
+                        name: n.name.clone(),
+                        port: Some(port(parts[0]) as u32),
                         link: Some("IB".into()),
                     });
-                } else {
-                    let _ = write!(s, " [{i}]{}:{}", n.name, n.port);
-                    if era.since(30, 3) {
+                }
+            } else {
+                for (d, (name, p)) in phys.iter().enumerate() {
+                    let _ = write!(s, " [{d}]{name}:{p}");
+                    if era.since(30, 3)
+                        && let Some(n) = nets.iter().find(|n| n.name == *name)
+                    {
                         if n.rail >= 0 {
                             let _ = write!(s, ":{}", n.rail);
                         } else if n.plane >= 0 {
@@ -1729,13 +1749,12 @@ fn net_using(w: &World, p: &Proc) -> (String, NetUse) {
                     }
                     s.push_str("/IB");
                     devices.push(NetDevice {
-                        index: i,
-                        name: n.name.clone(),
-                        port: Some(n.port as u32),
+                        index: d as u32,
+                        name: name.clone(),
+                        port: Some(*p as u32),
                         link: Some("IB".into()),
                     });
                 }
-                i += 1;
             }
             let oob = format!("ib0:{addr}");
             let ro = if era.since(24, 0) { "[RO]" } else { "" };
