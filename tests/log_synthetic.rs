@@ -540,10 +540,11 @@ fn warnings_with_timestamps() {
 
 #[test]
 fn rccl_logs_are_recognised() {
-    for banner in [true, false] {
-        let text = rccl_log(banner);
+    // The banner, XGMI links, or only the ` comm 0x... nRanks NN` RCCL appends.
+    for (banner, xgmi) in [(true, true), (false, true), (false, false)] {
+        let text = rccl_log(banner, xgmi);
         let got = topo::log::read_str(&text, "rccl").expect("an RCCL log is read (and reported as RCCL)");
-        assert_eq!(got.dialect, topo::log::Dialect::Rccl, "banner {banner}");
+        assert_eq!(got.dialect, topo::log::Dialect::Rccl, "banner {banner}, XGMI {xgmi}");
         assert!(got.connections.is_empty() && got.trees.is_empty() && got.ring_links.is_empty());
     }
 }

@@ -3079,7 +3079,7 @@ pub fn differences(log: &Log, got: &LogFacts) -> Vec<String> {
 /// An RCCL log (ROCm's fork): the multi-line version banner RCCL prints, XGMI links in
 /// the system print, and the ` comm 0x... nRanks NN busId ...` RCCL appends to ring,
 /// tree, connection and `Connected` lines (RCCL src/init.cc, transport/*.cc).
-pub fn rccl_log(banner: bool) -> String {
+pub fn rccl_log(banner: bool, xgmi: bool) -> String {
     let host = "mi300x-0";
     let busids = [0x0c000i64, 0x22000, 0x38000, 0x5c000];
     let mut s = String::new();
@@ -3093,18 +3093,21 @@ pub fn rccl_log(banner: bool) -> String {
         let pid = 7100 + r as u32;
         let ptr = format!("0x{:x}", 0x5606_a3b0_0000u64 + r as u64 * 0x10000);
         let pre = format!("{host}:{pid}:{pid} [{r}] NCCL INFO ");
+        let link = if xgmi { "XGMI" } else { "PCI" };
         let _ = writeln!(s, "{pre}=== System : maxBw 64.0 totalBw 192.0 ===");
         let _ = writeln!(s, "{pre}CPU/0-0 (1/2/-1)");
         for &b in &busids {
             let _ = writeln!(s, "{pre}+ PCI[32.0] - GPU/0-{b:x} ({})", busids.iter().position(|&x| x == b).unwrap());
             for &o in busids.iter().filter(|&&o| o != b) {
-                let _ = writeln!(s, "{pre}              + XGMI[64.0] - GPU/0-{o:x}");
+                if xgmi {
+                    let _ = writeln!(s, "{pre}              + XGMI[64.0] - GPU/0-{o:x}");
+                }
             }
         }
         let _ = writeln!(s, "{pre}==========================================");
         let _ = writeln!(
             s,
-            "{pre}Pattern 4, crossNic 0, nChannels 2, bw 64.000000/64.000000, type XGMI/PIX, sameChannels 1"
+            "{pre}Pattern 4, crossNic 0, nChannels 2, bw 64.000000/64.000000, type {link}/PIX, sameChannels 1"
         );
         for c in 0..2 {
             let (prev, next) = ((r + 3) % 4, (r + 1) % 4);
