@@ -3070,6 +3070,10 @@ pub fn differences(log: &Log, got: &LogFacts) -> Vec<String> {
     // Details: which rank printed a line before its init names it is not compared.
     let details = |f: &LogFacts| set(&f.details, |d| format!("host={:?} {}={}", d.host, d.kind, d.value));
     diff_sets("details", &details(exp), &details(got), &mut out);
+    // Every record the writer prints is one of NCCL's: none may be unknown to a reader.
+    if got.lines.unknown > 0 {
+        out.push(format!("unknown records: {} ({:?})", got.lines.unknown, got.lines.unknown_by_word));
+    }
     out
 }
 
