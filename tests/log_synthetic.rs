@@ -312,6 +312,15 @@ fn long_lines_are_cut_as_nccl_cuts_them() {
         if !era.since(29, 0) {
             assert!(longest <= 1023, "NCCL {}: a record of {longest} bytes", era.name());
         }
+        let got = topo::log::read_str(&log.text, "synthetic").unwrap();
+        if (got.lines.truncated > 0) != (log.truncated > 0) {
+            failures.push(format!(
+                "NCCL {}: {} records fill NCCL's buffers, {} counted cut",
+                era.name(),
+                log.truncated,
+                got.lines.truncated
+            ));
+        }
         failures.extend(roundtrip(&format!("64 channels, NCCL {}", era.name()), &log));
     }
     assert_none(failures);
@@ -510,6 +519,10 @@ fn spliced_records() {
         let env = Envelope { splices: 12, order: Order::Mixed, ..envelope(7) };
         let log = write(&case("dgx-h100", 2, era), &env);
         assert!(log.spliced > 0);
+        let got = topo::log::read_str(&log.text, "synthetic").unwrap();
+        if got.lines.cut != log.spliced as u64 {
+            failures.push(format!("NCCL {}: {} records cut, {} counted", era.name(), log.spliced, got.lines.cut));
+        }
         failures.extend(roundtrip(&format!("splices, NCCL {}", era.name()), &log));
     }
     assert_none(failures);

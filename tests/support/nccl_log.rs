@@ -279,9 +279,10 @@ pub struct Log {
     /// entries (host, from, to).
     pub optional_trees: BTreeSet<(u32, u32)>,
     pub optional_paths: BTreeSet<(String, String, String)>,
-    /// Records written, and cut by splices.
+    /// Records written, cut by splices, and filled or cut by NCCL's buffers.
     pub records: usize,
     pub spliced: usize,
+    pub truncated: usize,
     /// The era written, whether split communicators were, and the forced formats.
     pub era: Era,
     pub split: bool,
@@ -490,6 +491,8 @@ struct Rec {
     /// Tree items cut mid-way: a reader that cannot see NCCL's prefix (stripped logs)
     /// cannot tell them cut.
     cut_trees: Vec<(u32, u32)>,
+    /// NCCL's buffer cut the text (or it fills the buffer to its last byte).
+    cut: bool,
     opt_paths: Vec<(String, String, String)>,
 }
 
@@ -506,6 +509,7 @@ impl Rec {
             victim: false,
             opt_trees: Vec::new(),
             cut_trees: Vec::new(),
+            cut: false,
             opt_paths: Vec::new(),
         }
     }
@@ -536,6 +540,8 @@ fn logger_room(era: Era, prefix: &str) -> Option<usize> {
 
 /// A message made of a head and items, cut at `room` bytes.
 struct Cut {
+    /// The text reaches the room: cut, or whole but no reader can tell.
+    full: bool,
     text: String,
     /// Items kept whole (and readable as whole).
     keep: usize,
@@ -566,9 +572,9 @@ fn cut_items(head: &str, items: &[String], room: Option<usize>) -> Cut {
             if edge.is_some() {
                 keep -= 1;
             }
-            Cut { text: s, keep, edge, straddle }
+            Cut { full: true, text: s, keep, edge, straddle }
         }
-        _ => Cut { text: s, keep: items.len(), edge: None, straddle: None },
+        _ => Cut { full: false, text: s, keep: items.len(), edge: None, straddle: None },
     }
 }
 
@@ -1858,7 +1864,7 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
                 let e = &items[i].1;
                 optional.push((host.clone(), e.from.clone(), e.to.clone()));
             }
-            path_recs.push(cut.text);
+            path_recs.push((cut.text, cut.full));
         }
         let mut first = true;
         for line in so.lines {
@@ -1866,8 +1872,9 @@ fn rank_init_records(w: &World, comms: &[CommDef], p: &Proc, mut v: Vec<Rec>) ->
             first = false;
             v.push(Rec::info(p, line, fact).block());
         }
-        for (i, msg) in path_recs.into_iter().enumerate() {
+        for (i, (msg, full)) in path_recs.into_iter().enumerate() {
             let mut rec = Rec::info(p, msg, Fact::None).block();
+            rec.cut = full;
             if i == 0 {
                 rec.opt_paths = optional.clone();
             }
@@ -2111,6 +2118,7 @@ fn trees_record(w: &World, p: &Proc, prefix: &str) -> Rec {
     let kept: Vec<TreeLink> = links[..cut.keep].to_vec();
     let msg = cut.text;
     let mut rec = Rec::info(p, msg, Fact::Trees(kept));
+    rec.cut = cut.full;
     rec.opt_trees = cut.edge.iter().map(|&i| (r as u32, links[i].channel)).collect();
     rec.cut_trees = cut.straddle.iter().map(|&i| (r as u32, links[i].channel)).collect();
     rec
@@ -2572,6 +2580,7 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
         optional_paths: BTreeSet::new(),
         records: recs.len(),
         spliced: lost.len(),
+        truncated: 0,
         era: w.era,
         split: comms.len() > 1,
         variants: w.spec.variants,
@@ -2579,6 +2588,7 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
         stripped,
     };
     let survivors: Vec<&Rec> = order_recs.iter().filter(|r| !lost.contains(r)).map(|&r| recs[r]).collect();
+    log.truncated = survivors.iter().filter(|r| r.cut).count();
     log.expected = assemble(&w, &comms, &survivors, env, &mut log);
     log
 }
