@@ -124,7 +124,8 @@ pub struct LineCounts {
     pub unknown: u64,
     /// Records cut mid-way by another process's output on the same line.
     pub cut: u64,
-    /// Records cut at NCCL's 1023-byte limit (read up to the last whole item).
+    /// Records cut at NCCL's 1023-byte limit: lists read up to their last whole item
+    /// (these count in `read` too), other records left unread.
     pub truncated: u64,
     /// Lines that are not NCCL's (program output, blank lines).
     pub foreign: u64,
@@ -348,7 +349,9 @@ pub enum TreeSource {
 pub struct NvlsHead {
     pub comm: Option<usize>,
     pub rank: Option<u32>,
+    /// The head's index (`NVLS Head N:`).
     pub channel: u32,
+    /// The head rank on each node (NCCL prints at most 20 nodes).
     pub heads: Vec<i64>,
 }
 
