@@ -27,7 +27,8 @@ pub struct LogFacts {
     pub ranks: Vec<RankInfo>,
     /// Host names in order of first appearance.
     pub hosts: Vec<String>,
-    /// System prints (`=== System : ...`), the first complete one of each host.
+    /// System prints (`=== System : ...`), the first complete one of each host; for a
+    /// host whose prints are all incomplete (cut, or without header), those (up to 8).
     pub systems: Vec<SystemPrint>,
     /// Graph summaries (`Pattern ...`) with their channel lines, per printing rank.
     pub graphs: Vec<GraphPrint>,
