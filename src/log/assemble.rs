@@ -15,9 +15,8 @@
 //! Facts are deduplicated as they are committed, so a log that repeats its init (or a
 //! 100 MB log of many jobs on the same ranks) takes memory for its distinct facts only.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use super::classify::{self, Conn, InitPhase, Rec, TuneLine};
 use super::facts::*;
@@ -28,8 +27,9 @@ use crate::xml::i64_to_busid;
 
 const NONE: u32 = u32::MAX;
 
-/// Records kept waiting on one stream for their rank, at most.
-const MAX_PENDING: usize = 4096;
+/// Records kept waiting on one stream for their rank, at most (one init of one rank
+/// prints a few hundred); beyond, they are stored with what is known.
+const MAX_PENDING: usize = 512;
 /// Incomplete system prints kept per host when no complete one was read.
 const MAX_PARTIAL_PRINTS: usize = 8;
 /// Warnings kept.
@@ -97,7 +97,7 @@ enum Pending {
 #[derive(Debug, Default)]
 struct Sink {
     f: LogFacts,
-    seen: HashSet<u64>,
+    seen: KeySet,
     /// Per host: a complete system print was kept; incomplete ones kept.
     sys_complete: HashSet<Option<String>>,
     sys_partial: HashMap<Option<String>, usize>,
@@ -105,17 +105,86 @@ struct Sink {
     warned: HashSet<String>,
 }
 
+/// A fast hasher for the keys facts are deduplicated by (multiply-rotate, as
+/// rustc's FxHash, with a final mix): 64-bit keys of a few thousand facts.
+#[derive(Default)]
+struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 59));
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.add(u64::from(v));
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.add(u64::from(v));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.add(v);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.add(v as u64);
+    }
+    fn write_i64(&mut self, v: i64) {
+        self.add(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        // splitmix64's finaliser: every input bit reaches every output bit.
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The keys are hashes already: the set uses them as they are.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type KeySet = HashSet<u64, BuildHasherDefault<Identity>>;
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
 fn hash_of<T: Hash>(tag: u8, v: &T, origin: Option<Key>) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = Fx::default();
     tag.hash(&mut h);
     v.hash(&mut h);
     origin.hash(&mut h);
     h.finish()
 }
 
+/// A graph's identity: who printed it and what it says (not its position, so a graph
+/// printed again by a later init of the same rank is the same fact).
 fn graph_hash(g: &GraphPrint, origin: Option<Key>) -> u64 {
-    let mut h = DefaultHasher::new();
-    (g.comm, g.rank, &g.host, g.index, g.pattern, g.crossnic, g.nchannels).hash(&mut h);
+    let mut h = Fx::default();
+    (g.comm, g.rank, &g.host, g.pattern, g.crossnic, g.nchannels).hash(&mut h);
     (g.bw_intra.to_bits(), g.bw_inter.to_bits(), &g.type_intra, &g.type_inter, g.same_channels, g.nvlink).hash(&mut h);
     g.channels.hash(&mut h);
     if g.rank.is_none() {
@@ -241,9 +310,9 @@ impl Sink {
 /// Communicators.
 #[derive(Debug, Default)]
 struct Registry {
-    by_id: HashMap<u64, usize>,
-    by_ptr: HashMap<(u32, u32, u64), usize>,
-    ranks: HashMap<(usize, u32), usize>,
+    by_id: FxMap<u64, usize>,
+    by_ptr: FxMap<(u32, u32, u64), usize>,
+    ranks: FxMap<(usize, u32), usize>,
 }
 
 /// What a record came to.
@@ -260,13 +329,13 @@ pub(crate) enum Outcome {
 #[derive(Debug, Default)]
 pub(crate) struct Assembler {
     sink: Sink,
-    host_ids: HashMap<String, u32>,
-    keys: HashMap<Key, usize>,
+    host_ids: FxMap<String, u32>,
+    keys: FxMap<Key, usize>,
     streams: Vec<Stream>,
     last: Option<(Key, usize)>,
     reg: Registry,
-    pid_started: HashMap<(u32, u32), usize>,
-    pid_comms: HashMap<(u32, u32), (usize, bool)>,
+    pid_started: FxMap<(u32, u32), usize>,
+    pid_comms: FxMap<(u32, u32), (usize, bool)>,
     ev: Evidence,
     rccl: Option<&'static str>,
     old: Option<&'static str>,
@@ -432,10 +501,10 @@ impl Assembler {
             return;
         }
         if t.starts_with('#') {
-            if let Some(i) = t.find("nccl-library=") {
-                if let Some((n, _)) = super::scan::nat32(&t[i + "nccl-library=".len()..]) {
-                    self.ev.tests_header(n);
-                }
+            if let Some(i) = t.find("nccl-library=")
+                && let Some((n, _)) = super::scan::nat32(&t[i + "nccl-library=".len()..])
+            {
+                self.ev.tests_header(n);
             }
             self.sink.f.lines.foreign += 1;
             return;
@@ -451,7 +520,7 @@ impl Assembler {
         }
         // The bare version line (2.5-2.21 stdout, or NCCL_DEBUG=VERSION), possibly
         // behind a foreign tag.
-        if let Some(i) = line.find("NCCL version ")
+        if let Some(i) = super::scan::find(line, "NCCL version ")
             && let Some(v) = classify::version_text(&line[i + "NCCL version ".len()..])
         {
             self.nccl_like = true;
@@ -525,12 +594,16 @@ impl Assembler {
     fn attribute(&mut self, si: usize, p: Pending) {
         let s = &mut self.streams[si];
         let origin = s.key;
-        if s.comm.is_some() || s.pending.len() >= MAX_PENDING {
+        if s.comm.is_some() {
             let (c, r) = (s.comm, s.rank.or(s.hint));
             self.sink.commit(p, c, r, origin);
-        } else {
-            s.pending.push(p);
+            return;
         }
+        if s.pending.len() >= MAX_PENDING {
+            let r = s.rank.or(s.hint);
+            self.flush_pending(si, None, r);
+        }
+        self.streams[si].pending.push(p);
     }
 
     /// A fact with its own ranks: it needs the communicator only.
@@ -614,11 +687,13 @@ impl Assembler {
     /// Process one classified record on stream `key`.
     fn handle(&mut self, key: Key, rec: Rec<'_>, len: usize) -> Outcome {
         let si = self.stream(key);
-        // Blocks continue only with their own kinds.
+        // Blocks continue only with their own kinds; a line topo cannot read (cut, or
+        // a modified NCCL's own print) leaves them open.
         let s = &self.streams[si];
-        let keep_sys = matches!(rec, Rec::SysLine(_) | Rec::SysEnd | Rec::Path(_));
-        let keep_graph = matches!(rec, Rec::GraphChannel(_));
-        let keep_tune = matches!(rec, Rec::Tuning(_));
+        let neutral = matches!(rec, Rec::Unknown | Rec::Empty);
+        let keep_sys = neutral || matches!(rec, Rec::SysLine(_) | Rec::SysEnd | Rec::Path(_));
+        let keep_graph = neutral || matches!(rec, Rec::GraphChannel(_));
+        let keep_tune = neutral || matches!(rec, Rec::Tuning(_));
         if s.sys.is_some() && !keep_sys {
             self.close_sys(si);
         }
@@ -731,6 +806,13 @@ impl Assembler {
             }
             Rec::Path(p) => {
                 self.path_fingerprints(&p);
+                // A row from a head already read starts another print whose tree and
+                // header were not in the log.
+                if let Some(SysBlock::Build(b)) = &self.streams[si].sys
+                    && b.has_row(p.head)
+                {
+                    self.close_sys(si);
+                }
                 if self.streams[si].sys.is_none() {
                     self.open_implicit(si);
                 }

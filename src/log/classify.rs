@@ -4,7 +4,7 @@
 //! not misread. Kinds K1..K25 follow the research note on NCCL's log grammar.
 
 use super::known;
-use super::scan::{float, hex, ident, int, int_list, nat, nat32, ptr, sp, sp1, upper, word};
+use super::scan::{find, float, hex, ident, int, int_list, nat, nat32, ptr, sp, sp1, upper, word};
 use super::system::{self, NodeText};
 
 /// A parsed message.
@@ -354,10 +354,12 @@ fn bracket_first(msg: &str) -> Option<Rec<'_>> {
 fn word_first(msg: &str) -> Option<Rec<'_>> {
     let b = msg.as_bytes();
     // Node ids of the system print and the path lines.
-    if b.len() > 4 && b[3] == b'/' && system::is_node_type(&msg[..3]) {
-        if let Some(r) = sys_line(msg).or_else(|| path_line(msg)) {
-            return Some(r);
-        }
+    if b.len() > 4
+        && b[3] == b'/'
+        && system::is_node_type(&msg[..3])
+        && let Some(r) = sys_line(msg).or_else(|| path_line(msg))
+    {
+        return Some(r);
     }
     match b[0] {
         b'C' => {
@@ -422,10 +424,10 @@ fn word_first(msg: &str) -> Option<Rec<'_>> {
             if let Some(r) = msg.strip_prefix("NVLS Trees : ") {
                 return nvls_trees(r);
             }
-            if let Some(r) = msg.strip_prefix("NET/") {
-                if let Some(x) = net_line(r) {
-                    return Some(x);
-                }
+            if let Some(r) = msg.strip_prefix("NET/")
+                && let Some(x) = net_line(r)
+            {
+                return Some(x);
             }
         }
         b'c' => {
@@ -440,10 +442,10 @@ fn word_first(msg: &str) -> Option<Rec<'_>> {
             if let Some(r) = msg.strip_prefix("ncclTopoGetCpuAffinity: Affinity for GPU ") {
                 return affinity_new(r);
             }
-            if msg.starts_with("nccl") {
-                if let Some(r) = init(msg) {
-                    return Some(r);
-                }
+            if msg.starts_with("nccl")
+                && let Some(r) = init(msg)
+            {
+                return Some(r);
             }
         }
         b'S' => {
@@ -472,8 +474,8 @@ fn word_first(msg: &str) -> Option<Rec<'_>> {
             if let Some(r) = msg.strip_prefix("Bootstrap : Using").or_else(|| msg.strip_prefix("Bootstrap: Using")) {
                 return Some(Rec::Detail { kind: "bootstrap", value: r.trim_start() });
             }
-            if msg.starts_with("Bootstrap timings ") {
-                return Some(Rec::Detail { kind: "bootstrap_timings", value: &msg["Bootstrap timings ".len()..] });
+            if let Some(r) = msg.strip_prefix("Bootstrap timings ") {
+                return Some(Rec::Detail { kind: "bootstrap_timings", value: r });
             }
         }
         b'I' => {
@@ -494,11 +496,7 @@ fn word_first(msg: &str) -> Option<Rec<'_>> {
                 return Some(Rec::Detail { kind: "net_plugin", value: r });
             }
         }
-        b'E' => {
-            if msg == "Enabled NCCL Func/Proto/Algo Matrix:" {
-                return Some(Rec::MatrixStart);
-            }
-        }
+        b'E' if msg == "Enabled NCCL Func/Proto/Algo Matrix:" => return Some(Rec::MatrixStart),
         b'G' => {
             if let Some(r) = msg.strip_prefix("GPU Direct RDMA ") {
                 return gdr(r);
@@ -750,7 +748,7 @@ fn pattern(s: &str) -> Option<Rec<'_>> {
         r = x;
     }
     let r = r.strip_prefix(", type ")?;
-    let end = r.find(", sameChannels ")?;
+    let end = find(r, ", sameChannels ")?;
     let (types, r) = r.split_at(end);
     let (type_intra, type_inter) = match types.split_once('/') {
         Some((a, b)) => (a, b),
@@ -1174,7 +1172,7 @@ fn connected(r: &str) -> Option<Rec<'_>> {
 
 /// RCCL appends ` comm 0x... nRanks NN [busId X]` to messages NCCL ends earlier.
 fn rccl_suffix(msg: &str) -> Option<Rec<'_>> {
-    let i = msg.find(" comm 0x")?;
+    let i = find(msg, " comm 0x")?;
     let tail = &msg[i + " comm ".len()..];
     let (_, r) = ptr(tail)?;
     let (_, r) = nat(r.strip_prefix(" nRanks ")?)?;
@@ -1202,7 +1200,7 @@ fn env_value(v: &str) -> &str {
 
 fn env(msg: &str) -> Option<Rec<'_>> {
     for (sep, source) in [(" set by environment to ", "environment"), (" set from environment to ", "environment")] {
-        if let Some(i) = msg.find(sep) {
+        if let Some(i) = find(msg, sep) {
             let name = &msg[..i];
             if is_env_name(name) {
                 if name.starts_with("RCCL_") {
@@ -1212,7 +1210,7 @@ fn env(msg: &str) -> Option<Rec<'_>> {
             }
         }
     }
-    if let Some(i) = msg.find(" set to ") {
+    if let Some(i) = find(msg, " set to ") {
         let name = &msg[..i];
         if is_env_name(name) && name.starts_with("NCCL_") {
             return Some(Rec::Env { name, value: &msg[i + " set to ".len()..], source: "set" });
@@ -1220,13 +1218,14 @@ fn env(msg: &str) -> Option<Rec<'_>> {
     }
     // Plugins that set NCCL's variables (aws-ofi-nccl: `..., Setting NCCL_TOPO_FILE
     // environment variable to /path`).
-    if let Some(i) = msg.find("Setting NCCL_") {
+    if let Some(i) = find(msg, "Setting NCCL_") {
         let r = &msg[i + "Setting ".len()..];
         let (name, r) = word(r);
-        if let Some(v) = r.strip_prefix(" environment variable to ") {
-            if is_env_name(name) && !v.is_empty() {
-                return Some(Rec::Env { name, value: v, source: "plugin" });
-            }
+        if let Some(v) = r.strip_prefix(" environment variable to ")
+            && is_env_name(name)
+            && !v.is_empty()
+        {
+            return Some(Rec::Env { name, value: v, source: "plugin" });
         }
     }
     None
@@ -1234,7 +1233,7 @@ fn env(msg: &str) -> Option<Rec<'_>> {
 
 /// `Comm config X reset to NCCL_Y=V` (2.27+).
 fn comm_config(msg: &str) -> Option<Rec<'_>> {
-    let i = msg.find(" reset to ")?;
+    let i = find(msg, " reset to ")?;
     let (name, value) = msg[i + " reset to ".len()..].split_once('=')?;
     (is_env_name(name) && name.starts_with("NCCL_")).then_some(Rec::Env { name, value, source: "config" })
 }
@@ -1292,7 +1291,7 @@ fn gdr(r: &str) -> Option<Rec<'_>> {
 fn affinity_new(r: &str) -> Option<Rec<'_>> {
     let (gpu, r) = nat32(r)?;
     let r = r.strip_prefix(" is ")?;
-    let i = r.find(". (GPU affinity = ")?;
+    let i = find(r, ". (GPU affinity = ")?;
     let mask = &r[..i];
     let r = &r[i + ". (GPU affinity = ".len()..];
     let r = r.strip_suffix(").")?;
@@ -1625,7 +1624,7 @@ mod tests {
         assert!(c("Channel 00 : 2[2] -> 3[3] via SHM/direct").shm_one);
         assert_eq!(c("Ring 00 : 0[6000] -> 1[7000] via P2P/common device").mode, "common device");
         assert_eq!(c("Ring 00 : 0[6000] -> 1[7000] via direct shared memory").transport, "SHM");
-        assert_eq!(c("Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read/CE").ce, true);
+        assert!(c("Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM/read/CE").ce);
         assert_eq!(c("Channel 00 : 1[7000] -> 0[6000] via P2P/indirect/2[a000]").mode, "indirect");
         assert_eq!(c("CollNet 00/1 : 3 [send] via COLLNET/SHARP/0/GDRDMA").transport, "COLLNET");
         assert_eq!(kind("Channel 00 : 1[1] -> 0[0] via P2P/IPC comm 0x1 nRanks 08"), "Rccl");
@@ -1675,6 +1674,22 @@ mod tests {
         };
         assert_eq!((mask, cpu), ("8-15", Some("8-15")));
         assert_eq!(kind("Setting affinity for GPU 5 to ffffff00,0000ffff"), "Affinity");
+        let Rec::Gdr(g) = classify(
+            "GPU Direct RDMA Enabled for GPU/0-7000 (rank 0) - NET/0-1 (distance 3 <= 4), read 1 mode Default",
+        ) else {
+            panic!()
+        };
+        assert_eq!((g.gpu, g.nic), (Some("GPU/0-7000"), "NET/0-1"));
+        let Rec::Gdr(g) = classify("NET/IB : GPU Direct RDMA Disabled for GPU 7000 / HCA 0 (distance 4 >= 3)") else {
+            panic!()
+        };
+        assert_eq!((g.enabled, g.gpu, g.nic), (false, Some("7000"), "0"));
+        let Rec::Affinity { mask, cpu, .. } = classify(
+            "ncclTopoGetCpuAffinity: Affinity for GPU 0 is empty, ignoring. (GPU affinity = 0-7 ; CPU affinity = 8-15).",
+        ) else {
+            panic!()
+        };
+        assert_eq!((mask, cpu), ("empty, ignoring", Some("8-15")));
         assert_eq!(kind("Connected all rings, use ring PXN 0 GDR 1"), "Connected");
         assert_eq!(kind("Connected all trees"), "Connected");
     }

@@ -27,7 +27,8 @@ pub struct LogFacts {
     pub ranks: Vec<RankInfo>,
     /// Host names in order of first appearance.
     pub hosts: Vec<String>,
-    /// System prints (`=== System : ...`), the first complete one of each host.
+    /// System prints (`=== System : ...`), the first complete one of each host; for a
+    /// host whose prints are all incomplete (cut, or without header), those (up to 8).
     pub systems: Vec<SystemPrint>,
     /// Graph summaries (`Pattern ...`) with their channel lines, per printing rank.
     pub graphs: Vec<GraphPrint>,
@@ -124,7 +125,8 @@ pub struct LineCounts {
     pub unknown: u64,
     /// Records cut mid-way by another process's output on the same line.
     pub cut: u64,
-    /// Records cut at NCCL's 1023-byte limit (read up to the last whole item).
+    /// Records cut at NCCL's 1023-byte limit: lists read up to their last whole item
+    /// (these count in `read` too), other records left unread.
     pub truncated: u64,
     /// Lines that are not NCCL's (program output, blank lines).
     pub foreign: u64,
@@ -348,7 +350,9 @@ pub enum TreeSource {
 pub struct NvlsHead {
     pub comm: Option<usize>,
     pub rank: Option<u32>,
+    /// The head's index (`NVLS Head N:`).
     pub channel: u32,
+    /// The head rank on each node (NCCL prints at most 20 nodes).
     pub heads: Vec<i64>,
 }
 

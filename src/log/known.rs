@@ -3,6 +3,8 @@
 //! The openings come from the `INFO(...)` formats of NCCL 2.5 to 2.30, cut before their
 //! first conversion and grouped where a shared opening is distinctive enough.
 
+use std::sync::OnceLock;
+
 /// Openings of known, unneeded messages.
 const OPENINGS: &[&str] = &[
     "Allocated ",
@@ -240,9 +242,22 @@ const OPENINGS: &[&str] = &[
     "unlink shared memory ",
 ];
 
+/// The openings by first byte.
+fn by_first_byte() -> &'static [Vec<&'static str>; 128] {
+    static INDEX: OnceLock<[Vec<&'static str>; 128]> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index: [Vec<&'static str>; 128] = std::array::from_fn(|_| Vec::new());
+        for o in OPENINGS {
+            index[usize::from(o.as_bytes()[0] & 0x7f)].push(o);
+        }
+        index
+    })
+}
+
 /// Whether `msg` is a known NCCL message topo does not read.
 pub(crate) fn is_known(msg: &str) -> bool {
-    if OPENINGS.iter().any(|o| msg.starts_with(o)) {
+    let Some(&b) = msg.as_bytes().first() else { return false };
+    if b < 128 && by_first_byte()[usize::from(b)].iter().any(|o| msg.starts_with(o)) {
         return true;
     }
     file_line(msg) || op_trace(msg) || algo_trace(msg) || ib_qp(msg)

@@ -2,10 +2,10 @@
 //! 2.30, read into [`LogFacts`].
 //!
 //! Reading is one streaming pass (memory grows with the communicators, not the file):
-//! physical lines ([`reader`]), then NCCL records (a line may hold several when
-//! processes interleave, [`segment`]), then one parsed kind per record ([`classify`]),
-//! then facts assembled per printing stream ([`assemble`]); the release comes from the
-//! version line or, without one, from the formats read ([`version`]). Holding the
+//! physical lines (`reader.rs`), then NCCL records (a line may hold several when
+//! processes interleave, `segment.rs`), then one parsed kind per record (`classify.rs`),
+//! then facts assembled per printing stream (`assemble.rs`); the release comes from the
+//! version line or, without one, from the formats read (`version.rs`). Holding the
 //! facts against topo's model is [`compare`]; rebuilding a topology from a system print
 //! is [`rebuild`]. Nothing here prints.
 
@@ -41,6 +41,7 @@ pub fn read(input: &mut dyn BufRead, name: &str) -> Result<LogFacts, Error> {
     let err = |message: String| Error::Input { file: name.to_string(), message };
     let mut lines = reader::Lines::new(input);
     let mut asm = assemble::Assembler::new();
+    let mut segmenter = segment::Segmenter::default();
     let mut content = 0usize;
     let mut xml_decl = false;
     let mut xml_like = 0usize;
@@ -65,14 +66,12 @@ pub fn read(input: &mut dyn BufRead, name: &str) -> Result<LogFacts, Error> {
                 }
             }
         }
-        let mut segs = Vec::new();
-        segment::segments(line, &mut segs);
-        if segs.is_empty() {
-            asm.bare(line);
-        } else {
-            let spliced = segs.len() > 1;
-            for s in &segs {
-                asm.segment(s, spliced);
+        match segmenter.split(line) {
+            0 => asm.bare(line),
+            n => {
+                for i in 0..n {
+                    asm.segment(&segmenter.get(line, i), n > 1);
+                }
             }
         }
         if !lines.sniff_done() && lines.looks_binary() {

@@ -38,10 +38,12 @@ pub(crate) struct Seg<'a> {
     pub len: usize,
 }
 
-struct Marker<'a> {
+#[derive(Debug, Clone, Copy)]
+struct Marker {
     start: usize,
     msg_start: usize,
-    host: Option<&'a str>,
+    /// Byte range of the host in the line.
+    host: Option<(usize, usize)>,
     host_mid_line: bool,
     pid: Option<u32>,
     tid: Option<u32>,
@@ -49,57 +51,85 @@ struct Marker<'a> {
     level: Level,
 }
 
-/// The records of `line`, in order; empty when the line holds none.
-pub(crate) fn segments<'a>(line: &'a str, out: &mut Vec<Seg<'a>>) {
-    out.clear();
-    let mut markers: Vec<Marker<'a>> = Vec::new();
-    let mut from = 0;
-    while let Some(i) = line[from..].find("NCCL ") {
-        let m = from + i;
-        from = m + 5;
-        let after = &line[m + 5..];
-        let (level, word_len) = if after.starts_with("INFO") {
-            (Level::Info, 4)
-        } else if after.starts_with("WARN") {
-            (Level::Warn, 4)
-        } else if after.starts_with("TRACE") {
-            (Level::Trace, 5)
-        } else if after.starts_with("CALL") {
-            (Level::Call, 4)
-        } else {
-            continue;
-        };
-        let end = m + 5 + word_len;
-        let msg_start = match line.as_bytes().get(end) {
-            None => end,
-            Some(b' ') => end + 1,
-            Some(_) => continue,
-        };
-        let floor = markers.last().map_or(0, |p| p.msg_start);
-        if let Some(mk) = prefix(line, m, level, floor, msg_start) {
-            markers.push(mk);
+/// Finds the records of one line at a time, without allocating per line.
+#[derive(Debug, Default)]
+pub(crate) struct Segmenter {
+    markers: Vec<Marker>,
+}
+
+impl Segmenter {
+    /// Find the records of `line`; returns how many there are.
+    pub fn split(&mut self, line: &str) -> usize {
+        self.markers.clear();
+        let mut from = 0;
+        // `contains` runs a vectorised search; most lines hold one prefix near their
+        // start, and the rest of the line is checked in one pass.
+        while line[from..].contains("NCCL ") {
+            // `find(char)` runs on memchr; a `&str` pattern would build a searcher.
+            let Some(i) = line[from..].find('N') else { break };
+            let m = from + i;
+            from = m + 1;
+            if !line[m..].starts_with("NCCL ") {
+                continue;
+            }
+            from = m + 5;
+            let after = &line[m + 5..];
+            let (level, word_len) = if after.starts_with("INFO") {
+                (Level::Info, 4)
+            } else if after.starts_with("WARN") {
+                (Level::Warn, 4)
+            } else if after.starts_with("TRACE") {
+                (Level::Trace, 5)
+            } else if after.starts_with("CALL") {
+                (Level::Call, 4)
+            } else {
+                continue;
+            };
+            let end = m + 5 + word_len;
+            let msg_start = match line.as_bytes().get(end) {
+                None => end,
+                Some(b' ') => end + 1,
+                Some(_) => continue,
+            };
+            let floor = self.markers.last().map_or(0, |p| p.msg_start);
+            if let Some(mk) = prefix(line, m, level, floor, msg_start) {
+                self.markers.push(mk);
+            }
         }
+        self.markers.len()
     }
-    for (i, mk) in markers.iter().enumerate() {
-        let end = markers.get(i + 1).map_or(line.len(), |n| n.start);
+
+    /// Record `i` of `line`, the line last given to [`Segmenter::split`].
+    pub fn get<'a>(&self, line: &'a str, i: usize) -> Seg<'a> {
+        let mk = self.markers[i];
+        let end = self.markers.get(i + 1).map_or(line.len(), |n| n.start);
         let msg = if mk.msg_start <= end { &line[mk.msg_start..end] } else { "" };
-        out.push(Seg {
-            host: mk.host,
+        Seg {
+            host: mk.host.map(|(a, b)| &line[a..b]),
             host_mid_line: mk.host_mid_line,
             pid: mk.pid,
             tid: mk.tid,
             dev: mk.dev,
             level: mk.level,
             msg,
-            cut: i + 1 < markers.len(),
+            cut: i + 1 < self.markers.len(),
             len: line.len() - mk.start,
-        });
+        }
     }
+}
+
+/// The records of `line`, in order; empty when the line holds none.
+#[cfg(test)]
+pub(crate) fn segments<'a>(line: &'a str, out: &mut Vec<Seg<'a>>) {
+    let mut s = Segmenter::default();
+    let n = s.split(line);
+    out.clear();
+    out.extend((0..n).map(|i| s.get(line, i)));
 }
 
 /// Parse the prefix before the marker at `m` backwards; `floor` is where the previous
 /// record's message starts (a prefix never reaches before it).
-fn prefix<'a>(line: &'a str, m: usize, level: Level, floor: usize, msg_start: usize) -> Option<Marker<'a>> {
+fn prefix(line: &str, m: usize, level: Level, floor: usize, msg_start: usize) -> Option<Marker> {
     let pre = &line[floor..m];
     let base = Marker { start: m, msg_start, host: None, host_mid_line: false, pid: None, tid: None, dev: None, level };
     let Some(mut p) = pre.strip_suffix(' ') else {
@@ -126,7 +156,7 @@ fn prefix<'a>(line: &'a str, m: usize, level: Level, floor: usize, msg_start: us
             let (start, host, pid, tid) = host_pid_tid(p)?;
             return Some(Marker {
                 start: floor + start,
-                host: Some(host),
+                host: Some((floor + start, floor + start + host.len())),
                 host_mid_line: floor + start > 0,
                 pid: Some(pid),
                 tid: Some(tid),
@@ -146,7 +176,7 @@ fn prefix<'a>(line: &'a str, m: usize, level: Level, floor: usize, msg_start: us
             && let Some((start, host, pid, tid)) = host_pid_tid(b)
         {
             mk.start = floor + start;
-            mk.host = Some(host);
+            mk.host = Some((mk.start, mk.start + host.len()));
             mk.host_mid_line = mk.start > 0;
             mk.pid = Some(pid);
             mk.tid = Some(tid);
@@ -219,6 +249,8 @@ mod tests {
         let v = segs("[1,0]<stdout>:box:1:2 [0] NCCL INFO Using network IB");
         assert_eq!((v[0].host, v[0].msg), (Some("box"), "Using network IB"));
         let v = segs("0: box:1:2 [0] NCCL INFO x");
+        assert_eq!(v[0].host, Some("box"));
+        let v = segs("[default0]:box:1:2 [0] NCCL INFO x");
         assert_eq!(v[0].host, Some("box"));
         let v = segs("[2025-01-01 10:00:00] box:1:2 [0] NCCL INFO x");
         assert_eq!(v[0].host, Some("box"));

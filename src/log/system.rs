@@ -153,6 +153,8 @@ pub(crate) struct SysBuilder {
     pub in_paths: bool,
     /// Entries or nodes dropped at the memory bounds.
     pub overflow: bool,
+    /// Heads of the path rows read.
+    heads: HashSet<String>,
 }
 
 impl SysBuilder {
@@ -173,6 +175,7 @@ impl SysBuilder {
             ended: false,
             in_paths: false,
             overflow: false,
+            heads: HashSet::new(),
         }
     }
 
@@ -267,9 +270,18 @@ impl SysBuilder {
         }
     }
 
+    /// Whether this print already has a path row from `head` (a second one starts
+    /// another print).
+    pub fn has_row(&self, head: &str) -> bool {
+        self.heads.contains(head)
+    }
+
     /// A path line (K7).
     pub fn path(&mut self, p: &PathLine<'_>) {
         self.in_paths = true;
+        if self.heads.len() < MAX_NODES {
+            self.heads.insert(p.head.to_string());
+        }
         for e in &p.entries {
             if self.print.paths.len() >= MAX_PATHS {
                 self.overflow = true;
@@ -387,6 +399,26 @@ mod tests {
         assert_eq!(p.nodes[7].cpu, Some(CpuAttrs { arch: 1, vendor: 2, model: -1 }));
         assert_eq!(p.paths.len(), 2);
         assert!(!p.tree_guessed);
+    }
+
+    /// 2.21-2.22 print PCI-reached nodes as `system-local` but far nodes in the old
+    /// upper-case form: both name one node.
+    #[test]
+    fn mixed_id_forms_are_one_node() {
+        let mut b = SysBuilder::new(None);
+        for m in [
+            "CPU/0-0 (1/1/2)",
+            "+ PCI[24.0] - GPU/0-b000 (0)",
+            "              + NVL[48.0] - GPU/C000",
+            "+ PCI[24.0] - GPU/0-c000 (1)",
+            "              + NVL[48.0] - GPU/B000",
+        ] {
+            feed(&mut b, m);
+        }
+        let p = b.finish();
+        assert_eq!(p.nodes.len(), 3);
+        assert_eq!(p.links.iter().filter(|l| l.kind == "NVL").count(), 1);
+        assert_eq!(p.nodes[2].rank, Some(1));
     }
 
     #[test]
