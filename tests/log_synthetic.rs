@@ -88,6 +88,9 @@ const KNOWN: &[Known] = &[
         test: "connections_after_the_last_init_complete",
         applies: |l, d| l.stripped && l.variants.p2p_ops && kind(d) == "connections",
     },
+    // Two graphs of one init that print the same text (a CollNet graph equal to the
+    // tree graph) are kept as one: the graph at the later position is lost.
+    Known { test: "identical_graphs_of_one_init", applies: |l, d| l.collnet && kind(d) == "graphs" },
     // A 2.4 log (version line 2.4.8; the reader warns it reads none of it) has its
     // `Ring 00 : a[d] -> b[d] via P2P/IPC` lines read as connections, the cudaDev in
     // brackets (2.4.8 transport/p2p.cc) taken for bus ids.
@@ -441,6 +444,27 @@ fn connections_of_a_process_with_threads() {
     spec.variants.single_process = true;
     let log = write(&spec, &Envelope { order: Order::Hosts, ..Envelope::default() });
     assert_none(roundtrip_showing("connections_of_a_process_with_threads", "one process, split, NCCL 2.20.5", &log));
+}
+
+/// Every graph a rank prints is a fact of its own (init.cc prints ring, tree, CollNet,
+/// NVLS graphs in turn), even when two print the same text: with every NIC CollNet
+/// capable the 2.18.1 model's tree graph and CollNet graph are equal.
+#[test]
+#[ignore = "parser: graphs are deduplicated by content, so a CollNet graph printing the same text as the tree graph before it (index 2 after index 1) is lost"]
+fn identical_graphs_of_one_init() {
+    let mut failures = Vec::new();
+    for era in [Era::new(7, 8), Era::new(12, 12), Era::new(18, 1)] {
+        let mut spec = case("dgx-h100", 2, era);
+        spec.collnet = true;
+        spec.tuning = false;
+        let log = write(&spec, &Envelope::default());
+        failures.extend(roundtrip_showing(
+            "identical_graphs_of_one_init",
+            &format!("CollNet, NCCL {}", era.name()),
+            &log,
+        ));
+    }
+    assert_none(failures);
 }
 
 /// A log without NCCL's prefixes (one communicator): connection lines after the last

@@ -286,6 +286,7 @@ pub struct Log {
     /// The era written, whether split communicators were, and the forced formats.
     pub era: Era,
     pub split: bool,
+    pub collnet: bool,
     pub variants: Variants,
     /// Graph channels name GPUs by bus id (2.27.5+) on several hosts and the log does
     /// not say which host printed them (stripped prefixes): their ranks are not
@@ -2583,6 +2584,7 @@ pub fn write(spec: &Spec, env: &Envelope) -> Log {
         truncated: 0,
         era: w.era,
         split: comms.len() > 1,
+        collnet: w.spec.collnet,
         variants: w.spec.variants,
         gpu_ranks_ambiguous: stripped && w.spec.nodes > 1 && era.since(27, 5),
         stripped,
