@@ -1821,7 +1821,9 @@ fn process_records(w: &World, p: &Proc) -> Vec<Rec> {
     let host = &w.hosts[p.host];
     let mut v = Vec::new();
     let boot = format!("eth0:10.{}.0.1<0>", p.host);
-    v.push(Rec::info(p, format!("Bootstrap : Using {boot}"), detail(w, p, "bootstrap", &boot)).victim());
+    // bootstrap.cc: `Bootstrap : Using` until 2.23, `Bootstrap: Using` from 2.24.
+    let word = if era.since(24, 0) { "Bootstrap:" } else { "Bootstrap :" };
+    v.push(Rec::info(p, format!("{word} Using {boot}"), detail(w, p, "bootstrap", &boot)).victim());
     let mut env = w.spec.env.clone();
     if w.spec.variants.copy_engine {
         env.push(("NCCL_P2P_USE_CUDA_MEMCPY".into(), "1".into()));
