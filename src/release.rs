@@ -242,6 +242,11 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 19, 1), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 50 GB/s" },
     Change {
         since: r(2, 19, 1),
+        scope: Scope::Nets,
+        text: "NCCL_CROSS_NIC=2 retries with crossNic 1 (2.18: with 2, which does not cross), and NCCL_CROSS_NIC=1 stays 1 through the relaxation (2.18 put 0 back)",
+    },
+    Change {
+        since: r(2, 19, 1),
         scope: Scope::NvSwitch,
         text: "NVLS graphs: a third pass raises the speed between nodes (before: the speed within the node, like trees)",
     },
@@ -497,6 +502,16 @@ pub const CHANGES: &[Change] = &[
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceiling 40" },
     Change {
         since: r(2, 30, 3),
+        scope: Scope::Blackwell,
+        text: "NVLS channels on Blackwell across nodes follow the nodes, GPUs a node and NIC speed: 24 (not 32) beyond two nodes with 400G NICs",
+    },
+    Change {
+        since: r(2, 30, 3),
+        scope: Scope::Any,
+        text: "a GPU's physical device becomes a DEV node of its own: paths between GPUs count two hops more (one more to a NIC or CPU)",
+    },
+    Change {
+        since: r(2, 30, 3),
         scope: Scope::Nets,
         text: "a virtual NIC fuses up to 8 ports (before: 4); a PXN relay GPU must be able to use GPUDirect RDMA",
     },
@@ -675,6 +690,10 @@ pub enum P2pDefault {
 /// What NCCL_CROSS_NIC means to the search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CrossNicRules {
+    /// 2.18: the graph starts with NCCL_CROSS_NIC as it is (2 read as 0); the relaxing
+    /// step retries with the variable's value (1, or 2, which leaves by the way-in's
+    /// port all the same) and otherwise puts 0 back, even when the variable is 1.
+    Copy,
     /// A graph's crossNic is 0 or 1; NCCL_CROSS_NIC=2 searches with 0 first, then 1.
     /// Crossing lets a channel leave by any NET.
     ZeroThenOne,
@@ -1033,6 +1052,15 @@ impl Release {
         self.since(2, 29, 2)
     }
 
+    /// A GPU's physical device is a node of its own (DEV, joined to the GPU by a LOC
+    /// link) from 2.30.3; before, the GPU node holds the PCIe and NVLink links itself,
+    /// so NCCL's paths count two hops fewer between GPUs (one to a NIC or CPU). topo
+    /// always builds DEV nodes (the decisions are the same) and reports paths as the
+    /// release counts them.
+    pub fn dev_nodes(self) -> bool {
+        self.since(2, 30, 3)
+    }
+
     /// A GPU relays another's traffic to a NIC (PXN) only when it can use GPUDirect
     /// RDMA to that NIC itself (2.30.3).
     pub fn pxn_needs_gdr(self) -> bool {
@@ -1105,8 +1133,10 @@ impl Release {
             CrossNicRules::RingPairs
         } else if self.since(2, 20, 0) {
             CrossNicRules::ZeroThenOnePaired
-        } else {
+        } else if self.since(2, 19, 0) {
             CrossNicRules::ZeroThenOne
+        } else {
+            CrossNicRules::Copy
         }
     }
 
@@ -1440,6 +1470,12 @@ impl Release {
         self.since(2, 20, 0) && !self.since(2, 28, 3)
     }
 
+    /// On sm100+ GPUs across nodes the NVLS channels follow the node count, the GPUs a
+    /// node and the slowest NIC (`ncclNvlsTreeSm100Tuning`, 2.30.3).
+    pub fn nvls_sm100_tuning(self) -> bool {
+        self.since(2, 30, 3)
+    }
+
     /// NVLS channels when NCCL_NVLS_NCHANNELS is unset: 16 until 2.24; rank 0's sm100+
     /// GPU 32 (2.25), 24 on a single node (2.27).
     pub fn nvls_default_channels(self, cc: i32, multi_node: bool) -> usize {
@@ -1722,6 +1758,8 @@ mod tests {
     #[test]
     fn cross_nic_boundaries() {
         assert!(r(2, 19, 4).cross_nic_bonus() && !r(2, 20, 3).cross_nic_bonus());
+        assert_eq!(r(2, 18, 6).cross_nic_rules(), CrossNicRules::Copy);
+        assert_eq!(r(2, 19, 1).cross_nic_rules(), CrossNicRules::ZeroThenOne);
         assert_eq!(r(2, 19, 4).cross_nic_rules(), CrossNicRules::ZeroThenOne);
         assert_eq!(r(2, 20, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
         assert_eq!(r(2, 22, 3).cross_nic_rules(), CrossNicRules::ZeroThenOnePaired);
@@ -1872,5 +1910,7 @@ mod tests {
         assert_eq!(r(2, 27, 3).nvls_default_channels(100, false), 24);
         assert_eq!(r(2, 27, 3).nvls_default_channels(100, true), 32);
         assert_eq!(r(2, 30, 7).nvls_default_channels(90, true), 16);
+        // nvls.cc ncclNvlsTreeSm100Tuning appears at 2.30.3.
+        assert!(!r(2, 29, 7).nvls_sm100_tuning() && r(2, 30, 3).nvls_sm100_tuning());
     }
 }

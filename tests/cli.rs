@@ -645,3 +645,33 @@ fn search_end_by_release() {
     assert!(nvls("2.18.6").contains("bw 40.000000/40.000000"), "{}", nvls("2.18.6"));
     assert!(nvls("2.19.1").contains("bw 40.000000/48.000000"), "{}", nvls("2.19.1"));
 }
+
+/// topo.cc: DEV nodes (a GPU's physical device) arrive in 2.30.3. Before, NCCL counts
+/// two hops between NVSwitch-connected GPUs (four from 2.30.3) and names no DEV.
+#[test]
+fn path_hops_by_release() {
+    let nvl = |v: &str| {
+        let out = topo().args(["analyze", "--json", "--fixture", "dgx-h100", "--nccl-version", v]).assert().success();
+        let j = json(&out.get_output().stdout);
+        let p = &j["paths"]["gpu_gpu"][1];
+        (p["hops"].as_u64().unwrap(), p["route"].to_string().contains("DEV/"))
+    };
+    assert_eq!(nvl("2.30.3"), (4, true));
+    assert_eq!(nvl("2.29.7"), (2, false));
+}
+
+/// nvls.cc ncclNvlsTreeSm100Tuning (2.30.3): Blackwell across more than two nodes with
+/// 400G NICs runs 24 NVLS channels, not the default 32.
+#[test]
+fn nvls_sm100_multi_node_tuning_by_release() {
+    let nvls = |v: &str, nodes: &str| {
+        let out = topo()
+            .args(["analyze", "--json", "--fixture", "gb200-nvl72-tray", "--nodes", nodes, "--nccl-version", v])
+            .assert()
+            .success();
+        json(&out.get_output().stdout)["tuning"]["channels"]["nvls"].as_u64().unwrap()
+    };
+    assert_eq!(nvls("2.29.7", "4"), 32);
+    assert_eq!(nvls("2.30.3", "4"), 24);
+    assert_eq!(nvls("2.30.7", "2"), 32);
+}

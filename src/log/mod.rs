@@ -5,9 +5,9 @@
 //! physical lines (`reader.rs`), then NCCL records (a line may hold several when
 //! processes interleave, `segment.rs`), then one parsed kind per record (`classify.rs`),
 //! then facts assembled per printing stream (`assemble.rs`); the release comes from the
-//! version line or, without one, from the formats read (`version.rs`). Holding the
-//! facts against topo's model is [`compare`]; rebuilding a topology from a system print
-//! is [`rebuild`]. Nothing here prints.
+//! version line or, without one, from the formats read (`version.rs`). Holding the facts
+//! against topo's model is [`compare`]; rebuilding a topology from a system print is
+//! [`rebuild`]. Nothing here prints.
 
 mod assemble;
 mod classify;

@@ -177,15 +177,29 @@ impl Labels {
     }
 }
 
-fn route(sys: &System, labels: &Labels, from: NodeRef, p: &system::Path) -> Vec<Arc<str>> {
+/// A path's route and hop count as the release reports them: before 2.30.3 (no DEV
+/// nodes) the GPU-DEV steps are left out and a DEV is named as its GPU.
+fn route(sys: &System, labels: &Labels, from: NodeRef, p: &system::Path, dev_nodes: bool) -> (Vec<Arc<str>>, usize) {
     let mut out = Vec::with_capacity(2 * p.hops.len() + 1);
     out.push(labels.node(from));
+    let mut at = from;
+    let mut hops = 0;
     for h in &p.hops {
         let l = sys.link(*h);
+        let gpu_dev = matches!((at.ty, l.rem.ty), (NodeType::Gpu, NodeType::Dev) | (NodeType::Dev, NodeType::Gpu));
+        at = l.rem;
+        if !dev_nodes && l.ty == LinkType::Loc && gpu_dev {
+            continue;
+        }
+        hops += 1;
         out.push(labels.arrow(l.ty));
-        out.push(labels.node(l.rem));
+        if !dev_nodes && l.rem.ty == NodeType::Dev {
+            out.push(Arc::from(labels.node(l.rem).replacen("DEV/", "GPU/", 1)));
+        } else {
+            out.push(labels.node(l.rem));
+        }
     }
-    out
+    (out, hops)
 }
 
 /// Run the model on a topology. `input` names it in messages.
@@ -227,7 +241,8 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let rec = |a: NodeRef, b: NodeRef, ids: [Option<i32>; 4]| {
         let p = sys.path(a, b);
         let [from, to, rank, net] = ids;
-        PathRec { from, to, rank, net, ty: p.ty, bw: p.bw, hops: p.count(), route: route(&sys, &labels, a, p) }
+        let (route, hops) = route(&sys, &labels, a, p, env.release().dev_nodes());
+        PathRec { from, to, rank, net, ty: p.ty, bw: p.bw, hops, route }
     };
     for (g, &rg) in gpu_ranks.iter().enumerate() {
         let gpu = NodeRef::new(NodeType::Gpu, g);

@@ -222,6 +222,10 @@ pub struct Job {
     pub limits: Limits,
     /// The NCCL release modelled.
     pub release: Release,
+    /// `comm->minLocalRanks`: the fewest ranks of any node.
+    pub min_local_ranks: usize,
+    /// `comm->minNetBw`: the slowest path any rank has to the NETs it uses, GB/s.
+    pub min_net_bw: f32,
 }
 
 impl Job {
@@ -242,6 +246,7 @@ impl Job {
             Ok(ranks)
         };
         let ranks = ranks_of(sys)?;
+        let mut min_net_bw = min_net_bw(sys, &an.params, &ranks);
         let mut min_cc = crate::search::cc_min(sys);
         let mut others = Vec::new();
         let mut left: Vec<i32> = an.trimmed.clone();
@@ -252,6 +257,7 @@ impl Job {
                 let (mut dsys, _) = an.system_of_rank(first)?;
                 let dranks = ranks_of(&dsys)?;
                 min_cc = min_cc.min(crate::search::cc_min(&dsys));
+                min_net_bw = min_net_bw.min(self::min_net_bw(&dsys, &an.params, &dranks));
                 let graphs = crate::search::compute_all(&mut dsys, &an.params, &so)?;
                 left.retain(|r| !dranks.contains(r));
                 others.push(Domain { ranks: dranks, graphs });
@@ -259,7 +265,10 @@ impl Job {
         }
         let collnet_env = env.tune.collnet_enable;
         let cc = an.gpus.iter().find(|g| g.rank == 0).map_or(min_cc, |g| g.sm);
+        let min_local_ranks = others.iter().map(|o| o.ranks.len()).chain([ranks.len()]).min().unwrap_or(0);
         Ok(Job {
+            min_local_ranks,
+            min_net_bw,
             nodes: an.options.nodes,
             local_ranks: host,
             ranks,
@@ -488,9 +497,49 @@ pub fn nvls_channels(job: &Job, nvls: bool) -> usize {
     if !nvls {
         return 0;
     }
-    let n = job.release.nvls_default_channels(job.cc, job.n_nodes() > 1);
+    let mut n = job.release.nvls_default_channels(job.cc, job.n_nodes() > 1);
+    if job.release.nvls_sm100_tuning() && job.min_cc >= 100 && job.n_nodes() > 1 {
+        n = sm100_multi_node_nvls(job.n_nodes(), job.min_local_ranks, job.min_net_bw).unwrap_or(n);
+    }
     let n = job.nvls_nchannels.unwrap_or(n as i64).max(0) as usize;
     n.min(job.limits.max_ctas).max(job.limits.min_ctas)
+}
+
+/// `ncclNvlsTreeSm100Tuning`'s channel count (2.30.3) for sm100+ GPUs on several
+/// nodes: 32 on two nodes with NICs of 48 GB/s; with 96 GB/s NICs 24 up to 8 GPUs a
+/// node, else 32; with 48 GB/s NICs 24; slower NICs keep the default (`None`). (The
+/// GPU-to-NIC path type there only sets chunk sizes.)
+pub fn sm100_multi_node_nvls(nodes: usize, ppn: usize, nic_bw: f32) -> Option<usize> {
+    if nodes == 2 && nic_bw >= 48.0 {
+        Some(32)
+    } else if nic_bw >= 96.0 {
+        Some(if ppn <= 8 { 24 } else { 32 })
+    } else if nic_bw >= 48.0 {
+        Some(24)
+    } else {
+        None
+    }
+}
+
+/// `ncclTopoGetMinNetBw` over `ranks`: the slowest path from a rank's GPU to the NETs
+/// it uses channel after channel (until the first comes round again); 0 without NETs.
+fn min_net_bw(sys: &crate::model::system::System, p: &crate::model::paths::Params, ranks: &[i32]) -> f32 {
+    use crate::model::NodeType;
+    let mut min = f32::MAX;
+    for &r in ranks {
+        let Some(g) = sys.gpu_by_rank(r) else { continue };
+        let mut first = None;
+        for c in 0..MAXCHANNELS {
+            let Some(net) = crate::model::paths::local_net(sys, p, r, c) else { break };
+            match first {
+                None => first = Some(net),
+                Some(f) if f == net => break,
+                _ => {}
+            }
+            min = min.min(sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][net].bw);
+        }
+    }
+    if min == f32::MAX { 0.0 } else { min }
 }
 
 /// Set up the channels NCCL runs from the graphs of rank 0 (and, where trimming split

@@ -235,6 +235,14 @@ impl Ladder {
                 }
                 t.type_inter = self.min_inter;
             }
+            Relax::CrossNic if self.cross_nic_rules == CrossNicRules::Copy => {
+                // 2.18: retry with the variable's value, else back to 0.
+                if self.cross_nic != CrossNic::Off && t.cross_nic == CrossNic::Off {
+                    t.cross_nic = self.cross_nic;
+                    return Move::Retry;
+                }
+                t.cross_nic = CrossNic::Off;
+            }
             Relax::CrossNic => {
                 if self.cross_nic == CrossNic::Alternate && t.cross_nic == CrossNic::Off {
                     // Before 2.23 the retry is a plain crossing graph, for any pattern
@@ -450,6 +458,25 @@ mod tests {
         assert_eq!((l.pass, l.tmp.bw_intra, l.tmp.bw_inter), (Pass::Raise, 40.0, 40.0));
         // A round of pass 2 that ran out of steps ends the search.
         assert!(!l.next_round(&mut best, Budget::Left(0), 1000.0, 2));
+    }
+
+    /// search.cc ncclTopoCompute at 2.18.6: the retry takes NCCL_CROSS_NIC's value as it
+    /// is (2 too), and a failed step puts 0 back even when the variable is 1.
+    #[test]
+    fn cross_nic_retry_2_18() {
+        let best = Graph::new(super::super::GraphId::Ring, Pattern::Ring, 2);
+        let mut l = ladder(Pattern::Ring);
+        l.cross_nic_rules = CrossNicRules::Copy;
+        l.cross_nic = CrossNic::On;
+        l.tmp.cross_nic = CrossNic::On;
+        assert_eq!(l.relax(Relax::CrossNic, &best, Budget::Left(1)), Move::Next);
+        assert_eq!(l.tmp.cross_nic, CrossNic::Off);
+        assert_eq!(l.relax(Relax::CrossNic, &best, Budget::Left(1)), Move::Retry);
+        assert_eq!(l.tmp.cross_nic, CrossNic::On);
+        l.cross_nic = CrossNic::Alternate;
+        l.tmp.cross_nic = CrossNic::Off;
+        assert_eq!(l.relax(Relax::CrossNic, &best, Budget::Left(1)), Move::Retry);
+        assert_eq!(l.tmp.cross_nic, CrossNic::Alternate);
     }
 
     /// search.cc ncclTopoCompute: NCCL_CROSS_NIC=2 retries with crossNic 1 for any

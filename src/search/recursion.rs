@@ -630,7 +630,7 @@ impl<'a, 'b, B: LinkBw> Search<'a, 'b, B> {
             let paired = match self.rules.cross_nic {
                 CrossNicRules::RingPairs => g.pattern == Pattern::Ring && g.cross_nic == CrossNic::Alternate,
                 CrossNicRules::ZeroThenOnePaired => g.cross_nic != CrossNic::Off,
-                CrossNicRules::ZeroThenOne => false,
+                CrossNicRules::ZeroThenOne | CrossNicRules::Copy => false,
             };
             if paired && g.n_channels & 1 != 0 && Some(id) != g.inter[(g.n_channels as usize - 1) * 2 + 1] {
                 continue;

@@ -102,6 +102,8 @@ fn job(nodes: usize, l: usize) -> Job {
         nvls_nchannels: None,
         limits: Limits::default(),
         release: Default::default(),
+        min_local_ranks: l,
+        min_net_bw: 0.0,
     }
 }
 
@@ -352,4 +354,15 @@ fn postset_by_release() {
     let chans: Vec<&[i32]> = (0..20).map(|_| &[0, 1][..]).collect();
     let gs = graphs(graph(0, pattern::RING, 2, &chans), graph(1, pattern::BALANCED_TREE, 2, &chans));
     assert_eq!((coll_channels(&gs, &at("2.24.3")), coll_channels(&gs, &at("2.25.1"))), (32, 40));
+}
+
+/// nvls.cc ncclNvlsTreeSm100Tuning's channel table.
+#[test]
+fn sm100_multi_node_nvls_table() {
+    assert_eq!(sm100_multi_node_nvls(2, 8, 50.0), Some(32));
+    assert_eq!(sm100_multi_node_nvls(2, 8, 25.0), None);
+    assert_eq!(sm100_multi_node_nvls(4, 8, 100.0), Some(24));
+    assert_eq!(sm100_multi_node_nvls(4, 16, 100.0), Some(32));
+    assert_eq!(sm100_multi_node_nvls(4, 4, 50.0), Some(24));
+    assert_eq!(sm100_multi_node_nvls(8, 4, 12.5), None);
 }
