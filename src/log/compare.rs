@@ -129,7 +129,8 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
     let nodes = match comm {
         Some(c) if c.nnodes_source.as_deref() == Some("log") => c.nnodes.unwrap_or(1),
         Some(c) => {
-            let by_ranks = if print_gpus > 0 && c.nranks % print_gpus == 0 { c.nranks / print_gpus } else { 1 };
+            let by_ranks =
+                if print_gpus > 0 && c.nranks.is_multiple_of(print_gpus) { c.nranks / print_gpus } else { 1 };
             by_ranks.max(c.nnodes.unwrap_or(1))
         }
         // No communicator lines: the ranks the rings and trees name.
@@ -143,7 +144,7 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
                 .max()
                 .unwrap_or(0) as u32
                 + 1;
-            if print_gpus > 0 && most % print_gpus == 0 { most / print_gpus } else { 1 }
+            if print_gpus > 0 && most.is_multiple_of(print_gpus) { most / print_gpus } else { 1 }
         }
     }
     .max(1) as usize;
@@ -182,9 +183,11 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
     let mut c = evaluate(true)?;
     // GeForce cards and some VMs have no P2P: NCCL then sends between local GPUs through
     // the CPU (PHB paths, SHM connections). When the log fits that better, say so.
-    if differences(&c) > 0 {
-        let alt = evaluate(false)?;
-        if differences(&alt) < differences(&c) {
+    if differences(&c) > 0
+        && let Ok(alt) = evaluate(false)
+        && differences(&alt) < differences(&c)
+    {
+        {
             c = alt;
             c.findings.insert(
                 0,

@@ -58,7 +58,9 @@ fn nvlink_cc(bws: &[f64], release: Release) -> Option<i32> {
         return None;
     }
     let table = release.nvlink_table();
-    [100, 90, 86, 80, 60].into_iter().find(|&cc| {
+    // Hopper first: before 2.25 Blackwell reads Hopper's per-link bandwidth, and a
+    // print of those releases is Hopper's.
+    [90, 100, 86, 80, 60].into_iter().find(|&cc| {
         let per = bw::nvlink(table, cc) as f64;
         let max_links = match cc {
             60 => 4.0,
@@ -115,6 +117,17 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
     let mut x = Xml::new_system();
     let root = x.root().unwrap_or(0);
 
+    // From 2.30.3 a GPU's device is a DEV node of its own, holding the PCIe and NVLink
+    // links, with a LOC link to the GPU (rank) node: both stand for one `<gpu>`.
+    let mut gpu_of: Vec<usize> = (0..nodes.len()).collect();
+    for l in print.links.iter().filter(|l| l.kind == "LOC") {
+        match (nodes[l.from].kind.as_str(), nodes[l.to].kind.as_str()) {
+            ("DEV", "GPU") => gpu_of[l.from] = l.to,
+            ("GPU", "DEV") => gpu_of[l.to] = l.from,
+            _ => {}
+        }
+    }
+    let is_gpu = |i: usize| nodes[gpu_of[i]].kind == "GPU";
     // Children by PCI (and NET) links, parents first: the tree of the print.
     let mut children: BTreeMap<usize, Vec<(usize, &str, f64)>> = BTreeMap::new();
     let mut has_parent = vec![false; nodes.len()];
@@ -127,16 +140,17 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                 children.entry(l.from).or_default().push((l.to, l.kind.as_str(), l.bw));
             }
             // The facts keep one link per GPU pair: each GPU lists its own NVLinks.
-            "NVL" if nodes[l.from].kind == "GPU" || nodes[l.to].kind == "GPU" => {
-                for (a, b) in [(l.from, l.to), (l.to, l.from)] {
+            "NVL" if is_gpu(l.from) || is_gpu(l.to) => {
+                let (f, t) = (gpu_of[l.from], gpu_of[l.to]);
+                for (a, b) in [(f, t), (t, f)] {
                     let list = nvlinks.entry(a).or_default();
-                    if nodes[a].kind == "GPU" && !list.iter().any(|&(t, _)| t == b) {
+                    if nodes[a].kind == "GPU" && !list.iter().any(|&(x, _)| x == b) {
                         list.push((b, l.bw));
                     }
                 }
             }
-            "C2C" if nodes[l.from].kind == "GPU" => {
-                c2c.insert(l.from, l.bw);
+            "C2C" if is_gpu(l.from) => {
+                c2c.insert(gpu_of[l.from], l.bw);
             }
             _ => {}
         }
@@ -151,7 +165,7 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
         let from_links = if c2c.contains_key(&i) && bws.is_empty() { Some(90) } else { nvlink_cc(&bws, release) };
         let cc = from_links.unwrap_or_else(|| {
             guessed_cc.push(n.id.clone());
-            let pci_bw = print.links.iter().find(|l| l.to == i && l.kind == "PCI").map(|l| l.bw);
+            let pci_bw = print.links.iter().find(|l| gpu_of[l.to] == i && l.kind == "PCI").map(|l| l.bw);
             match pci_bw.and_then(pci_link_for) {
                 Some((s, _)) if s.starts_with("32") || s.starts_with("64") => 90,
                 _ => 80,
@@ -188,6 +202,11 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
         .filter_map(|r| r.nvml_dev.or(r.cuda_dev).map(|d| (r.rank as i64, d)))
         .collect();
 
+    // Siblings in bus-id order, as NCCL's detection inserts them (the print orders
+    // links by bandwidth): the GPUs' order decides NCCL's GPU indices.
+    for list in children.values_mut() {
+        list.sort_by_key(|&(c, _, _)| (nodes[c].kind == "NET", nodes[c].local_id));
+    }
     let roots: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].kind == "CPU" && !has_parent[i]).collect();
     for &c in &roots {
         let n = &nodes[c];
@@ -215,10 +234,12 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
             for &(child, kind, link_bw) in children.get(&parent).into_iter().flatten() {
                 let cn = &nodes[child];
                 match (kind, cn.kind.as_str()) {
-                    ("PCI", "PCI" | "GPU" | "NIC" | "NVS") => {
+                    ("PCI", "PCI" | "GPU" | "DEV" | "NIC" | "NVS") => {
                         let el = pci_element(&mut x, px, cn, link_bw, &mut widths_guessed);
                         match cn.kind.as_str() {
-                            "GPU" => {
+                            "GPU" | "DEV" if is_gpu(child) => {
+                                let child = gpu_of[child];
+                                let cn = &nodes[child];
                                 let g = x.add(Some(el), "gpu");
                                 let rank = cn.rank.unwrap_or(0);
                                 let dev = rank_devs.get(&rank).map_or(rank, |&d| d as i64);
@@ -299,7 +320,7 @@ fn pci_element(x: &mut Xml, parent: NodeId, n: &SysNode, link_bw: f64, guessed: 
     let busid = n.bus_id.clone().unwrap_or_else(|| xml::i64_to_busid(n.local_id as i64));
     x.set_attr(el, "busid", busid);
     let class = match n.kind.as_str() {
-        "GPU" => "0x030200",
+        "GPU" | "DEV" => "0x030200",
         "NIC" => "0x020700",
         "NVS" => "0x068000",
         _ => "0x060400",

@@ -1,0 +1,125 @@
+//! `topo log` as a user runs it: synthetic logs printed from topo's own model
+//! (tests/support/nccl_log.rs) are held against the model and agree; the rebuilt
+//! topology loads and holds the print's GPUs, NICs and NVLinks; inputs that are not logs
+//! exit 2.
+
+use std::process::Command;
+
+#[path = "support/nccl_log.rs"]
+mod nccl_log;
+use nccl_log::*;
+
+mod common;
+
+fn topo() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_topo"))
+}
+
+fn write_log(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A log printed from the model of a machine, held against the model rebuilt from its
+/// own system print, agrees (exit 0) for every era topo models.
+#[test]
+fn logs_printed_from_the_model_agree_with_it() {
+    let d = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (fixture, nodes) in [("dgx-h100", 1), ("dgx-h100", 2), ("workstation-4gpu", 1)] {
+        for era in ["2.18.1", "2.21.5", "2.23.4", "2.28.9", "2.30.7"] {
+            let log = write(&Spec::new(fixture, nodes, Era::parse(era)), &Envelope::default());
+            let f = write_log(d.path(), &format!("{fixture}-{nodes}-{era}.log"), &log.text);
+            let out = topo().arg("log").arg(&f).output().unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            // Known open difference (issue 12): two DGX H100 nodes at 2.30.7 give other
+            // ring starts from the rebuilt machine (its NETs are the print's fused ones,
+            // fused again). Asserted to differ, so that a fix shows here.
+            if (fixture, nodes, era) == ("dgx-h100", 2, "2.30.7") {
+                assert_eq!(out.status.code(), Some(1), "the known difference went away: update this test");
+                continue;
+            }
+            if out.status.code() != Some(0) || !text.contains("agrees with the log") {
+                let model: String =
+                    text.lines().skip_while(|l| !l.starts_with("Model")).take(12).collect::<Vec<_>>().join("\n");
+                failures.push(format!("{fixture} x{nodes} {era}: exit {:?}\n{model}", out.status.code()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `--xml` rebuilds a topology `topo show` reads, with the print's GPUs and NVLinks.
+#[test]
+fn rebuilt_topology_loads_with_the_prints_gpus() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let f = write_log(d.path(), "dgx.log", &log.text);
+    let out = topo().args(["log", "--xml"]).arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let xml = d.path().join("rebuilt.xml");
+    std::fs::write(&xml, &out.stdout).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("<gpu ").count(), 8);
+    assert_eq!(text.matches("<nvlink ").count(), 8, "each GPU's link to the NVSwitches");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("assumed:"), "what the print cannot tell is said");
+    let show = topo().args(["show", "--topo"]).arg(&xml).output().unwrap();
+    assert_eq!(show.status.code(), Some(0), "{}", String::from_utf8_lossy(&show.stderr));
+    let analyze = topo().args(["analyze", "--json", "--topo"]).arg(&xml).output().unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&analyze.stdout).unwrap();
+    let nvl = j["paths"]["gpu_gpu"].as_array().unwrap().iter().filter(|p| p["type"] == "NVL").count();
+    assert_eq!(nvl, 8 * 7, "every GPU pair over NVLink");
+}
+
+/// `--json` holds the schema's members; `--dot` draws the rings; `--rank` filters.
+#[test]
+fn json_dot_and_rank() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 2, Era::parse("2.23.4")), &Envelope::default());
+    let f = write_log(d.path(), "two.log", &log.text);
+    let out = topo().args(["log", "--json"]).arg(&f).output().unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "schema",
+        "nccl_version",
+        "ranks",
+        "system",
+        "graphs",
+        "rings",
+        "trees",
+        "connections",
+        "env",
+        "tuning",
+        "findings",
+        "model",
+        "unusual",
+    ] {
+        assert!(j.get(key).is_some(), "--json lacks {key}");
+    }
+    assert_eq!(j["nccl_version"]["value"], "2.23.4");
+    let ranked = topo().args(["log", "--json", "--rank", "3"]).arg(&f).output().unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&ranked.stdout).unwrap();
+    assert!(j["trees"].as_array().unwrap().iter().all(|t| t["rank"] == 3));
+    let dot = topo().args(["log", "--dot"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&dot.stdout);
+    assert!(text.starts_with("digraph") && text.contains("GPU rank 0") && text.contains("channels"));
+}
+
+/// Binary bytes, a topology XML and an empty file exit 2 naming the file.
+#[test]
+fn inputs_that_are_not_logs_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, bytes) in [
+        ("bin.log", vec![0u8, 159, 146, 150, 0, 1, 2, 3]),
+        ("topo.xml", b"<system version=\"1\">\n  <cpu numaid=\"0\"/>\n</system>\n".to_vec()),
+        ("empty.log", Vec::new()),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let out = topo().arg("log").arg(&p).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(name), "{name}: the message names the file");
+        assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
+    }
+}
