@@ -187,21 +187,19 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         && let Ok(alt) = evaluate(false)
         && differences(&alt) < differences(&c)
     {
-        {
-            c = alt;
-            c.findings.insert(
-                0,
-                Finding {
-                    kind: "p2p_not_supported".into(),
-                    severity: Severity::Info,
-                    ranks: Vec::new(),
-                    channel: None,
-                    log: "local GPUs talk through the CPU (PHB paths, SHM connections)".into(),
-                    model: "P2P where the driver allows it".into(),
-                    cause: "the driver reports no P2P between these GPUs (GeForce cards, or P2P off in a VM or the BIOS); topo modelled that (--no-p2p-support)".into(),
-                },
-            );
-        }
+        c = alt;
+        c.findings.insert(
+            0,
+            Finding {
+                kind: "p2p_not_supported".into(),
+                severity: Severity::Info,
+                ranks: Vec::new(),
+                channel: None,
+                log: "local GPUs talk through the CPU (PHB paths, SHM connections)".into(),
+                model: "P2P where the driver allows it".into(),
+                cause: "the driver reports no P2P between these GPUs (GeForce cards, or P2P off in a VM or the BIOS); topo modelled that (--no-p2p-support)".into(),
+            },
+        );
     }
     Ok(c)
 }
@@ -428,30 +426,24 @@ fn compare_channels(ctx: &Ctx, comm: Option<usize>, run: &channels::Run, c: &mut
     for l in f.ring_links.iter().filter(|l| in_comm(l.comm)) {
         let (rank, ch) = (l.rank as usize, l.channel as usize);
         n += 1;
-        if rank >= run.n_ranks || ch >= run.n_channels {
-            c.findings.push(Finding {
-                kind: "ring".into(),
-                severity: Severity::Warning,
-                ranks: vec![l.rank as i64],
-                channel: Some(l.channel),
-                log: format!("Ring {:02} : {} -> {} -> {}", l.channel, l.prev, l.rank, l.next),
-                model: format!("{} channels of {} ranks", run.n_channels, run.n_ranks),
-                cause: ctx.cause(""),
-            });
-            continue;
-        }
-        let ours = (run.ring_prev(ch, rank) as i64, run.ring_next(ch, rank) as i64);
-        if ours != (l.prev, l.next) {
-            c.findings.push(Finding {
-                kind: "ring".into(),
-                severity: Severity::Warning,
-                ranks: vec![l.rank as i64],
-                channel: Some(l.channel),
-                log: format!("Ring {:02} : {} -> {} -> {}", l.channel, l.prev, l.rank, l.next),
-                model: format!("{} -> {} -> {}", ours.0, l.rank, ours.1),
-                cause: ctx.cause(""),
-            });
-        }
+        let model = if rank >= run.n_ranks || ch >= run.n_channels {
+            format!("{} channels of {} ranks", run.n_channels, run.n_ranks)
+        } else {
+            let ours = (run.ring_prev(ch, rank) as i64, run.ring_next(ch, rank) as i64);
+            if ours == (l.prev, l.next) {
+                continue;
+            }
+            format!("{} -> {} -> {}", ours.0, l.rank, ours.1)
+        };
+        c.findings.push(Finding {
+            kind: "ring".into(),
+            severity: Severity::Warning,
+            ranks: vec![l.rank as i64],
+            channel: Some(l.channel),
+            log: format!("Ring {:02} : {} -> {} -> {}", l.channel, l.prev, l.rank, l.next),
+            model,
+            cause: ctx.cause(""),
+        });
     }
     for t in f.trees.iter().filter(|t| in_comm(t.comm) && t.source == TreeSource::Trees) {
         let (rank, ch) = (t.rank as usize, t.channel as usize);
