@@ -48,27 +48,6 @@ fn kind(d: &str) -> &str {
 }
 
 const KNOWN: &[Known] = &[
-    // The `ReduceScatter |` row of a tuning table (`%13s |` of a 13-letter name, no
-    // leading space; graph/tuning.cc) is not read, and the rest of the table is lost.
-    Known {
-        test: "tuning_tables",
-        applies: |_, d| {
-            kind(d) == "tuning"
-                || (kind(d) == "unknown records" && d.contains("{\"ReduceScatter\": ") && !d.contains(", \""))
-        },
-    },
-    // A 2.5-2.7 `Trees` item cut before its `|` half by the 1023-byte record is read
-    // as a whole single-tree item.
-    Known { test: "double_trees_cut_at_1023_bytes", applies: |l, d| !l.era.since(8, 0) && kind(d) == "trees" },
-    // 2.5's `NET/x (n)` holds the NET's network index (topo.cc `netNode->rank =
-    // info->net`), read as a port.
-    Known { test: "nccl_2_5_net_nodes", applies: |l, d| !l.era.since(6, 0) && kind(d).starts_with("system nodes") },
-    // 2.23+ split communicators (no commId; `parent %p ... color %d`) are grouped
-    // across colors.
-    Known {
-        test: "split_communicators_by_color",
-        applies: |l, d| l.split && l.era.since(23, 0) && matches!(kind(d), "comms" | "ranks"),
-    },
     // Until 2.18.1 (no `Init START`) connection lines of a process with several
     // communicators are left without one, though they come before its `Init COMPLETE`.
     Known {
@@ -350,7 +329,6 @@ fn ring_orders_of_many_ranks() {
 /// Rank 0's tuning table in the three layouts: `Latency/AlgBw` (2.5; with `Max
 /// NThreads` 2.6 to 2.17) and `Algorithm`/`Protocol` blocks (2.18+).
 #[test]
-#[ignore = "parser: the `ReduceScatter |` row of the tuning table (graph/tuning.cc `%13s |`, no leading space) is not read and the rest of the table is lost"]
 fn tuning_tables() {
     let mut failures = Vec::new();
     for &era in ERAS {
@@ -370,7 +348,6 @@ fn tuning_tables() {
 /// 2.5-2.7 double-tree `Trees` lines of 32 channels pass NCCL's 1023-byte record: the
 /// item cut (here before its `|` half) must not be read.
 #[test]
-#[ignore = "parser: a 2.5-2.7 `Trees` item cut before its `|` half at the 1023-byte record limit (debug.cc) is read as a whole single-tree item"]
 fn double_trees_cut_at_1023_bytes() {
     let mut failures = Vec::new();
     for era in [Era::new(5, 6), Era::new(7, 8)] {
@@ -389,7 +366,6 @@ fn double_trees_cut_at_1023_bytes() {
 /// 2.5 prints a NET node as `NET/x (n)`, n being the NET's network index (graph/topo.cc
 /// `netNode->rank = info->net`), not a port: no asic/port/bw attributes.
 #[test]
-#[ignore = "parser: 2.5's `NET/x (n)` (the network index, topo.cc netNode->rank = info->net) is read as port n"]
 fn nccl_2_5_net_nodes() {
     let mut spec = case("dgx-h100", 2, Era::new(5, 6));
     spec.tuning = false;
@@ -401,7 +377,6 @@ fn nccl_2_5_net_nodes() {
 /// parent) are in different communicators (init.cc: the child's hash is the parent's
 /// with the split count and the color).
 #[test]
-#[ignore = "parser: 2.23+ split communicators (`ncclCommSplit ... parent %p ... color %d key %d`) are grouped across colors"]
 fn split_communicators_by_color() {
     let mut failures = Vec::new();
     for &era in ERAS.iter().filter(|e| e.since(23, 0)) {

@@ -313,6 +313,22 @@ struct Registry {
     by_id: FxMap<u64, usize>,
     by_ptr: FxMap<(u32, u32, u64), usize>,
     ranks: FxMap<(usize, u32), usize>,
+    /// Split communicators without a commId (2.23+ prints none for them), by parent
+    /// communicator, split number and color: ranks that split one parent the same
+    /// number of times with one color are one communicator (init.cc hashes the
+    /// parent's id with the split count and the color).
+    by_split: FxMap<(usize, u64, i64), usize>,
+    /// How many splits each process's parent pointer has started.
+    splits_started: FxMap<(u32, u32, u64), u64>,
+}
+
+/// How a split line names its communicator: parent pointer, split number when
+/// printed, color.
+#[derive(Debug, Clone, Copy)]
+struct SplitOf {
+    parent: u64,
+    count: Option<u64>,
+    color: i64,
 }
 
 /// What a record came to.
@@ -641,9 +657,33 @@ impl Assembler {
     }
 
     /// The communicator a comm line names.
-    fn comm_for(&mut self, si: usize, id: Option<u64>, ptr: u64, nranks: u32, rank: u32) -> usize {
+    fn comm_for(
+        &mut self,
+        si: usize,
+        id: Option<u64>,
+        ptr: u64,
+        nranks: u32,
+        rank: u32,
+        split: Option<SplitOf>,
+    ) -> usize {
         let (host, pid) = (self.streams[si].host.unwrap_or(NONE), self.streams[si].pid.unwrap_or(NONE));
         let comms = &mut self.sink.f.comms;
+        // A split of a known parent: its communicator is the parent's, the split's
+        // number and the color.
+        let split_key = split.and_then(|sp| {
+            let parent = *self.reg.by_ptr.get(&(host, pid, sp.parent))?;
+            let n = match sp.count {
+                Some(n) => n,
+                None => {
+                    let started = self.reg.splits_started.entry((host, pid, sp.parent)).or_insert(0);
+                    if !self.reg.by_ptr.contains_key(&(host, pid, ptr)) {
+                        *started += 1;
+                    }
+                    *started
+                }
+            };
+            Some((parent, n, sp.color))
+        });
         let c = if let Some(id) = id {
             *self.reg.by_id.entry(id).or_insert_with(|| {
                 comms.push(Comm { id: Some(format!("0x{id:x}")), nranks, ..Comm::default() });
@@ -651,6 +691,11 @@ impl Assembler {
             })
         } else if let Some(&c) = self.reg.by_ptr.get(&(host, pid, ptr)) {
             c
+        } else if let Some(key) = split_key {
+            *self.reg.by_split.entry(key).or_insert_with(|| {
+                comms.push(Comm { nranks, ..Comm::default() });
+                comms.len() - 1
+            })
         } else {
             // Before commIds: join the ranks of other processes by size, a rank seen
             // twice starts another communicator. Latest first.
@@ -748,7 +793,7 @@ impl Assembler {
                 let pid = self.streams[si].pid.unwrap_or(NONE);
                 let comm = match self.reg.by_ptr.get(&(host, pid, n.ptr)) {
                     Some(&c) => c,
-                    None => self.comm_for(si, None, n.ptr, n.nranks, n.rank),
+                    None => self.comm_for(si, None, n.ptr, n.nranks, n.rank, None),
                 };
                 let c = &mut self.sink.f.comms[comm];
                 c.nnodes = Some(n.nnodes);
@@ -1206,7 +1251,11 @@ impl Assembler {
         if i.rank_prefix.is_some() {
             self.ev.see(Fp::InitRankPrefix);
         }
-        let comm = self.comm_for(si, i.comm_id, i.ptr, i.nranks, i.rank);
+        let split = match (i.parent, i.color) {
+            (Some(parent), Some(color)) => Some(SplitOf { parent, count: i.split_count, color }),
+            _ => None,
+        };
+        let comm = self.comm_for(si, i.comm_id, i.ptr, i.nranks, i.rank, split);
         {
             let c = &mut self.sink.f.comms[comm];
             if c.func.is_none() {

@@ -112,8 +112,11 @@ pub(crate) struct Init<'a> {
     pub cuda_dev: u32,
     pub nvml_dev: Option<u32>,
     pub bus_id: u64,
-    /// Split: parent pointer.
+    /// Split: parent pointer, the split's number when printed (`splitCount`,
+    /// `childCount`), and its color.
     pub parent: Option<u64>,
+    pub split_count: Option<u64>,
+    pub color: Option<i64>,
     pub comm_id: Option<u64>,
     pub phase: InitPhase,
 }
@@ -389,6 +392,10 @@ fn word_first(msg: &str) -> Option<Rec<'_>> {
             if msg.starts_with("RCCL") {
                 return Some(Rec::Rccl("RCCL version or setting"));
             }
+            // The one function name as wide as the tuning table's `%13s` column.
+            if msg.starts_with("ReduceScatter |") {
+                return tuning(msg).map(Rec::Tuning);
+            }
         }
         b'T' => {
             if let Some(r) = msg.strip_prefix("Trees") {
@@ -573,14 +580,17 @@ fn init(msg: &str) -> Option<Rec<'_>> {
         }
     }
     let (bus_id, mut r) = hex(r.strip_prefix(" busId ")?)?;
-    let mut parent = None;
+    let (mut parent, mut split_count, mut color) = (None, None, None);
     if let Some(x) = r.strip_prefix(" parent ") {
         let (p, mut x) = ptr(x)?;
         parent = Some(p);
         if let Some(y) = x.strip_prefix(" splitCount ").or_else(|| x.strip_prefix(" childCount ")) {
-            x = nat(y)?.1;
+            let (n, y) = nat(y)?;
+            split_count = Some(n);
+            x = y;
         }
-        let (_, x) = int(x.strip_prefix(" color ")?)?;
+        let (c, x) = int(x.strip_prefix(" color ")?)?;
+        color = Some(c);
         let (_, x) = int(x.strip_prefix(" key ")?)?;
         r = x;
     }
@@ -607,6 +617,8 @@ fn init(msg: &str) -> Option<Rec<'_>> {
         nvml_dev,
         bus_id,
         parent,
+        split_count,
+        color,
         comm_id,
         phase,
     }))
@@ -893,6 +905,13 @@ fn trees(s: &str) -> Option<Rec<'_>> {
                 break;
             }
         }
+    }
+    // 2.5-2.7 print both trees of a channel in each item (`a/b/c->r->p|p->r->a/b/c`): an
+    // item without its `|` half after items with one was cut at the end of NCCL's
+    // 1023-byte record.
+    if items.len() > 1 && items.last().is_some_and(|it| it.dn.is_none()) && items.iter().any(|it| it.dn.is_some()) {
+        items.pop();
+        truncated = true;
     }
     if items.is_empty() && !truncated {
         return None;
@@ -1720,6 +1739,10 @@ mod tests {
         assert_eq!(
             classify("    AllReduce |    4.4/  5.0|"),
             Rec::Tuning(TuneLine::Row("AllReduce", vec![(4.4, 5.0)]))
+        );
+        assert_eq!(
+            classify("ReduceScatter |    6.3/  9.1 |    0.0/  0.0 |"),
+            Rec::Tuning(TuneLine::Row("ReduceScatter", vec![(6.3, 9.1), (0.0, 0.0)]))
         );
     }
 

@@ -117,7 +117,12 @@ fn attrs(n: &mut NodeText<'_>, a: &str) -> Option<()> {
             let asic = |t: &str| hex(t).filter(|(_, r)| r.is_empty()).map(|(v, _)| v);
             n.net_fields = fields.len() as u8;
             n.net = Some(match fields.len() {
-                1 => NetAttrs { coll: None, asic: 0, port: whole_int(fields[0])?, bw: 0.0 },
+                // 2.5 prints the network device index there (it keeps it in the node's
+                // rank), which is the NET's own number: nothing about its port.
+                1 => {
+                    whole_int(fields[0])?;
+                    return Some(());
+                }
                 3 => NetAttrs { coll: None, asic: asic(fields[0])?, port: whole_int(fields[1])?, bw: bw(fields[2])? },
                 4 => NetAttrs {
                     coll: Some(whole_int(fields[0])?),
