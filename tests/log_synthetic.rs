@@ -11,75 +11,11 @@ use nccl_log::*;
 
 mod common;
 
-/// Read a synthetic log and list what differs from what it holds, leaving out the
-/// differences of the known reader issues (each shown by its own test, ignored until
-/// the reader is fixed: see [`KNOWN`]).
+/// Read a synthetic log and list what differs from what it holds.
 fn roundtrip(what: &str, log: &Log) -> Vec<String> {
-    check(what, log, None)
-}
-
-/// [`roundtrip`] keeping the differences of the known issue that `test` shows.
-fn roundtrip_showing(test: &str, what: &str, log: &Log) -> Vec<String> {
-    check(what, log, Some(test))
-}
-
-fn check(what: &str, log: &Log, showing: Option<&str>) -> Vec<String> {
     match topo::log::read_str(&log.text, "synthetic") {
-        Ok(got) => differences(log, &got)
-            .into_iter()
-            .filter(|d| !KNOWN.iter().any(|k| Some(k.test) != showing && (k.applies)(log, d)))
-            .map(|d| format!("{what}: {d}"))
-            .collect(),
+        Ok(got) => differences(log, &got).into_iter().map(|d| format!("{what}: {d}")).collect(),
         Err(e) => vec![format!("{what}: read failed: {e}")],
-    }
-}
-
-/// A disagreement between these logs and the reader where NCCL's source says the
-/// reader is wrong, reported to its author.
-struct Known {
-    /// The test that shows it.
-    test: &'static str,
-    /// Whether a difference (`kind: ...`) of a log is this one.
-    applies: fn(&Log, &str) -> bool,
-}
-
-fn kind(d: &str) -> &str {
-    d.split(": ").next().unwrap_or("")
-}
-
-const KNOWN: &[Known] = &[
-    // Until 2.18.1 (no `Init START`) connection lines of a process with several
-    // communicators are left without one, though they come before its `Init COMPLETE`.
-    Known {
-        test: "connections_before_init_complete",
-        applies: |l, d| l.split && !l.era.since(18, 3) && kind(d) == "connections",
-    },
-    // One process driving several GPUs from several threads, with several
-    // communicators: connection lines are given to a communicator too small to hold
-    // their ranks.
-    Known {
-        test: "connections_of_a_process_with_threads",
-        applies: |l, d| l.split && l.variants.single_process && kind(d) == "connections",
-    },
-    // A stripped log (no host:pid:tid) with one communicator: the connection lines of
-    // point-to-point operations after the last `Init COMPLETE` get no communicator.
-    Known {
-        test: "connections_after_the_last_init_complete",
-        applies: |l, d| l.stripped && l.variants.p2p_ops && kind(d) == "connections",
-    },
-    // Two graphs of one init that print the same text (a CollNet graph equal to the
-    // tree graph) are kept as one: the graph at the later position is lost.
-    Known { test: "identical_graphs_of_one_init", applies: |l, d| l.collnet && kind(d) == "graphs" },
-    // A 2.4 log (version line 2.4.8; the reader warns it reads none of it) has its
-    // `Ring 00 : a[d] -> b[d] via P2P/IPC` lines read as connections, the cudaDev in
-    // brackets (2.4.8 transport/p2p.cc) taken for bus ids.
-];
-
-#[test]
-fn known_issues_name_their_tests() {
-    let src = include_str!("log_synthetic.rs");
-    for k in KNOWN {
-        assert!(src.contains(&format!("fn {}()", k.test)), "no test {}", k.test);
     }
 }
 
@@ -324,7 +260,7 @@ fn ring_orders_of_many_ranks() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Known reader issues, one test each (see KNOWN)
+// Cases that once misread (each fixed in the reader)
 
 /// Rank 0's tuning table in the three layouts: `Latency/AlgBw` (2.5; with `Max
 /// NThreads` 2.6 to 2.17) and `Algorithm`/`Protocol` blocks (2.18+).
@@ -335,11 +271,7 @@ fn tuning_tables() {
         for (fixture, nodes) in [("dgx-h100", 2), ("workstation-4gpu", 1)] {
             let log = write(&case(fixture, nodes, era), &Envelope::default());
             assert!(log.expected.tuning.is_some());
-            failures.extend(roundtrip_showing(
-                "tuning_tables",
-                &format!("{fixture} x{nodes} tuning, NCCL {}", era.name()),
-                &log,
-            ));
+            failures.extend(roundtrip(&format!("{fixture} x{nodes} tuning, NCCL {}", era.name()), &log));
         }
     }
     assert_none(failures);
@@ -354,11 +286,7 @@ fn double_trees_cut_at_1023_bytes() {
         let mut spec = case("dgx-h100", 2, era);
         spec.tuning = false;
         let log = write(&spec, &Envelope::default());
-        failures.extend(roundtrip_showing(
-            "double_trees_cut_at_1023_bytes",
-            &format!("double trees, NCCL {}", era.name()),
-            &log,
-        ));
+        failures.extend(roundtrip(&format!("double trees, NCCL {}", era.name()), &log));
     }
     assert_none(failures);
 }
@@ -370,7 +298,7 @@ fn nccl_2_5_net_nodes() {
     let mut spec = case("dgx-h100", 2, Era::new(5, 6));
     spec.tuning = false;
     let log = write(&spec, &Envelope::default());
-    assert_none(roundtrip_showing("nccl_2_5_net_nodes", "NET nodes, NCCL 2.5.6", &log));
+    assert_none(roundtrip("NET nodes, NCCL 2.5.6", &log));
 }
 
 /// 2.23+ split lines carry no commId: ranks with different `color` (after the same
@@ -384,11 +312,7 @@ fn split_communicators_by_color() {
         spec.split = true;
         spec.tuning = false;
         let log = write(&spec, &Envelope::default());
-        failures.extend(roundtrip_showing(
-            "split_communicators_by_color",
-            &format!("split, NCCL {}", era.name()),
-            &log,
-        ));
+        failures.extend(roundtrip(&format!("split, NCCL {}", era.name()), &log));
     }
     assert_none(failures);
 }
@@ -397,20 +321,18 @@ fn split_communicators_by_color() {
 /// proxy thread) belong to the communicator whose `Init COMPLETE` follows them in that
 /// process (init.cc: transports are set up inside the init).
 #[test]
-#[ignore = "parser: up to 2.18.1 the connection lines of a process with several communicators get no communicator, though its next `Init COMPLETE` names it"]
 fn connections_before_init_complete() {
     let mut spec = case("workstation-4gpu", 2, Era::new(18, 1));
     spec.split = true;
     spec.tuning = false;
     let log = write(&spec, &Envelope::default());
-    assert_none(roundtrip_showing("connections_before_init_complete", "split, NCCL 2.18.1", &log));
+    assert_none(roundtrip("split, NCCL 2.18.1", &log));
 }
 
 /// One process per host driving every GPU from its own thread, with split
 /// communicators: a connection line belongs to the communicator that has its ranks
 /// (here only the first one has them all).
 #[test]
-#[ignore = "parser: with one process per host (a thread per GPU) and split communicators, connection lines are given to a 4-rank communicator though they name ranks up to 7"]
 fn connections_of_a_process_with_threads() {
     let mut spec = case("dgx-h100", 1, Era::new(20, 5));
     spec.split = true;
@@ -418,14 +340,13 @@ fn connections_of_a_process_with_threads() {
     spec.tuning = false;
     spec.variants.single_process = true;
     let log = write(&spec, &Envelope { order: Order::Hosts, ..Envelope::default() });
-    assert_none(roundtrip_showing("connections_of_a_process_with_threads", "one process, split, NCCL 2.20.5", &log));
+    assert_none(roundtrip("one process, split, NCCL 2.20.5", &log));
 }
 
 /// Every graph a rank prints is a fact of its own (init.cc prints ring, tree, CollNet,
 /// NVLS graphs in turn), even when two print the same text: with every NIC CollNet
 /// capable the 2.18.1 model's tree graph and CollNet graph are equal.
 #[test]
-#[ignore = "parser: graphs are deduplicated by content, so a CollNet graph printing the same text as the tree graph before it (index 2 after index 1) is lost"]
 fn identical_graphs_of_one_init() {
     let mut failures = Vec::new();
     for era in [Era::new(7, 8), Era::new(12, 12), Era::new(18, 1)] {
@@ -433,11 +354,7 @@ fn identical_graphs_of_one_init() {
         spec.collnet = true;
         spec.tuning = false;
         let log = write(&spec, &Envelope::default());
-        failures.extend(roundtrip_showing(
-            "identical_graphs_of_one_init",
-            &format!("CollNet, NCCL {}", era.name()),
-            &log,
-        ));
+        failures.extend(roundtrip(&format!("CollNet, NCCL {}", era.name()), &log));
     }
     assert_none(failures);
 }
@@ -445,18 +362,13 @@ fn identical_graphs_of_one_init() {
 /// A log without NCCL's prefixes (one communicator): connection lines after the last
 /// `Init COMPLETE` (point-to-point operations) belong to the only communicator.
 #[test]
-#[ignore = "parser: in a stripped log with one communicator, connection lines after the last `Init COMPLETE` get no communicator"]
 fn connections_after_the_last_init_complete() {
     let mut spec = case("dgx-h100", 1, Era::new(12, 12));
     spec.graph = false;
     spec.tuning = false;
     spec.variants.p2p_ops = true;
     let log = write(&spec, &Envelope { prefix: Prefix::Stripped, ..Envelope::default() });
-    assert_none(roundtrip_showing(
-        "connections_after_the_last_init_complete",
-        "stripped, p2p operations, NCCL 2.12.12",
-        &log,
-    ));
+    assert_none(roundtrip("stripped, p2p operations, NCCL 2.12.12", &log));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -580,7 +492,6 @@ fn nccl_2_4_is_recognised() {
 /// 2.4's lines look like 2.5's in part (`Ring 00 : a[d] -> b[d] via P2P/IPC`, with the
 /// CUDA device in brackets); none is read as a fact.
 #[test]
-#[ignore = "parser: a 2.4 log's `Ring 00 : a[d] -> b[d] via P2P/IPC` lines (cudaDev in brackets, 2.4.8 transport/p2p.cc) are read as connections with bus ids, although the reader warns it reads none of a 2.4 log"]
 fn nccl_2_4_lines_are_not_read() {
     let got = topo::log::read_str(&nccl_2_4_log(), "nccl-2.4").unwrap();
     assert!(got.trees.is_empty(), "2.4 Trees read");

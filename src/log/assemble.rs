@@ -184,7 +184,7 @@ fn hash_of<T: Hash>(tag: u8, v: &T, origin: Option<Key>) -> u64 {
 /// printed again by a later init of the same rank is the same fact).
 fn graph_hash(g: &GraphPrint, origin: Option<Key>) -> u64 {
     let mut h = Fx::default();
-    (g.comm, g.rank, &g.host, g.pattern, g.crossnic, g.nchannels).hash(&mut h);
+    (g.comm, g.rank, &g.host, g.index, g.pattern, g.crossnic, g.nchannels).hash(&mut h);
     (g.bw_intra.to_bits(), g.bw_inter.to_bits(), &g.type_intra, &g.type_inter, g.same_channels, g.nvlink).hash(&mut h);
     g.channels.hash(&mut h);
     if g.rank.is_none() {
@@ -357,8 +357,50 @@ pub(crate) struct Assembler {
     old: Option<&'static str>,
     matrix_rows: u8,
     orphan_channels: u64,
+    /// Records handled so far: the order of the log.
+    seq: u64,
+    /// The CUDA device of the record being handled (`[d]` of its prefix).
+    dev: Option<u32>,
+    /// Comm lines in the order of the log.
+    inits: Vec<InitSeen>,
+    /// Connection lines left to place at the end.
+    unplaced: Vec<(Connection, Unplaced)>,
     /// NCCL records or strong kinds on unprefixed lines were found.
     pub nccl_like: bool,
+}
+
+/// A comm line, where it was.
+#[derive(Debug, Clone, Copy)]
+struct InitSeen {
+    host: Option<u32>,
+    pid: Option<u32>,
+    cuda_dev: u32,
+    seq: u64,
+    comm: usize,
+    complete: bool,
+}
+
+/// Where a connection line that waits for its communicator was.
+#[derive(Debug, Clone, Copy)]
+struct Unplaced {
+    host: Option<u32>,
+    pid: Option<u32>,
+    dev: Option<u32>,
+    seq: u64,
+    origin: Option<Key>,
+}
+
+/// Whether a connection line's bracketed value (a bus id in hex, or an NVML or CUDA
+/// device number, by release) can name this rank's GPU; true when nothing is known.
+fn names_device(r: &RankInfo, id: &str) -> bool {
+    let known = r.bus_id.is_some() || r.nvml_dev.is_some() || r.cuda_dev.is_some();
+    if !known || id.is_empty() {
+        return true;
+    }
+    let hex = i64::from_str_radix(id, 16).ok();
+    let dec = id.parse::<u32>().ok();
+    r.bus_id.as_deref().is_some_and(|b| Some(crate::xml::busid_to_i64(b)) == hex)
+        || (dec.is_some() && (r.nvml_dev == dec || r.cuda_dev == dec))
 }
 
 /// Kinds that identify themselves: accepted on lines whose prefix was stripped.
@@ -465,6 +507,7 @@ impl Assembler {
             None => Key { host: NONE, pid: NONE, tid: NONE, dev: seg.dev.unwrap_or(NONE) },
         };
         self.matrix_rows = 0;
+        self.dev = seg.dev;
         let outcome = match seg.level {
             Level::Info => {
                 let rec = classify::classify(seg.msg);
@@ -622,6 +665,138 @@ impl Assembler {
         self.streams[si].pending.push(p);
     }
 
+    /// A connection line: its communicator is the one its stream runs when that one
+    /// holds its ranks; otherwise it is placed at the end, among the communicators
+    /// of its process ([`Assembler::place_connections`]).
+    fn connection(&mut self, si: usize, x: Connection) {
+        let s = &self.streams[si];
+        let (host, pid, dev) = (s.host, s.pid, self.dev);
+        if let Some(c) = s.comm
+            && self.fits(c, &x, host, pid, dev)
+        {
+            let origin = s.key;
+            self.sink.commit(Pending::Conn(x), Some(c), None, origin);
+            return;
+        }
+        let u = Unplaced { host, pid, dev, seq: self.seq, origin: s.key };
+        self.unplaced.push((x, u));
+    }
+
+    /// Whether a connection line printed by process `pid` of `host` for CUDA device
+    /// `dev` can belong to communicator `c`: its ranks are within the size, the
+    /// ranks known by then have the devices it names, and the rank that prints it
+    /// (the sender; the receiver of a `[receive]` line; either when no side is
+    /// printed; the first of a CollNet line) runs in that process on that device.
+    fn fits(&self, c: usize, x: &Connection, host: Option<u32>, pid: Option<u32>, dev: Option<u32>) -> bool {
+        let n = i64::from(self.sink.f.comms[c].nranks);
+        if n > 0 && (x.from >= n || x.to >= n) {
+            return false;
+        }
+        let info = |rank: i64| {
+            let rank = u32::try_from(rank).ok()?;
+            self.reg.ranks.get(&(c, rank)).map(|&i| &self.sink.f.ranks[i])
+        };
+        let devices = [(x.from, &x.from_id), (x.to, &x.to_id)]
+            .into_iter()
+            .all(|(rank, id)| info(rank).is_none_or(|r| names_device(r, id)));
+        if !devices {
+            return false;
+        }
+        let host_name = host.map(|i| self.sink.f.hosts[i as usize].as_str());
+        let here = |rank: i64| {
+            let Some(r) = info(rank) else { return true };
+            let process = match pid {
+                Some(p) if r.pid.is_some() => r.pid == Some(p) && r.host.as_deref() == host_name,
+                _ => true,
+            };
+            let device = match (dev, r.cuda_dev) {
+                (Some(d), Some(cd)) => d == cd,
+                _ => true,
+            };
+            process && device
+        };
+        match x.side.as_deref() {
+            _ if x.transport == "COLLNET" => here(x.from),
+            Some("send") => here(x.from),
+            Some("receive") => here(x.to),
+            _ => here(x.from) || here(x.to),
+        }
+    }
+
+    /// Give each connection line that its stream could not place a communicator:
+    /// among those of its process (of the log when it names no process) that fit
+    /// it, one whose init runs at the line; else, until 2.18.1 (no `Init START`,
+    /// and a process prints the connections of an init before its `Init
+    /// COMPLETE`), the first whose init completes after the line, and from 2.18.3
+    /// the last one seen before it; else the first. The other side of a NET
+    /// connection settles a choice left open.
+    fn place_connections(&mut self) {
+        type Mirror = (u32, Option<u32>, i64, i64, bool);
+        let mirror_key = |x: &Connection, own: bool| -> Option<Mirror> {
+            let side = x.side.as_deref()?;
+            let send = (side == "send") == own;
+            Some((x.channel, x.conn, x.from, x.to, send))
+        };
+        let unplaced = std::mem::take(&mut self.unplaced);
+        // Each line's choices, in order of preference.
+        let mut choices: Vec<Vec<usize>> = Vec::with_capacity(unplaced.len());
+        for (x, u) in &unplaced {
+            let (host, pid, dev) = (u.host, u.pid, u.dev);
+            let inits: Vec<&InitSeen> = self
+                .inits
+                .iter()
+                .filter(|i| match (u.host, u.pid) {
+                    (Some(h), Some(p)) => i.host == Some(h) && i.pid == Some(p),
+                    _ => true,
+                })
+                // A process driving several GPUs: the inits of the line's GPU.
+                .filter(|i| u.dev.is_none_or(|d| d == i.cuda_dev))
+                .filter(|i| self.fits(i.comm, x, host, pid, dev))
+                .collect();
+            let mut order: Vec<usize> = Vec::new();
+            // Inits running at the line (started before it, completed after it),
+            // latest start first.
+            let running = inits
+                .iter()
+                .rev()
+                .filter(|i| !i.complete && i.seq < u.seq)
+                .map(|i| i.comm)
+                .filter(|&c| inits.iter().any(|j| j.comm == c && j.complete && j.seq > u.seq));
+            let after = inits.iter().find(|i| i.complete && i.seq > u.seq).map(|i| i.comm);
+            let before = inits.iter().rev().find(|i| i.seq < u.seq).map(|i| i.comm);
+            // With `Init START` lines (2.18.3+) a line outside every init comes after
+            // one (point-to-point connections made on first use).
+            let (first, second) = if inits.iter().any(|i| !i.complete) { (before, after) } else { (after, before) };
+            for c in running.chain(first).chain(second).chain(inits.iter().map(|i| i.comm)) {
+                if !order.contains(&c) {
+                    order.push(c);
+                }
+            }
+            choices.push(order);
+        }
+        // A NET line's other side (`[send]` and `[receive]` of one connection, printed
+        // by its two ends) settles a choice its own process leaves open.
+        let mut settled: HashMap<Mirror, Vec<usize>> = HashMap::new();
+        for ((x, _), order) in unplaced.iter().zip(&choices) {
+            if order.len() == 1
+                && let Some(k) = mirror_key(x, true)
+            {
+                settled.entry(k).or_default().push(order[0]);
+            }
+        }
+        for ((x, u), order) in unplaced.into_iter().zip(choices) {
+            let by_mirror = if order.len() > 1 {
+                mirror_key(&x, false)
+                    .and_then(|k| settled.get(&k))
+                    .and_then(|cs| order.iter().find(|c| cs.contains(c)).copied())
+            } else {
+                None
+            };
+            let comm = by_mirror.or_else(|| order.first().copied());
+            self.sink.commit(Pending::Conn(x), comm, None, u.origin);
+        }
+    }
+
     /// A fact with its own ranks: it needs the communicator only.
     fn own_ranked(&mut self, si: usize, p: Pending) {
         let s = &self.streams[si];
@@ -732,6 +907,7 @@ impl Assembler {
     /// Process one classified record on stream `key`.
     fn handle(&mut self, key: Key, rec: Rec<'_>, len: usize) -> Outcome {
         let si = self.stream(key);
+        self.seq += 1;
         // Blocks continue only with their own kinds; a line topo cannot read (cut, or
         // a modified NCCL's own print) leaves them open.
         let s = &self.streams[si];
@@ -1054,7 +1230,7 @@ impl Assembler {
                     shared: c.shared,
                     role: None,
                 };
-                self.own_ranked(si, Pending::Conn(x));
+                self.connection(si, x);
                 Outcome::Read
             }
             Rec::Connected { what, pxn, gdr } => {
@@ -1256,6 +1432,15 @@ impl Assembler {
             _ => None,
         };
         let comm = self.comm_for(si, i.comm_id, i.ptr, i.nranks, i.rank, split);
+        let s = &self.streams[si];
+        self.inits.push(InitSeen {
+            host: s.host,
+            pid: s.pid,
+            cuda_dev: i.cuda_dev,
+            seq: self.seq,
+            comm,
+            complete: i.phase == InitPhase::Complete,
+        });
         {
             let c = &mut self.sink.f.comms[comm];
             if c.func.is_none() {
@@ -1490,6 +1675,7 @@ impl Assembler {
             let (c, r) = (s.comm.or(fallback), s.rank.or(s.hint));
             self.flush_pending(si, c, r);
         }
+        self.place_connections();
         if self.orphan_channels > 0 {
             self.sink
                 .warn(format!("{} graph channel lines without their Pattern line were skipped", self.orphan_channels));
@@ -1501,6 +1687,37 @@ impl Assembler {
         }
         if let Some(why) = self.old {
             self.sink.warn(format!("lines in the formats of NCCL before 2.5 ({why}): not read"));
+        }
+        if let Some(v) = &self.sink.f.nccl_version
+            && v.source != VersionSource::Formats
+            && (v.major, v.minor) < (2, 5)
+        {
+            // Before 2.5 some lines look like later ones (2.4's `Ring 00 : a[d] -> b[d]`
+            // has CUDA devices in the brackets): read as later formats they would be
+            // wrong facts. Keep who ran, drop what was printed about the topology.
+            let v = v.value.clone();
+            let f = &mut self.sink.f;
+            let dropped = f.systems.len()
+                + f.graphs.len()
+                + f.rings.len()
+                + f.ring_links.len()
+                + f.trees.len()
+                + f.nvls_heads.len()
+                + f.connections.len();
+            f.systems.clear();
+            f.graphs.clear();
+            f.rings.clear();
+            f.ring_links.clear();
+            f.trees.clear();
+            f.nvls_heads.clear();
+            f.connections.clear();
+            f.connected.clear();
+            f.channel_counts.clear();
+            f.tuning = None;
+            self.sink.warn(format!(
+                "NCCL {v} is older than 2.5, whose formats are the oldest topo reads: its topology lines are not \
+                 read ({dropped} set aside); versions, ranks and settings are"
+            ));
         }
         let mut f = self.sink.f;
         if let Some(why) = self.rccl {
