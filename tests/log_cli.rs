@@ -123,3 +123,52 @@ fn inputs_that_are_not_logs_exit_2() {
         assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
     }
 }
+
+/// The shared real logs held against the model, as a user runs `topo log`: agreement
+/// where the log holds the machine (with the log's release), and a named cause where
+/// it cannot (a partial print, a release older than topo models, nothing printed to
+/// compare).
+#[test]
+fn real_logs_agree_or_name_the_cause() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/logs");
+    if !dir.is_dir() {
+        common::skip("real_logs_agree_or_name_the_cause", &format!("{} is absent", dir.display()));
+        return;
+    }
+    let run = |file: &str, args: &[&str]| {
+        let out = topo().arg("log").arg(dir.join(file)).args(args).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    // Agreement with the release the log was written by.
+    for (file, version) in [
+        ("cuiboyuan-2xA6000-nvlink-nccl2.23.4.txt", None),
+        ("panlichen-8x3090-nccl2.18.1.txt", Some("2.18.1")),
+        ("sugarlxn-4x4090-nccl2.28.9.txt", Some("2.28.9")),
+    ] {
+        let args: Vec<&str> = version.map(|v| vec!["--nccl-version", v]).unwrap_or_default();
+        let (code, text) = run(file, &args);
+        assert_eq!(code, Some(0), "{file}:\n{text}");
+        assert!(text.contains("agrees with the log on every fact compared"), "{file}:\n{text}");
+    }
+    // The 3090s have GPUDirect RDMA off: the print routes NET traffic through the CPU.
+    let (_, text) = run("panlichen-8x3090-nccl2.18.1.txt", &["--nccl-version", "2.18.1"]);
+    assert!(text.contains("GPUDirect RDMA: off for NET 0"), "{text}");
+    // Excerpts of a system print: no model on part of a machine.
+    for (file, shows) in [
+        ("nccl-1189-h20-2gpu-9nic.txt", "shows 1 GPU, the GPUs its graphs name 2"),
+        ("nccl-1519-h100-8gpu-8nic.txt", "shows 2 GPUs, its communicator's localRanks 8"),
+    ] {
+        let (code, text) = run(file, &[]);
+        assert_eq!(code, Some(0), "{file}:\n{text}");
+        assert!(text.contains("Model: not run (the system print") && text.contains(shows), "{file}:\n{text}");
+    }
+    // A 2.6-2.7 log: its one difference is put down to its release.
+    let (code, text) = run("nccl-601-2node-4gpu-pcie-socketnic.txt", &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("1 difference in 1 facts") && text.contains("2 nodes"), "{text}");
+    assert!(text.contains("older than every release topo models"), "{text}");
+    // A system print and nothing else of the job.
+    let (code, text) = run("nccl-tests-256-h200-baremetal-and-vm.txt", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("nothing to compare"), "{text}");
+}

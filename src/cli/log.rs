@@ -65,8 +65,11 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
     if args.xml {
         let print = compare::chosen_print(&facts).ok_or_else(|| Error::Input {
             file: name.clone(),
-            message: compare::no_machine_reason(&facts).unwrap_or("no system print with a GPU").into(),
+            message: compare::no_machine_reason(&facts).unwrap_or_else(|| "no system print with a GPU".into()),
         })?;
+        if let Some(why) = compare::partial_print(&facts, print) {
+            ctx.warn(&format!("{why}; the XML holds what it shows"))?;
+        }
         let r = log::rebuild::topology(&facts, print, release)?;
         for a in &r.assumed {
             ctx.say(&format!("assumed: {a}"))?;
@@ -117,7 +120,7 @@ fn model_run(facts: &LogFacts, args: &LogArgs, release: Release) -> Result<compa
         }
         None => {
             if let Some(why) = compare::no_machine_reason(facts) {
-                return Err(why.to_string());
+                return Err(why);
             }
             Machine::Print
         }

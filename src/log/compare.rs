@@ -80,13 +80,52 @@ pub struct Comparison {
     pub assumed: Vec<String>,
 }
 
-/// Why the model cannot run: no machine to model.
-pub fn no_machine_reason(facts: &LogFacts) -> Option<&'static str> {
-    if facts.systems.iter().any(|s| s.nodes.iter().any(|n| n.kind == "GPU")) {
-        None
-    } else {
-        Some("the log has no system print (NCCL_DEBUG_SUBSYS must include GRAPH): give the machine with --topo FILE")
+/// Why the model cannot run on the log's own system print: there is none, or it
+/// holds part of the machine only.
+pub fn no_machine_reason(facts: &LogFacts) -> Option<String> {
+    match chosen_print(facts) {
+        None => Some(
+            "the log has no system print (NCCL_DEBUG_SUBSYS must include GRAPH): give the machine with --topo FILE"
+                .into(),
+        ),
+        Some(p) => partial_print(facts, p).map(|why| format!("{why}: give the machine with --topo FILE")),
     }
+}
+
+/// A system print that holds fewer GPUs than its host runs (an excerpt pasted into
+/// an issue, or a cut log): what shows it.
+pub fn partial_print(facts: &LogFacts, print: &SystemPrint) -> Option<String> {
+    let shown = print.nodes.iter().filter(|n| n.kind == "GPU").count();
+    let host = print.host.as_deref();
+    let same_host = |h: Option<&str>| host.is_none() || h.is_none() || h == host;
+    let primary = facts.primary();
+    let mut seen: Vec<(usize, String)> = Vec::new();
+    if let Some(n) = primary.and_then(|c| facts.comms.get(c)).and_then(|c| c.local_ranks) {
+        seen.push((n as usize, "its communicator's localRanks".into()));
+    }
+    let ranks_here: BTreeSet<u32> = facts
+        .ranks
+        .iter()
+        .filter(|r| Some(r.comm) == primary && same_host(r.host.as_deref()) && host.is_some())
+        .map(|r| r.rank)
+        .collect();
+    seen.push((ranks_here.len(), "the ranks of its host".into()));
+    let graph_gpus: BTreeSet<i64> = facts
+        .graphs
+        .iter()
+        .filter(|g| g.host.as_deref() == host)
+        .flat_map(|g| g.channels.iter().flat_map(|c| c.gpus.iter().copied()))
+        .collect();
+    seen.push((graph_gpus.len(), "the GPUs its graphs name".into()));
+    let (most, what) = seen.into_iter().max_by_key(|(n, _)| *n)?;
+    (most > shown).then(|| {
+        let on = host.map(|h| format!(" of {h}")).unwrap_or_default();
+        format!(
+            "the system print{on} shows {shown} GPU{}, {what} {most}: it is an excerpt or a cut log, not the whole \
+             machine",
+            if shown == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// The system print the model starts from: that of the primary communicator's rank 0
@@ -111,7 +150,7 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         Machine::Print => {
             let print = chosen_print(facts).ok_or_else(|| Error::Input {
                 file: "log".into(),
-                message: no_machine_reason(facts).unwrap_or("no system print").into(),
+                message: no_machine_reason(facts).unwrap_or_else(|| "no system print".into()),
             })?;
             let r = super::rebuild::topology(facts, print, opts.release)?;
             let who = match (&print.host, print.rank) {
@@ -144,7 +183,9 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
                 .max()
                 .unwrap_or(0) as u32
                 + 1;
-            if print_gpus > 0 && most.is_multiple_of(print_gpus) { most / print_gpus } else { 1 }
+            let by_ranks = if print_gpus > 0 && most.is_multiple_of(print_gpus) { most / print_gpus } else { 1 };
+            // Hosts that printed lines are nodes of the job too.
+            by_ranks.max(facts.hosts.len() as u32)
         }
     }
     .max(1) as usize;
@@ -174,7 +215,7 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         if let Some(print) = print {
             compare_paths(&ctx, print, &an, &mut c);
         }
-        compare_graphs(&ctx, primary, &gs, &mut c);
+        compare_graphs(&ctx, primary, print.and_then(|p| p.host.as_deref()), &gs, &mut c);
         compare_channels(&ctx, primary, &run, &mut c);
         compare_transports(&ctx, primary, &an, &mut c);
         Ok(c)
@@ -219,6 +260,12 @@ impl Ctx<'_> {
         }
         match (self.log_release, log_release_text(self.facts)) {
             (Some(r), _) if r == self.release => {}
+            (_, Some(t)) if older_than_modelled(self.facts) => parts.push(format!(
+                "the log is {t}, older than every release topo models ({} and later): NCCL searched and \
+                 tuned differently then; the model ran NCCL {}",
+                crate::release::RELEASES[0],
+                self.release
+            )),
             (Some(_), Some(t)) => parts.push(format!("the model ran NCCL {}, the log is {t}", self.release)),
             (None, Some(t)) => parts.push(format!(
                 "the log does not print its version (its formats fit {t}); the model ran NCCL {} (--nccl-version to choose)",
@@ -246,6 +293,24 @@ fn log_release(facts: &LogFacts) -> Option<Release> {
     Release::parse(&v.value).ok()
 }
 
+/// Whether the newest release the log can be is older than the oldest topo models.
+fn older_than_modelled(facts: &LogFacts) -> bool {
+    let Some(v) = facts.nccl_version.as_ref() else { return false };
+    let newest = match &v.range {
+        Some((_, b)) if v.source == super::facts::VersionSource::Formats => b.as_str(),
+        _ => v.value.as_str(),
+    };
+    let key = |s: &str| -> Option<(u32, u32, u32)> {
+        let mut it = s.split('.').map(|x| x.parse::<u32>().ok());
+        Some((it.next()??, it.next()??, it.next()??))
+    };
+    let oldest = crate::release::RELEASES[0];
+    match key(newest) {
+        Some(k) => k < (oldest.major as u32, oldest.minor as u32, oldest.patch as u32),
+        None => false,
+    }
+}
+
 /// How the log's release reads in a cause: `NCCL 2.23.4`, or `NCCL 2.14.3 to 2.20.5`.
 fn log_release_text(facts: &LogFacts) -> Option<String> {
     let v = facts.nccl_version.as_ref()?;
@@ -256,7 +321,7 @@ fn log_release_text(facts: &LogFacts) -> Option<String> {
 }
 
 /// The first value of every NCCL_* setting the log prints.
-fn first_settings(facts: &LogFacts) -> Vec<(String, String)> {
+pub(crate) fn first_settings(facts: &LogFacts) -> Vec<(String, String)> {
     let mut seen = BTreeSet::new();
     facts
         .env
@@ -334,13 +399,18 @@ fn graph_fields(g: &GraphPrint) -> String {
     )
 }
 
-fn compare_graphs(ctx: &Ctx, comm: Option<usize>, gs: &Graphs, c: &mut Comparison) {
-    // One printing rank per host is enough: ranks of one node print the same graphs.
-    let mut by_rank: BTreeMap<Option<u32>, Vec<&GraphPrint>> = BTreeMap::new();
+fn compare_graphs(ctx: &Ctx, comm: Option<usize>, host: Option<&str>, gs: &Graphs, c: &mut Comparison) {
+    // One printing rank is enough: ranks of one node print the same graphs. That of
+    // the machine's host when it printed some, and one process of it.
+    let mut by_rank: BTreeMap<(bool, Option<&str>, Option<u32>), Vec<&GraphPrint>> = BTreeMap::new();
     for g in ctx.facts.graphs.iter().filter(|g| g.comm.is_none() || g.comm == comm) {
-        by_rank.entry(g.rank).or_default().push(g);
+        let other_host = host.is_some() && g.host.as_deref() != host;
+        by_rank.entry((other_host, g.host.as_deref(), g.rank)).or_default().push(g);
     }
-    let Some((&rank, logged)) = by_rank.iter().next() else { return };
+    let Some((&(_, _, rank), logged)) = by_rank.iter().next() else { return };
+    // Several processes of a host without ranks known: the graphs of one init.
+    let first_index_again = logged.iter().skip(1).position(|g| g.index <= logged[0].index).map(|i| i + 1);
+    let logged = &logged[..first_index_again.unwrap_or(logged.len())];
     let ours = printed_graphs(gs);
     let mut n = 0;
     // Which of topo's graphs each logged one is: by pattern (4 ring, 5 NVLS, 6 CollNet

@@ -9,7 +9,7 @@
 //! value that gives the printed bandwidth back, or a stated default, and listed in
 //! [`Rebuilt::assumed`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::facts::{LogFacts, SysNode, SystemPrint};
 use crate::error::Error;
@@ -269,7 +269,11 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                         let net = x.add(Some(holder), "net");
                         let dev = cn.local_id as u32;
                         let name = names.get(&dev).cloned().unwrap_or_else(|| {
-                            unnamed.push(cn.id.clone());
+                            // NCCL prints some NETs several times (one node per
+                            // socket device of one id): name each once.
+                            if !unnamed.contains(&cn.id) {
+                                unnamed.push(cn.id.clone());
+                            }
                             format!("net{dev}")
                         });
                         x.set_attr(net, "name", name);
@@ -309,9 +313,109 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
     if !unnamed.is_empty() {
         assumed.push(format!("NIC names of {}: not in the log; netN written", unnamed.join(", ")));
     }
-    assumed.push("GPUDirect RDMA: gdr=\"1\" on every GPU; on NETs unless the log says it is disabled".into());
+    match gdr_from_paths(&mut x, print, release, super::compare::first_settings(facts)) {
+        Some(off) => assumed.push(format!(
+            "GPUDirect RDMA: off for {off} (the print routes NET traffic of GPUs under the same PCI switches \
+             through the CPU); gdr=\"1\" on the other GPUs and NETs"
+        )),
+        None => {
+            assumed.push("GPUDirect RDMA: gdr=\"1\" on every GPU; on NETs unless the log says it is disabled".into())
+        }
+    }
     assumed.push("bus ids of the bridges between a CPU and its first device: not printed (none written)".into());
     Ok(Rebuilt { xml: x, assumed })
+}
+
+/// Path types through which NCCL reaches a NET with GPUDirect RDMA: a NIC under the
+/// GPU's own PCI switches (or NVLink, C2C). With GDR off NCCL routes a GPU's NET
+/// traffic through its CPU (paths.cc), and prints PHB or SYS.
+const GDR_REACH: [&str; 7] = ["LOC", "NVL", "NVB", "C2C", "PIX", "PXB", "P2C"];
+
+/// GPUDirect RDMA that the print shows off: a NET-GPU path that the rebuilt machine
+/// (with GDR on) reaches through PCI switches alone, printed through the CPU. A NET
+/// whose every such GPU shows it gets `gdr="0"`, else each GPU that shows it with
+/// every such NET. Returns the nodes turned off, in words; None when nothing was.
+fn gdr_from_paths(
+    x: &mut Xml,
+    print: &SystemPrint,
+    release: Release,
+    settings: Vec<(String, String)>,
+) -> Option<String> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace("/0-", "/");
+    let rank_of: BTreeMap<String, i32> = print
+        .nodes
+        .iter()
+        .filter(|n| n.kind == "GPU")
+        .filter_map(|n| Some((norm(&n.id), i32::try_from(n.rank?).ok()?)))
+        .collect();
+    let dev_of: BTreeMap<String, i32> = print
+        .nodes
+        .iter()
+        .filter(|n| n.kind == "NET")
+        .filter_map(|n| Some((norm(&n.id), i32::try_from(n.local_id).ok()?)))
+        .collect();
+    // (rank, net dev) -> printed type, from the NET rows (and GPU rows' NET entries).
+    let mut printed: BTreeMap<(i32, i32), &str> = BTreeMap::new();
+    for p in &print.paths {
+        let (a, b) = (norm(&p.from), norm(&p.to));
+        let key = match (rank_of.get(&a), dev_of.get(&b), dev_of.get(&a), rank_of.get(&b)) {
+            (Some(&r), Some(&d), _, _) | (_, _, Some(&d), Some(&r)) => (r, d),
+            _ => continue,
+        };
+        printed.entry(key).or_insert(p.kind.as_str());
+    }
+    if printed.is_empty() {
+        return None;
+    }
+    let env = crate::env::Env::for_release(release, settings);
+    let opts = crate::model::Options { nodes: 1, env, ..crate::model::Options::default() };
+    let an = crate::model::analyze(x, "rebuilt", &opts).ok()?;
+    // Per pair within GDR reach in the model: whether the print shows GDR off.
+    let mut off: BTreeMap<(i32, i32), bool> = BTreeMap::new();
+    for r in &an.paths.net_gpu {
+        let (Some(rank), Some(dev)) = (r.rank, r.net) else { continue };
+        let Some(&kind) = printed.get(&(rank, dev)) else { continue };
+        if GDR_REACH.contains(&r.ty.name()) {
+            off.insert((rank, dev), matches!(kind, "PHB" | "SYS"));
+        }
+    }
+    let all_off = |pairs: Vec<bool>| !pairs.is_empty() && pairs.iter().all(|&o| o);
+    let devs: BTreeSet<i32> = off.keys().map(|k| k.1).collect();
+    let ranks: BTreeSet<i32> = off.keys().map(|k| k.0).collect();
+    let nets_off: Vec<i32> = devs
+        .into_iter()
+        .filter(|&d| all_off(off.iter().filter(|(k, _)| k.1 == d).map(|(_, &o)| o).collect()))
+        .collect();
+    let gpus_off: Vec<i32> = ranks
+        .into_iter()
+        .filter(|&r| {
+            let pairs: Vec<bool> =
+                off.iter().filter(|(k, _)| k.0 == r && !nets_off.contains(&k.1)).map(|(_, &o)| o).collect();
+            all_off(pairs)
+        })
+        .collect();
+    if nets_off.is_empty() && gpus_off.is_empty() {
+        return None;
+    }
+    let root = x.root()?;
+    let mut words = Vec::new();
+    for n in x.descendants_named(root, "net") {
+        if let Some(d) = x.attr(n, "dev").and_then(|v| v.parse::<i32>().ok())
+            && nets_off.contains(&d)
+        {
+            x.set_attr(n, "gdr", "0");
+            words.push(format!("NET {d}"));
+        }
+    }
+    for g in x.descendants_named(root, "gpu") {
+        if let Some(r) = x.attr(g, "rank").and_then(|v| v.parse::<i32>().ok())
+            && gpus_off.contains(&r)
+        {
+            x.set_attr(g, "gdr", "0");
+            words.push(format!("the GPU of rank {r}"));
+        }
+    }
+    Some(words.join(", "))
 }
 
 /// The `<pci>` element of a printed node, with its link to the parent.

@@ -358,7 +358,13 @@ pub fn text(r: &Report) -> String {
             let checked: Vec<String> = c.checked.iter().map(|(k, n)| format!("{n} {k}")).collect();
             let total: usize = c.checked.values().sum();
             let differ = c.findings.iter().filter(|x| x.severity == Severity::Warning).count();
-            if differ == 0 {
+            if total == 0 && differ == 0 {
+                let _ = writeln!(
+                    out,
+                    "  nothing to compare: the log prints no graph, path, ring, tree or connection of this \
+                     communicator"
+                );
+            } else if differ == 0 {
                 let _ = writeln!(out, "  agrees with the log on every fact compared ({total}: {})", checked.join(", "));
             } else {
                 let _ = writeln!(
