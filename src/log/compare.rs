@@ -402,7 +402,9 @@ fn graph_fields(g: &GraphPrint) -> String {
 fn compare_graphs(ctx: &Ctx, comm: Option<usize>, host: Option<&str>, gs: &Graphs, c: &mut Comparison) {
     // One printing rank is enough: ranks of one node print the same graphs. That of
     // the machine's host when it printed some, and one process of it.
-    let mut by_rank: BTreeMap<(bool, Option<&str>, Option<u32>), Vec<&GraphPrint>> = BTreeMap::new();
+    // (not the machine's host, host, rank)
+    type Printer<'a> = (bool, Option<&'a str>, Option<u32>);
+    let mut by_rank: BTreeMap<Printer, Vec<&GraphPrint>> = BTreeMap::new();
     for g in ctx.facts.graphs.iter().filter(|g| g.comm.is_none() || g.comm == comm) {
         let other_host = host.is_some() && g.host.as_deref() != host;
         by_rank.entry((other_host, g.host.as_deref(), g.rank)).or_default().push(g);
