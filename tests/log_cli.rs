@@ -33,13 +33,6 @@ fn logs_printed_from_the_model_agree_with_it() {
             let f = write_log(d.path(), &format!("{fixture}-{nodes}-{era}.log"), &log.text);
             let out = topo().arg("log").arg(&f).output().unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
-            // Known open difference (issue 12): two DGX H100 nodes at 2.30.7 give other
-            // ring starts from the rebuilt machine (its NETs are the print's fused ones,
-            // fused again). Asserted to differ, so that a fix shows here.
-            if (fixture, nodes, era) == ("dgx-h100", 2, "2.30.7") {
-                assert_eq!(out.status.code(), Some(1), "the known difference went away: update this test");
-                continue;
-            }
             if out.status.code() != Some(0) || !text.contains("agrees with the log") {
                 let model: String =
                     text.lines().skip_while(|l| !l.starts_with("Model")).take(12).collect::<Vec<_>>().join("\n");

@@ -189,6 +189,34 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
         .filter(|u| print.host.is_none() || u.host == print.host)
         .flat_map(|u| u.devices.iter().map(|d| (d.index, d.name.clone())))
         .collect();
+    // NETs NCCL fused from several devices (2.21+ virtual NICs) have device numbers
+    // past the plugin's: give each the devices of the `Using` line that the print does
+    // not show, in order, as many each, so that the model fuses them again.
+    let printed_devs: BTreeSet<u32> =
+        nodes.iter().filter(|n| n.kind == "NET").filter_map(|n| u32::try_from(n.local_id).ok()).collect();
+    let mut physical: BTreeMap<u32, (String, Option<u32>)> = BTreeMap::new();
+    for u in facts.nets.iter().filter(|u| print.host.is_none() || u.host == print.host) {
+        for d in &u.devices {
+            physical.entry(d.index).or_insert_with(|| (d.name.clone(), d.port));
+        }
+    }
+    let hidden: Vec<u32> = physical.keys().copied().filter(|d| !printed_devs.contains(d)).collect();
+    let virtual_nets: Vec<u32> = printed_devs.iter().copied().filter(|d| !physical.contains_key(d)).collect();
+    let mut fused_from: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    if !virtual_nets.is_empty()
+        && hidden.len() >= 2 * virtual_nets.len()
+        && hidden.len().is_multiple_of(virtual_nets.len())
+    {
+        let k = hidden.len() / virtual_nets.len();
+        for (v, chunk) in virtual_nets.iter().zip(hidden.chunks(k)) {
+            fused_from.insert(*v, chunk.to_vec());
+        }
+        assumed.push(format!(
+            "fused NETs {}: split into the devices of the `Using` line the print does not show, {k} each, in \
+             order, at an equal share of the bandwidth",
+            virtual_nets.iter().map(|v| format!("{v}")).collect::<Vec<_>>().join(", ")
+        ));
+    }
     let gdr_off: Vec<&str> =
         facts.gdr.iter().filter(|g| !g.enabled && g.gpu.is_none()).map(|g| g.nic.as_str()).collect();
 
@@ -201,6 +229,24 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
         .filter(|r| print.comm.is_none() || Some(r.comm) == print.comm)
         .filter_map(|r| r.nvml_dev.or(r.cuda_dev).map(|d| (r.rank as i64, d)))
         .collect();
+    // From 2.30.3 the print names a GPU's rank nowhere (its GPU node hangs off its
+    // DEV node by a LOC link, printed without attributes): the comm lines of the
+    // print's host give it by bus id; else GPUs are numbered in print order.
+    let comm = print.comm.or(facts.primary());
+    let rank_by_bus: BTreeMap<i64, i64> = facts
+        .ranks
+        .iter()
+        .filter(|r| comm.is_none() || Some(r.comm) == comm)
+        .filter(|r| print.host.is_none() || r.host == print.host)
+        .filter_map(|r| Some((xml::busid_to_i64(r.bus_id.as_deref()?), r.rank as i64)))
+        .collect();
+    let gpu_order: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].kind == "GPU").collect();
+    let rank_of_gpu = |i: usize| -> i64 {
+        let n = &nodes[i];
+        n.rank
+            .or_else(|| rank_by_bus.get(&(n.local_id as i64)).copied())
+            .unwrap_or_else(|| gpu_order.iter().position(|&g| g == i).unwrap_or(0) as i64)
+    };
 
     // Siblings in bus-id order, as NCCL's detection inserts them (the print orders
     // links by bandwidth): the GPUs' order decides NCCL's GPU indices.
@@ -239,9 +285,8 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                         match cn.kind.as_str() {
                             "GPU" | "DEV" if is_gpu(child) => {
                                 let child = gpu_of[child];
-                                let cn = &nodes[child];
                                 let g = x.add(Some(el), "gpu");
-                                let rank = cn.rank.unwrap_or(0);
+                                let rank = rank_of_gpu(child);
                                 let dev = rank_devs.get(&rank).map_or(rank, |&d| d as i64);
                                 x.set_attr(g, "dev", dev.to_string());
                                 x.set_attr(g, "sm", cc_by_gpu.get(&child).copied().unwrap_or(80).to_string());
@@ -266,8 +311,27 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                         } else {
                             px
                         };
-                        let net = x.add(Some(holder), "net");
                         let dev = cn.local_id as u32;
+                        let a = cn.net.unwrap_or_default();
+                        let b = if a.bw > 0.0 { a.bw } else { link_bw };
+                        if let Some(members) = fused_from.get(&dev) {
+                            let share = b / members.len() as f64;
+                            for &m in members {
+                                let (name, port) = physical.get(&m).cloned().unwrap_or_default();
+                                let net = x.add(Some(holder), "net");
+                                x.set_attr(net, "name", name);
+                                x.set_attr(net, "dev", m.to_string());
+                                x.set_attr(net, "speed", ((share * 8000.0).round() as i64).to_string());
+                                x.set_attr(net, "port", port.unwrap_or(a.port as u32).to_string());
+                                x.set_attr(net, "latency", "0");
+                                x.set_attr(net, "guid", format!("{:#x}", a.asic));
+                                x.set_attr(net, "maxconn", "65536");
+                                let gdr = !gdr_off.iter().any(|h| h.parse::<u32>() == Ok(m));
+                                x.set_attr(net, "gdr", if gdr { "1" } else { "0" });
+                            }
+                            continue;
+                        }
+                        let net = x.add(Some(holder), "net");
                         let name = names.get(&dev).cloned().unwrap_or_else(|| {
                             // NCCL prints some NETs several times (one node per
                             // socket device of one id): name each once.
@@ -278,8 +342,6 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                         });
                         x.set_attr(net, "name", name);
                         x.set_attr(net, "dev", dev.to_string());
-                        let a = cn.net.unwrap_or_default();
-                        let b = if a.bw > 0.0 { a.bw } else { link_bw };
                         x.set_attr(net, "speed", ((b * 8000.0).round() as i64).to_string());
                         x.set_attr(net, "port", a.port.to_string());
                         x.set_attr(net, "latency", "0");
