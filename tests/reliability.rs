@@ -26,6 +26,8 @@ fn topo() -> Command {
         }
     }
     cmd.env("TOPO_NCCL_VERSION", "2.30.7");
+    // Every case here once ran for ever or blocked: a regression fails, never hangs.
+    cmd.timeout(std::time::Duration::from_secs(120));
     cmd
 }
 
@@ -425,6 +427,18 @@ fn a_fifo_input_is_read_from_its_writer_or_given_up() {
     writer.join().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("GPU"));
+}
+
+#[test]
+fn endless_or_silent_logs_end() {
+    // Binary data with no line end once made `topo log` read for ever.
+    for dev in ["/dev/zero", "/dev/urandom"] {
+        refused(&["log", dev], &[dev, "binary data, not an NCCL log"]);
+    }
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("fifo");
+    mkfifo(&fifo);
+    refused(&["log", s(&fifo)], &["fifo: no writer after 3 s"]);
 }
 
 #[test]
