@@ -148,7 +148,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_sub
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s e -l maxbytes -d 'Largest message size in bytes' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r

@@ -11,8 +11,13 @@ use std::time::Duration;
 
 use crate::error::Error;
 
-/// How long a FIFO (or another file that blocks) may keep topo waiting for its data.
-pub const BLOCKING_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a FIFO (or another file that blocks) may keep topo waiting: for a writer
+/// (or a reader) to open it, and then for each next piece of data. A writer that keeps
+/// sending is read to the end (up to the cap); one that stops for this long is given up.
+pub const BLOCKING_READ_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The pieces a non-regular file is read in.
+const CHUNK: usize = 64 << 10;
 
 /// The whole content of `path`, refused when it holds more than `cap` bytes. Regular
 /// files are checked by size first; other files (devices, FIFOs, `/proc` entries that
@@ -39,18 +44,58 @@ fn read_capped_within(path: &Path, cap: u64, what: &str, timeout: Duration) -> R
     if ft.is_socket() {
         return Err(input(format!("is a socket, not {what}")));
     }
-    // A FIFO blocks in open() until a writer comes, and in read() until it closes: do
-    // both on a thread and stop waiting after the timeout (the thread is left behind;
-    // the command ends with the error).
+    // A FIFO blocks in open() until a writer comes, and in read() until it writes or
+    // closes: both happen on a thread, and the wait for the open and for every next
+    // piece of data is bounded by the timeout (the thread is left behind; the command
+    // ends with the error).
+    let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
     let owned = path.to_path_buf();
-    match within(timeout, move || std::fs::File::open(&owned).and_then(|f| read_to_cap(f, cap))) {
-        Some(Ok(Some(bytes))) => Ok(bytes),
-        Some(Ok(None)) => Err(too_big(path, cap, what)),
-        Some(Err(e)) => Err(Error::io(path, e)),
-        None => Err(input(format!(
-            "no data after {:.1} s (a FIFO without a writer?); give a regular file",
-            timeout.as_secs_f64()
-        ))),
+    let spawned = std::thread::Builder::new().name("topo-io".into()).spawn(move || {
+        let mut f = match std::fs::File::open(&owned) {
+            Ok(f) => f,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
+        loop {
+            let mut buf = vec![0u8; CHUNK];
+            match f.read(&mut buf) {
+                Ok(n) => {
+                    buf.truncate(n);
+                    // The reader went away (the cap was reached, or it gave up): stop.
+                    if tx.send(Ok(buf)).is_err() || n == 0 {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+    });
+    spawned.map_err(|e| Error::io(path, e))?;
+    let mut data = Vec::new();
+    loop {
+        match rx.recv_timeout(timeout) {
+            Ok(Ok(piece)) if piece.is_empty() => return Ok(data),
+            Ok(Ok(piece)) => {
+                if (data.len() + piece.len()) as u64 > cap {
+                    return Err(too_big(path, cap, what));
+                }
+                data.extend_from_slice(&piece);
+            }
+            Ok(Err(e)) => return Err(Error::io(path, e)),
+            Err(_) => {
+                let when = if data.is_empty() { "no data" } else { "no more data" };
+                return Err(input(format!(
+                    "{when} after waiting {:.1} s (a FIFO without a writer?); give a regular file",
+                    timeout.as_secs_f64()
+                )));
+            }
+        }
     }
 }
 
@@ -118,6 +163,55 @@ mod tests {
         let made = std::process::Command::new("mkfifo").arg(&p).status().is_ok_and(|s| s.success());
         assert!(made, "mkfifo is part of coreutils");
         let e = read_capped_within(&p, 16, "x", Duration::from_millis(200)).unwrap_err().to_string();
-        assert!(e.contains("no data after 0.2 s"), "{e}");
+        assert!(e.contains("no data after waiting 0.2 s"), "{e}");
+    }
+
+    fn mkfifo(p: &Path) {
+        let made = std::process::Command::new("mkfifo").arg(p).status().is_ok_and(|s| s.success());
+        assert!(made, "mkfifo is part of coreutils");
+    }
+
+    #[test]
+    fn a_fifo_writer_is_read_to_the_end_and_capped() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("fifo");
+        mkfifo(&p);
+        // A writer that pauses between pieces (shorter than the timeout) is read whole.
+        let w = p.clone();
+        let writer = std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&w).unwrap();
+            for piece in [&b"<system"[..], b" version=\"1\"/>"] {
+                std::io::Write::write_all(&mut f, piece).unwrap();
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let got = read_capped_within(&p, 1 << 20, "x", Duration::from_secs(2)).unwrap();
+        writer.join().unwrap();
+        assert_eq!(got, b"<system version=\"1\"/>");
+        // One that writes more than the cap is cut off at the cap. (A FIFO of its own:
+        // the readers given up above may still hold the first one open.)
+        let p = d.path().join("fifo2");
+        mkfifo(&p);
+        let w = p.clone();
+        std::thread::spawn(move || {
+            if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&w) {
+                let _ = std::io::Write::write_all(&mut f, &vec![b'x'; 1 << 20]);
+            }
+        });
+        let e = read_capped_within(&p, 1000, "x", Duration::from_secs(2)).unwrap_err().to_string();
+        assert!(e.contains("more than 1000 bytes of data"), "{e}");
+        // One that opens and then stalls is given up after the timeout.
+        let p = d.path().join("fifo3");
+        mkfifo(&p);
+        let w = p.clone();
+        let stall = std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&w).unwrap();
+            std::io::Write::write_all(&mut f, b"<sys").unwrap();
+            std::thread::sleep(Duration::from_millis(700));
+        });
+        let e = read_capped_within(&p, 1 << 20, "x", Duration::from_millis(200)).unwrap_err().to_string();
+        // ("no data" when a loaded machine runs the writer late.)
+        assert!(e.contains("data after waiting 0.2 s"), "{e}");
+        stall.join().unwrap();
     }
 }

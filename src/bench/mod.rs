@@ -134,6 +134,8 @@ pub const MAX_ITERS: usize = 1_000_000;
 pub const MAX_WARMUP_ITERS: usize = 10_000;
 /// Most validation runs per measurement (`-c`).
 pub const MAX_CHECKS: usize = 1_000;
+/// Most message sizes in one sweep (`-b`, `-e`, `-i`, `-f`).
+pub const MAX_SIZES: usize = 4096;
 /// Most ranks (`-g`): a node's GPUs, or the host backend's threads.
 pub const MAX_RANKS: usize = 256;
 
@@ -153,6 +155,14 @@ impl Options {
         }
         if self.stepfactor <= 1 && self.stepbytes == 0 && self.minbytes < self.maxbytes {
             return usage("step of 0 bytes: give -i/--stepbytes > 0 or -f/--stepfactor > 1");
+        }
+        if self.size_steps().take(MAX_SIZES + 1).count() > MAX_SIZES {
+            return Err(Error::Usage(format!(
+                "-b {} -e {} {} makes more than {MAX_SIZES} message sizes: give a larger -i/--stepbytes or a -f/--stepfactor",
+                self.minbytes,
+                self.maxbytes,
+                if self.stepfactor > 1 { format!("-f {}", self.stepfactor) } else { format!("-i {}", self.stepbytes) }
+            )));
         }
         if !(1..=MAX_ITERS).contains(&self.iters) {
             return Err(Error::Usage(format!("-n/--iters must be between 1 and {MAX_ITERS}")));
@@ -180,18 +190,19 @@ impl Options {
 
     /// The message sizes of the sweep.
     pub fn sizes(&self) -> Vec<u64> {
-        let mut out = Vec::new();
-        let mut s = self.minbytes;
-        while s <= self.maxbytes {
-            out.push(s);
-            let next =
+        self.size_steps().collect()
+    }
+
+    /// The message sizes of the sweep, one at a time (a bad `-i` can make billions).
+    fn size_steps(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut next = Some(self.minbytes);
+        std::iter::from_fn(move || {
+            let s = next.filter(|&s| s <= self.maxbytes)?;
+            let n =
                 if self.stepfactor > 1 { s.saturating_mul(self.stepfactor) } else { s.saturating_add(self.stepbytes) };
-            if next == s {
-                break;
-            }
-            s = next;
-        }
-        out
+            next = (n != s).then_some(n);
+            Some(s)
+        })
     }
 
     fn types(&self) -> Vec<DataType> {
@@ -759,6 +770,16 @@ mod tests {
         assert_eq!(a.sizes(), vec![0, 1, 2, 3]);
         let bad = Options { minbytes: 10, maxbytes: 5, ..Default::default() };
         assert!(bad.check().is_err());
+        // A sweep of a billion sizes is refused before any is listed.
+        let host = Options { backend: BackendKind::Host, ..Default::default() };
+        let huge = Options { minbytes: 1, maxbytes: 1 << 30, stepbytes: 1, ..host.clone() };
+        let e = huge.check().unwrap_err().to_string();
+        assert!(e.contains("more than 4096 message sizes"), "{e}");
+        let most = Options { minbytes: 1, maxbytes: MAX_SIZES as u64, stepbytes: 1, ..host.clone() };
+        most.check().unwrap();
+        assert_eq!(most.sizes().len(), MAX_SIZES);
+        let doubling = Options { minbytes: 1, maxbytes: u64::MAX, stepfactor: 2, ..host };
+        doubling.check().unwrap();
         let (alg, bus) = bandwidths(1_000_000_000, 1.0, 4);
         assert_eq!((alg, bus), (1.0, 1.5));
     }

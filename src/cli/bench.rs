@@ -42,7 +42,8 @@ pub struct AllreduceArgs {
     /// Largest message size in bytes.
     #[arg(short = 'e', long = "maxbytes", default_value = "32M", value_parser = parse_size)]
     pub maxbytes: u64,
-    /// Size increment between steps, when no step factor is given.
+    /// Size increment between steps, when no step factor is given (a sweep holds at
+    /// most 4096 sizes).
     #[arg(short = 'i', long = "stepbytes", default_value = "1M", value_parser = parse_size)]
     pub stepbytes: u64,
     /// Multiply the size by this factor at each step (over 1 takes precedence over -i).
@@ -193,23 +194,15 @@ fn hostname() -> String {
 }
 
 /// nccl-tests never overwrites a JSON file: it tries `FILE`, then `FILE.0`, `FILE.1`...
+/// A device or FIFO (`-J /dev/stdout`) is written as it is.
 fn json_destination(path: &Path) -> PathBuf {
-    if !path.exists() {
+    if !path.exists() || super::io::is_special(path) {
         return path.to_path_buf();
     }
     (0..)
         .map(|i| PathBuf::from(format!("{}.{i}", path.display())))
         .find(|p| !p.exists())
         .unwrap_or_else(|| path.to_path_buf())
-}
-
-/// Write `text` to `path` all at once, never replacing an existing file.
-fn write_new(path: &Path, text: &str) -> Result<(), Error> {
-    let tmp = PathBuf::from(format!("{}.tmp-{}", path.display(), std::process::id()));
-    std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
-    let linked = std::fs::hard_link(&tmp, path);
-    let _ = std::fs::remove_file(&tmp);
-    linked.map_err(|e| Error::io(path, e))
 }
 
 pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
@@ -312,6 +305,9 @@ fn searched_plan(a: &BenchAllreduceArgs, opts: &bench::Options, ctx: &mut Ctx) -
 /// The folder of the `-J` report can take a new file: checked before anything runs, so
 /// a table is never printed only to fail at the end.
 fn writable_folder(path: &Path) -> Result<(), Error> {
+    if super::io::is_special(path) {
+        return Ok(());
+    }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let probe = dir.join(format!(".topo-probe-{}", std::process::id()));
     match std::fs::File::create(&probe) {
@@ -411,7 +407,7 @@ fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ct
     if let Some(p) = json {
         let doc = bench::report::JsonDoc::new(&outcome, &rc);
         let text = serde_json::to_string(&doc).map_err(|e| Error::Usage(format!("JSON output: {e}")))?;
-        write_new(&p, &(text + "\n"))?;
+        super::io::write_new(&p, &(text + "\n"))?;
     }
     Ok(outcome.status())
 }
@@ -477,9 +473,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("r.json");
         assert_eq!(json_destination(&p), p);
-        write_new(&p, "x").unwrap();
+        super::super::io::write_new(&p, "x").unwrap();
         assert_eq!(json_destination(&p), d.path().join("r.json.0"));
-        assert!(write_new(&p, "y").is_err());
+        assert!(super::super::io::write_new(&p, "y").is_err());
+        // A device is written as it is, not beside it.
+        assert_eq!(json_destination(Path::new("/dev/null")), Path::new("/dev/null"));
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "x");
     }
 

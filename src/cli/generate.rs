@@ -44,7 +44,7 @@ pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
     let mut buf = Vec::new();
     clap_mangen::Man::new(cmd.clone()).render(&mut buf).map_err(|e| Error::io(&man, e))?;
     let p = man.join("topo.1");
-    std::fs::write(&p, buf).map_err(|e| Error::io(&p, e))?;
+    super::write_atomically(&p, &String::from_utf8_lossy(&buf))?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("topo-{}", sub.get_name());
         let static_name: &'static str = Box::leak(name.clone().into_boxed_str());
@@ -52,7 +52,7 @@ pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
         let mut buf = Vec::new();
         clap_mangen::Man::new(sub).render(&mut buf).map_err(|e| Error::io(&man, e))?;
         let p = man.join(format!("{name}.1"));
-        std::fs::write(&p, buf).map_err(|e| Error::io(&p, e))?;
+        super::write_atomically(&p, &String::from_utf8_lossy(&buf))?;
     }
     Ok(())
 }

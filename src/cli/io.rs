@@ -122,9 +122,7 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
         Ok(m) if !m.is_file() => return write_special(path, &target, text),
         _ => {}
     }
-    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique()));
+    let tmp = temp_beside(&target);
     let res = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
@@ -136,6 +134,40 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
         return Err(Error::io(path, e));
     }
     Ok(())
+}
+
+/// Write `text` to `path` as a new file, never replacing one that exists (nccl-tests'
+/// `-J` rule; the caller picks a free name): a temporary file in the same folder, synced,
+/// then linked to `path` in one step, which fails if `path` appeared meanwhile. A
+/// symbolic link is followed; a device or FIFO is written directly, as
+/// [`write_atomically`] does. Messages name `path`, never the temporary file.
+pub fn write_new(path: &Path, text: &str) -> Result<(), Error> {
+    let target = resolve_links(path)?;
+    if is_special(&target) {
+        return write_special(path, &target, text);
+    }
+    let tmp = temp_beside(&target);
+    let res = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::hard_link(&tmp, &target)
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    res.map_err(|e| Error::io(path, e))
+}
+
+/// `path` is there and is neither a regular file nor a folder (a device, a FIFO, a
+/// socket): written to as it is, never replaced.
+pub fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// A hidden temporary name next to `target`, used by no other write of this process.
+fn temp_beside(target: &Path) -> std::path::PathBuf {
+    let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+    dir.join(format!(".{name}.tmp-{}-{}", std::process::id(), unique()))
 }
 
 /// A number no other write of this process uses (threads may write at once).
@@ -218,6 +250,21 @@ mod tests {
             let e = write_atomically(Path::new("/dev/full"), "x").unwrap_err().to_string();
             assert!(e.starts_with("/dev/full:"), "{e}");
         }
+    }
+
+    #[test]
+    fn new_files_never_replace() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.json");
+        write_new(&p, "one").unwrap();
+        let e = write_new(&p, "two").unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:", p.display())) && !e.contains(".tmp-"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "one");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1, "no temporary file is left");
+        let e = write_new(&d.path().join("no/such/r.json"), "x").unwrap_err().to_string();
+        assert!(e.contains("no/such/r.json:") && !e.contains(".tmp-"), "{e}");
+        write_new(Path::new("/dev/null"), "x").unwrap();
+        assert!(is_special(Path::new("/dev/null")) && !is_special(&p) && !is_special(d.path()));
     }
 
     #[test]

@@ -48,13 +48,39 @@ pub struct LogArgs {
     pub output: Option<PathBuf>,
 }
 
+/// Open the log. A FIFO blocks in open() until a writer comes: one that does not come
+/// within [`crate::fileio::BLOCKING_READ_TIMEOUT`] is an error, not a hang. (A log is
+/// read as a stream, whatever its size: it is not capped as topology files are.)
+fn open_log(path: &std::path::Path) -> Result<std::fs::File, Error> {
+    let io = |e| Error::io(path, e);
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return Err(Error::Input {
+            file: path.display().to_string(),
+            message: "is a directory, not an NCCL log".into(),
+        });
+    }
+    if meta.is_file() {
+        return std::fs::File::open(path).map_err(io);
+    }
+    let owned = path.to_path_buf();
+    let timeout = crate::fileio::BLOCKING_READ_TIMEOUT;
+    match crate::fileio::within(timeout, move || std::fs::File::open(owned)) {
+        Some(r) => r.map_err(io),
+        None => Err(Error::Input {
+            file: path.display().to_string(),
+            message: format!("no writer after {} s (a FIFO nobody writes?)", timeout.as_secs()),
+        }),
+    }
+}
+
 /// Exit status 0; 1 when the model disagrees with the log.
 pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<i32, Error> {
     let name = args.file.display().to_string();
     let facts = if name == "-" {
         log::read(&mut BufReader::new(std::io::stdin().lock()), "<stdin>")?
     } else {
-        let f = std::fs::File::open(&args.file).map_err(|e| Error::Io { file: name.clone(), source: e })?;
+        let f = open_log(&args.file)?;
         log::read(&mut BufReader::new(f), &name)?
     };
     for w in &facts.warnings {

@@ -284,6 +284,15 @@ pub const MAX_LINKS: u32 = 18;
 /// Most C2C links of one GPU in a fake file (GH200 has 10; room for later parts).
 pub const MAX_C2C_LINKS: u32 = 64;
 
+/// Newest PCIe generation a fake file may give (PCIe 7.0).
+pub const MAX_PCIE_GEN: u32 = 7;
+/// Widest PCIe link a fake file may give (the XML's limit too).
+pub const MAX_PCIE_WIDTH: i64 = 32;
+/// Compute capabilities (major * 10 + minor) a fake file may give (the XML's range too).
+pub const SM_RANGE: std::ops::RangeInclusive<i64> = 10..=200;
+/// Fastest single C2C link a fake file may give, MB/s (1 TB/s, the XML's limit too).
+pub const MAX_C2C_BW: i64 = 1_000_000;
+
 /// Largest fake-NVML file read (a 72-GPU domain with every link takes well under 1 MiB).
 pub const MAX_FAKE_BYTES: u64 = 16 << 20;
 
@@ -333,6 +342,42 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
                 "gpu index {}: c2c count {} (down {}): at most {MAX_C2C_LINKS} links, and no more down than there are",
                 g.index, c.count, c.down
             )));
+        }
+        if let Some(c) = &g.c2c
+            && c.bw as i64 > MAX_C2C_BW
+        {
+            return Err(bad(format!(
+                "gpu index {}: c2c bw {} MB/s per link: at most {} (a number no machine has)",
+                g.index, c.bw, MAX_C2C_BW
+            )));
+        }
+        if let Some(sm) = g.sm
+            && !SM_RANGE.contains(&(sm as i64))
+        {
+            return Err(bad(format!(
+                "gpu index {}: sm {sm} is not a compute capability ({} to {}, major * 10 + minor)",
+                g.index,
+                SM_RANGE.start(),
+                SM_RANGE.end()
+            )));
+        }
+        if let Some(p) = &g.pcie {
+            for (what, v) in [("gen", p.generation), ("max_gen", p.max_gen)] {
+                if let Some(v) = v.filter(|v| *v > MAX_PCIE_GEN) {
+                    return Err(bad(format!(
+                        "gpu index {}: pcie.{what} {v}: PCIe generations go up to {MAX_PCIE_GEN}",
+                        g.index
+                    )));
+                }
+            }
+            for (what, v) in [("width", p.width), ("max_width", p.max_width)] {
+                if let Some(v) = v.filter(|&v| v as i64 > MAX_PCIE_WIDTH || !v.is_power_of_two() && v != 0) {
+                    return Err(bad(format!(
+                        "gpu index {}: pcie.{what} {v}: a PCIe link is 1, 2, 4, 8, 16 or 32 lanes wide",
+                        g.index
+                    )));
+                }
+            }
         }
         let busid = normalize_busid(&g.busid)
             .ok_or_else(|| bad(format!("gpu index {}: busid \"{}\" is not a PCI bus id", g.index, g.busid)))?;
@@ -804,6 +849,21 @@ mod tests {
         let e = parse_fake(&gpu("\"c2c\": {\"count\": 2147483648, \"bw\": 1, \"down\": 0}"), Path::new("f.json"));
         assert!(e.unwrap_err().to_string().contains("c2c count 2147483648"));
         assert!(parse_fake(&gpu("\"nvlinks\": [{\"remote\": \"\", \"count\": 18}]"), Path::new("f.json")).is_ok());
+        // So are the other numbers no machine has, each naming its field.
+        for (field, needle) in [
+            ("\"c2c\": {\"count\": 10, \"bw\": 4000000000, \"down\": 0}", "c2c bw 4000000000"),
+            ("\"sm\": 4000000000", "sm 4000000000"),
+            ("\"sm\": 0", "sm 0 is not a compute capability"),
+            ("\"pcie\": {\"gen\": 99}", "pcie.gen 99"),
+            ("\"pcie\": {\"max_gen\": 4294967295}", "pcie.max_gen 4294967295"),
+            ("\"pcie\": {\"width\": 12}", "pcie.width 12"),
+            ("\"pcie\": {\"max_width\": 64}", "pcie.max_width 64"),
+        ] {
+            let e = parse_fake(&gpu(field), Path::new("f.json")).unwrap_err().to_string();
+            assert!(e.starts_with("f.json: gpu index 0: ") && e.contains(needle), "{field}: {e}");
+        }
+        let ok = "\"sm\": 90, \"pcie\": {\"gen\": 5, \"width\": 16, \"max_gen\": 5, \"max_width\": 16}, \"c2c\": {\"count\": 10, \"bw\": 45000}";
+        parse_fake(&gpu(ok), Path::new("f.json")).unwrap();
     }
 
     #[test]

@@ -48,14 +48,16 @@ impl<'r> Lines<'r> {
             return Ok(None);
         }
         self.bytes += n as u64;
-        if self.buf.last() != Some(&b'\n') && self.buf.len() >= MAX_LINE {
+        // Look at the first bytes before skipping the rest of an overlong line: binary
+        // data (/dev/zero, /dev/urandom) may never have a line end to skip to.
+        if self.sniffed < SNIFF {
+            self.sniff();
+        }
+        if self.buf.last() != Some(&b'\n') && self.buf.len() >= MAX_LINE && !self.looks_binary() {
             self.overlong += 1;
             self.bytes += self.skip_to_newline()?;
         }
         self.physical += 1;
-        if self.sniffed < SNIFF {
-            self.sniff();
-        }
         while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
             self.buf.pop();
         }
@@ -107,11 +109,6 @@ impl<'r> Lines<'r> {
     /// one control character in twenty.
     pub fn looks_binary(&self) -> bool {
         self.nul || (self.sniffed > 0 && self.control * 20 > self.sniffed)
-    }
-
-    /// Whether the first bytes have all been looked at.
-    pub fn sniff_done(&self) -> bool {
-        self.sniffed >= SNIFF
     }
 }
 

@@ -65,6 +65,21 @@ pub fn validate(x: &Xml, file: &str, limits: XmlLimits) -> Result<(), Error> {
         .collect();
 
     // Sizes NCCL refuses (it fails its init), checked before anything is built from them.
+    // Its parser keeps the elements it reads in an array of `max_nodes` (unknown
+    // elements are skipped and take no room), and fails as soon as the array is full
+    // and one more tag (even a closing one) is to be read: a file holds at most
+    // `max_nodes - 1` elements NCCL reads.
+    if read.len() >= limits.max_nodes {
+        return Err(err(
+            read[limits.max_nodes - 1],
+            format!(
+                "{} elements NCCL reads; its XML parser holds fewer than {} ('XML parser is limited to {} nodes')",
+                read.len(),
+                limits.max_nodes,
+                limits.max_nodes
+            ),
+        ));
+    }
     let mut per_type: std::collections::HashMap<&str, usize> = Default::default();
     for &id in &read {
         let children = x.children(id).len();
@@ -297,15 +312,24 @@ mod tests {
         let m = msg(check(&gpu(&"&amp;".repeat(1000), "16", "80", "")));
         assert!(m.contains("busid=\"&amp;&amp;") && m.contains("(5000 characters) is not a PCI bus id"), "{m}");
         assert!(m.len() < 300, "the message does not repeat a huge value: {m}");
-        let many: String = (0..=MAX_NODES_PER_TYPE)
-            .map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", i / 32, i % 32), "16", "80", ""))
-            .collect();
-        let m = msg(check(&many));
-        assert!(m.contains("<cpu> has 641 children; NCCL keeps at most 640"), "{m}");
+        let branches = |n: usize| -> String {
+            (0..n).map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", i / 32, i % 32), "16", "80", "")).collect()
+        };
+        // <system>, <cpu> and two elements per GPU: 254 load, 256 fill NCCL's array.
+        check(&branches(126)).unwrap();
+        let m = msg(check(&branches(127)));
+        assert!(m.contains("256 elements NCCL reads; its XML parser holds fewer than 256"), "{m}");
+        // Thousands of GPUs stop there, before anything is built.
+        let m = msg(check(&branches(MAX_NODES_PER_TYPE + 1)));
+        assert!(m.contains("1284 elements NCCL reads"), "{m}");
+        // Elements NCCL skips take no room.
+        let skipped: String = (0..300).map(|i| format!("    <foo n=\"{i}\"/>\n")).collect();
+        check(&(branches(2) + &skipped)).unwrap();
     }
 
-    /// The limits are the release's: 200 GPU branches under one CPU load in 2.29.7, fail
-    /// 2.21.5's 128 children; 300 load in 2.27.3 and fail 2.26.6's 256 nodes per type.
+    /// The limits are the release's: 130 bridges under one CPU load in 2.29.7, fail
+    /// 2.21.5's 128 children; 200 GPU branches load before 2.21 (1024 elements), fail
+    /// from 2.21 (256); 303 <pci> fail 2.20.5's 256 nodes per type.
     #[test]
     fn sizes_follow_the_release() {
         use crate::release::Release;
@@ -313,11 +337,15 @@ mod tests {
         let branches = |n: usize| -> String {
             (0..n).map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", i / 32, i % 32), "16", "80", "")).collect()
         };
-        check_for(&branches(200), limits("2.29.7")).unwrap();
-        let m = msg(check_for(&branches(200), limits("2.21.5")));
-        assert!(m.contains("<cpu> has 200 children; NCCL keeps at most 128"), "{m}");
+        let bridges: String =
+            (0..130).map(|i| format!("    <pci busid=\"0000:{:02x}:00.0\" class=\"0x060400\"/>\n", i + 1)).collect();
+        check_for(&bridges, limits("2.29.7")).unwrap();
+        let m = msg(check_for(&bridges, limits("2.21.5")));
+        assert!(m.contains("<cpu> has 130 children; NCCL keeps at most 128"), "{m}");
         // Before 2.21 the children array overruns silently: the lint warns, the model reads.
         check_for(&branches(200), limits("2.20.5")).unwrap();
+        let m = msg(check_for(&branches(200), limits("2.29.7")));
+        assert!(m.contains("402 elements NCCL reads; its XML parser holds fewer than 256"), "{m}");
         // Three switches of 100 GPUs each: 303 <pci>, no element above 128 children.
         let switches: String = (0..3)
             .map(|s| {
@@ -327,9 +355,10 @@ mod tests {
                 format!("    <pci busid=\"0001:{s:02x}:00.0\" class=\"0x060400\">\n{inner}    </pci>\n")
             })
             .collect();
-        check_for(&switches, limits("2.27.3")).unwrap();
-        let m = msg(check_for(&switches, limits("2.26.6")));
+        let m = msg(check_for(&switches, limits("2.20.5")));
         assert!(m.contains("more than 256 <pci> elements"), "{m}");
+        let m = msg(check_for(&switches, limits("2.27.3")));
+        assert!(m.contains("605 elements NCCL reads"), "{m}");
     }
 
     #[test]
