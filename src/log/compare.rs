@@ -537,33 +537,38 @@ fn compare_channels(ctx: &Ctx, comm: Option<usize>, run: &channels::Run, c: &mut
             });
         }
     }
-    for r in f.rings.iter().filter(|r| in_comm(r.comm)) {
-        n += 1;
-        if r.nchannels as usize != run.n_channels {
+    // The channel count: from the ring orders' `NN/MM`, and from the counts line.
+    let model = format!("{} channels", run.n_channels);
+    let from_rings = f.rings.iter().filter(|r| in_comm(r.comm)).map(|r| {
+        let log = format!("{} channels (Channel {:02}/{:02})", r.nchannels, r.channel, r.nchannels);
+        (
+            r.nchannels,
+            r.rank,
+            Some(r.channel),
+            log,
+            "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS or a CollNet/NVLS channel count not in the log",
+        )
+    });
+    let from_counts = f
+        .channel_counts
+        .iter()
+        .filter(|x| in_comm(x.comm))
+        .map(|cc| (cc.coll, cc.rank, None, format!("{} coll channels", cc.coll), ""));
+    // Each ring order line is compared (up to the first that differs), the counts
+    // line once.
+    for (counts, most) in
+        [(Box::new(from_rings) as Box<dyn Iterator<Item = _>>, usize::MAX), (Box::new(from_counts), 1)]
+    {
+        let differing = counts.take(most).inspect(|_| n += 1).find(|x| x.0 as usize != run.n_channels);
+        if let Some((_, rank, channel, log, why)) = differing {
             c.findings.push(Finding {
                 kind: "channels".into(),
                 severity: Severity::Warning,
-                ranks: r.rank.map(|x| vec![x as i64]).unwrap_or_default(),
-                channel: Some(r.channel),
-                log: format!("{} channels (Channel {:02}/{:02})", r.nchannels, r.channel, r.nchannels),
-                model: format!("{} channels", run.n_channels),
-                cause: ctx
-                    .cause("NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS or a CollNet/NVLS channel count not in the log"),
-            });
-            break;
-        }
-    }
-    for cc in f.channel_counts.iter().filter(|x| in_comm(x.comm)).take(1) {
-        n += 1;
-        if cc.coll as usize != run.n_channels {
-            c.findings.push(Finding {
-                kind: "channels".into(),
-                severity: Severity::Warning,
-                ranks: cc.rank.map(|x| vec![x as i64]).unwrap_or_default(),
-                channel: None,
-                log: format!("{} coll channels", cc.coll),
-                model: format!("{} channels", run.n_channels),
-                cause: ctx.cause(""),
+                ranks: rank.map(|x| vec![x as i64]).unwrap_or_default(),
+                channel,
+                log,
+                model: model.clone(),
+                cause: ctx.cause(why),
             });
         }
     }
