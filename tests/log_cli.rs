@@ -165,3 +165,25 @@ fn real_logs_agree_or_name_the_cause() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("nothing to compare"), "{text}");
 }
+
+/// The tuning table is held against the model's too: agreement on a log printed from
+/// the model, and a finding naming the algorithm and protocol when one cell differs.
+#[test]
+fn tuning_tables_are_compared() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 2, Era::parse("2.30.7")), &Envelope::default());
+    let f = write_log(d.path(), "agree.log", &log.text);
+    let out = topo().arg("log").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(" tuning)"), "tuning cells are counted: {text}");
+    // Tree/LL of AllReduce, changed in rank 0's first block.
+    let line = log.text.lines().find(|l| l.contains("NCCL INFO     AllReduce |")).expect("a tuning row").to_string();
+    let cells: Vec<&str> = line.split('|').collect();
+    let changed = format!("{}| {:>7}/{:>6} |{}", cells[0], "999.9", "1.0", cells[2..].join("|"));
+    let f = write_log(d.path(), "differ.log", &log.text.replacen(&line, &changed, 1));
+    let out = topo().arg("log").arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("[tuning] Tree/LL latency us/bandwidth GB/s: AllReduce 999.9/1.0"), "{text}");
+}

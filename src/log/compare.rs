@@ -218,6 +218,7 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         compare_graphs(&ctx, primary, print.and_then(|p| p.host.as_deref()), &gs, &mut c);
         compare_channels(&ctx, primary, &run, &mut c);
         compare_transports(&ctx, primary, &an, &mut c);
+        compare_tuning(&ctx, &an, &gs, &mut c);
         Ok(c)
     };
     let differences = |c: &Comparison| c.findings.iter().filter(|f| f.severity == Severity::Warning).count();
@@ -573,6 +574,53 @@ fn compare_channels(ctx: &Ctx, comm: Option<usize>, run: &channels::Run, c: &mut
         }
     }
     tally(c, "ring_tree", n);
+}
+
+/// Rank 0's tuning table (latency and algorithm bandwidth per collective, algorithm
+/// and protocol) against the model's, to the precision NCCL prints (`%.1f`): one
+/// finding per algorithm and protocol that differs.
+fn compare_tuning(ctx: &Ctx, an: &Analysis, gs: &Graphs, c: &mut Comparison) {
+    use crate::tune::{Algo, Func, Proto};
+    let Some(t) = &ctx.facts.tuning else { return };
+    let Ok(m) = crate::tune::Model::new(an, gs) else { return };
+    // Before 2.14 the one CollNet column is CollNet Direct.
+    let algo = |name: &str| match name {
+        "CollNet" => Some(Algo::CollNetDirect),
+        _ => Algo::ALL.into_iter().find(|a| a.name() == name),
+    };
+    let func = |name: &str| Func::ALL.into_iter().find(|f| f.name() == name);
+    let proto = |name: &str| Proto::ALL.into_iter().find(|p| p.name() == name);
+    let close = |a: f64, b: f64| (a - b).abs() <= 0.05 + 1e-6 * b.abs().max(1.0);
+    let mut n = 0;
+    let mut differ: BTreeMap<(usize, usize), (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for row in &t.rows {
+        let (Some(f), Some(a), Some(p)) = (func(&row.func), algo(&row.algo), proto(&row.proto)) else { continue };
+        n += 1;
+        let lat = f64::from(m.table.latency[(f, a, p)]);
+        let bw = f64::from(m.table.bandwidth[(f, a, p)]);
+        if !close(lat, row.latency) || !close(bw, row.bw) {
+            let e = differ.entry((a as usize, p as usize)).or_default();
+            e.0.push(format!("{} {:.1}/{:.1}", f.name(), row.latency, row.bw));
+            e.1.push(format!("{} {lat:.1}/{bw:.1}", f.name()));
+        }
+    }
+    for ((a, p), (log, model)) in differ {
+        c.findings.push(Finding {
+            kind: "tuning".into(),
+            severity: Severity::Warning,
+            ranks: t.rank.map(|r| vec![i64::from(r)]).unwrap_or_default(),
+            channel: None,
+            log: format!(
+                "{}/{} latency us/bandwidth GB/s: {}",
+                Algo::ALL[a].name(),
+                Proto::ALL[p].name(),
+                log.join(", ")
+            ),
+            model: model.join(", "),
+            cause: ctx.cause(""),
+        });
+    }
+    tally(c, "tuning", n);
 }
 
 fn compare_transports(ctx: &Ctx, comm: Option<usize>, an: &Analysis, c: &mut Comparison) {
