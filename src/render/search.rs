@@ -518,7 +518,12 @@ fn nvls_diagram(sys: &System, g: &Graph, k: usize, heads: &[(i32, BTreeSet<u32>)
             vec![
                 dot::attr(
                     "label",
-                    &format!("{}\\nhead of channels {}", gpu_text(sys, *rank), dot::channel_list(chans)),
+                    &format!(
+                        "{}\\nhead of channel{} {}",
+                        gpu_text(sys, *rank),
+                        if chans.len() > 1 { "s" } else { "" },
+                        dot::channel_list(chans)
+                    ),
                 ),
                 dot::attr("shape", "box"),
                 dot::attr("fillcolor", dot::FILL_GPU),
