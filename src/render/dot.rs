@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use graphviz_rust::dot_structures::{
-    Attribute, Edge, EdgeTy, GraphAttributes, Id, Node, NodeId, Stmt, Subgraph, Vertex,
+    Attribute, Edge, EdgeTy, GraphAttributes, Id, Node, NodeId, Port, Stmt, Subgraph, Vertex,
 };
 use graphviz_rust::printer::{DotPrinter, PrinterContext};
 
@@ -184,6 +184,11 @@ pub(crate) struct Fabric {
     /// The socket whose box holds it; `None`: under all of them.
     pub socket: Option<usize>,
     pub row: usize,
+    /// How many drawn cells wide the bar is.
+    pub span: usize,
+    /// The bar's cells from left to right: the GPU above each cell, or none (a NIC
+    /// above). Edges from a GPU end on its cell, so they drop straight down.
+    pub slots: Vec<Option<NodeRef>>,
 }
 
 /// Where every drawn node goes: rows from the top, and per row and socket the nodes
@@ -312,7 +317,7 @@ impl Layout {
             let lay = Layout::with_row_width(sys, &tree, &sockets, per_row);
             let (w, h) = lay.estimate();
             let aspect = w / h;
-            if aspect <= 2.0 && aspect >= 0.4 {
+            if (0.4..=2.0).contains(&aspect) {
                 return lay;
             }
             let score = (aspect / 1.5).ln().abs();
@@ -425,7 +430,10 @@ impl Layout {
                     .iter()
                     .map(|l| l.iter().filter(|r| r.ty == NodeType::Nic).flat_map(|&n| tree.kids(n).to_vec()).collect())
                     .collect();
-                let row = rows.len() + 1;
+                // Where each fabric piece goes: first in the row of NIC ports when its
+                // GPUs are the first leaves of the row (the bar is then right under them),
+                // else on a row of its own under the ports, as wide as the row.
+                let mut pieces: Vec<(NodeRef, usize, Vec<NodeRef>, bool, Vec<Option<NodeRef>>)> = Vec::new();
                 if !one_row_of_gpus {
                     for (nvs, gpus) in &nvs_gpus {
                         for (s, l) in leaves.iter().enumerate() {
@@ -433,20 +441,37 @@ impl Layout {
                             if here.is_empty() {
                                 continue;
                             }
-                            let id = if fabrics.iter().any(|f| f.nvs == Some(*nvs)) {
-                                format!("{} part {}", node_label(sys, *nvs), fabrics.len() + 1)
-                            } else {
-                                node_label(sys, *nvs)
-                            };
-                            fabrics.push(Fabric { id, nvs: Some(*nvs), gpus: here, socket: Some(s), row });
-                            // The bar goes under its GPUs: before the NICs' ports.
-                            under[s].insert(0, *nvs);
+                            let first = l.iter().take(here.len()).all(|g| here.contains(g));
+                            let slots: Vec<Option<NodeRef>> =
+                                l.iter().map(|x| here.contains(x).then_some(*x)).collect();
+                            pieces.push((*nvs, s, here, first, slots));
                         }
                     }
                 }
+                let leaf_row = rows.len();
+                let under_used = under.iter().any(|u| !u.is_empty()) || pieces.iter().any(|p| p.3);
+                let below_row = leaf_row + 1 + usize::from(under_used);
+                for (nvs, s, here, first, cells) in pieces.iter().cloned() {
+                    let slots = if first { here.iter().map(|g| Some(*g)).collect() } else { cells };
+                    let id = if fabrics.iter().any(|f| f.nvs == Some(nvs)) {
+                        format!("{} part {}", node_label(sys, nvs), fabrics.len() + 1)
+                    } else {
+                        node_label(sys, nvs)
+                    };
+                    let row = if first { leaf_row + 1 } else { below_row };
+                    let span = slots.len();
+                    fabrics.push(Fabric { id, nvs: Some(nvs), gpus: here, socket: Some(s), row, span, slots });
+                    if first {
+                        under[s].insert(0, nvs);
+                    }
+                }
                 rows.push(leaves);
-                if under.iter().any(|u| !u.is_empty()) {
+                if under_used {
                     rows.push(under);
+                }
+                if pieces.iter().any(|p| !p.3) {
+                    // A row for the bars alone (they are not in `rows`).
+                    rows.push(vec![Vec::new(); nsock]);
                 }
             }
         }
@@ -461,7 +486,17 @@ impl Layout {
             for (nvs, gpus) in &nvs_gpus {
                 let mut g = gpus.clone();
                 g.sort_by_key(|r| leaf_order.iter().position(|x| x == r));
-                fabrics.push(Fabric { id: node_label(sys, *nvs), nvs: Some(*nvs), gpus: g, socket: None, row: bottom });
+                let slots: Vec<Option<NodeRef>> = leaf_order.iter().map(|x| g.contains(x).then_some(*x)).collect();
+                let span = slots.len();
+                fabrics.push(Fabric {
+                    id: node_label(sys, *nvs),
+                    nvs: Some(*nvs),
+                    gpus: g,
+                    socket: None,
+                    row: bottom,
+                    span,
+                    slots,
+                });
             }
         }
         // Direct NVLinks only between GPUs next to each other in one row.
@@ -486,7 +521,16 @@ impl Layout {
             g.sort_by_key(|&r| ranks_of(sys, r).first().copied().unwrap_or(i32::MAX));
             g.dedup();
             let row = if fabrics.iter().any(|f| f.socket.is_none()) { bottom + 1 } else { bottom };
-            fabrics.push(Fabric { id: "NVLINK/mesh".into(), nvs: None, gpus: g, socket: None, row });
+            let span = g.len();
+            fabrics.push(Fabric {
+                id: "NVLINK/mesh".into(),
+                nvs: None,
+                gpus: g,
+                socket: None,
+                row,
+                span,
+                slots: vec![],
+            });
         }
         let mut row_of = HashMap::new();
         for (ri, row) in rows.iter().enumerate() {
@@ -680,9 +724,10 @@ pub(crate) fn legend(rows: &[(Option<&str>, &str, &str)]) -> Stmt {
     node("legend", vec![attr("shape", "plaintext"), attr("style", ""), html_attr("label", &html)])
 }
 
-/// The legend of the machine drawings.
-pub(crate) fn machine_legend_rows() -> Vec<(Option<&'static str>, &'static str, &'static str)> {
-    vec![
+/// The legend of the machine drawings: the kinds of link this machine has, then units.
+pub(crate) fn machine_legend_rows(sys: &System) -> Vec<(Option<&'static str>, &'static str, &'static str)> {
+    let kinds: BTreeSet<LinkType> = link_edges(sys).keys().map(|k| link_type(k.2)).collect();
+    let mut rows = vec![
         (Some(link_colour(LinkType::Nvl)), "NVL", "NVLink; the bar under the GPUs: the NVSwitch fabric"),
         (Some(link_colour(LinkType::C2c)), "C2C", "NVLink-C2C between a GPU and its CPU"),
         (Some(link_colour(LinkType::Pci)), "PCI", "PCIe link; ↑ GB/s in a box: its link to the box above"),
@@ -690,7 +735,16 @@ pub(crate) fn machine_legend_rows() -> Vec<(Option<&'static str>, &'static str, 
         (Some(link_colour(LinkType::Net)), "NET", "a NIC and its network ports (fused ports: one)"),
         (None, "GB/s", "NCCL's model bandwidth, each direction"),
         (None, "NET n PIX", "the NIC NCCL gives the GPU's channel 0, path type"),
-    ]
+    ];
+    let colours: Vec<(LinkType, &str)> = [LinkType::Nvl, LinkType::C2c, LinkType::Pci, LinkType::Sys, LinkType::Net]
+        .into_iter()
+        .map(|l| (l, link_colour(l)))
+        .collect();
+    rows.retain(|(c, _, _)| match c {
+        Some(c) => colours.iter().any(|(l, lc)| lc == c && kinds.contains(l)),
+        None => true,
+    });
+    rows
 }
 
 /// The statements that draw the machine: socket boxes, rows, tree edges, fabric,
@@ -799,7 +853,11 @@ pub(crate) fn machine_stmts(
                 a.push(attr("xlabel", &format!("{count} NVL, {} GB/s", gbs(bw))));
             }
             a.extend(edge_attrs(g, f.nvs.unwrap_or(g), LinkType::Nvl));
-            stmts.push(edge_ids(&id(g), &f.id, a));
+            let head = match f.slots.iter().position(|x| *x == Some(g)) {
+                Some(i) => NodeId(quoted(&f.id), Some(Port(Some(Id::Plain(format!("g{i}"))), Some("n".into())))),
+                None => vid(&f.id),
+            };
+            stmts.push(Stmt::Edge(Edge { ty: EdgeTy::Pair(Vertex::N(vid(&id(g))), Vertex::N(head)), attributes: a }));
         }
     }
     for &(a, b, bw) in &lay.direct_nvl {
@@ -909,26 +967,32 @@ fn fabric_links(an: &Analysis, f: &Fabric) -> Vec<(u32, f32)> {
 
 fn fabric_node(an: &Analysis, f: &Fabric) -> Stmt {
     let sys = &an.system;
-    let width = format!("{:.2}", (f.gpus.len().max(1) as f64 * CELL_W - 14.0) / 72.0);
+    let width = format!("{:.2}", (f.span.max(1) as f64 * CELL_W - 14.0) / 72.0);
     match f.nvs {
         Some(_) => {
-            let continued = if f.id.contains(" part ") { " (the same, continued)" } else { "" };
+            let continued = if f.id.contains(" part ") { " (continued)" } else { "" };
             let links = fabric_links(an, f);
             let each = match links.first() {
                 Some(&(count, bw)) if links.windows(2).all(|w| w[0] == w[1]) => {
-                    format!(": {count} NVLinks, {} GB/s a GPU", gbs(bw))
+                    format!("\n{count} NVLinks, {} GB/s a GPU", gbs(bw))
                 }
                 _ => String::new(),
             };
+            // A row of empty cells (one under each leaf above, for the edges to end
+            // on), then the name across them.
+            let title = html_text(&format!("NVSwitch fabric{continued}{each}")).replace('\n', "<BR/>");
+            let n = f.slots.len().max(1);
+            let cell_w = ((CELL_W - 14.0) as usize).max(40);
+            let mut html =
+                String::from("<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" CELLPADDING=\"2\"><TR>");
+            for i in 0..n {
+                html.push_str(&format!("<TD PORT=\"g{i}\" WIDTH=\"{cell_w}\" HEIGHT=\"4\"></TD>"));
+            }
+            html.push_str(&format!("</TR><TR><TD COLSPAN=\"{n}\">{title}</TD></TR></TABLE>"));
+            let _ = width;
             node(
                 &f.id,
-                vec![
-                    attr("label", &format!("NVSwitch fabric{continued}{each}")),
-                    attr("shape", "box"),
-                    attr("fillcolor", FILL_NVS),
-                    attr("width", &width),
-                    attr("height", "0.3"),
-                ],
+                vec![html_attr("label", &html), attr("shape", "box"), attr("fillcolor", FILL_NVS), attr("margin", "0")],
             )
         }
         None => {
@@ -1007,7 +1071,7 @@ pub fn system(an: &Analysis) -> String {
     let lay = Layout::new(&an.system);
     let mut stmts = graph_attrs(&title(an, "model"));
     stmts.extend(machine_stmts(an, &lay, &|_, _, _| Vec::new()));
-    stmts.extend(legend_at_bottom(&machine_legend_rows(), &lay.bottom_node(&an.system)));
+    stmts.extend(legend_at_bottom(&machine_legend_rows(&an.system), &lay.bottom_node(&an.system)));
     print(stmts)
 }
 

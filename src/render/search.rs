@@ -837,7 +837,7 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
             ],
         ));
     }
-    let mut legend = dot::machine_legend_rows();
+    let mut legend = dot::machine_legend_rows(sys);
     legend.push((Some(col), "- ->", "the channel's steps, in order"));
     legend.push((None, "↓ x ↑ y of z", "load down and up the link, of its capacity (GB/s)"));
     legend.push((Some("#c0392b"), "red", "more load than the link carries"));
