@@ -285,6 +285,10 @@ impl Tree {
     }
 }
 
+/// A piece of an NVSwitch bar while rows are laid out: the switch, the socket, its
+/// GPUs, whether they are the first leaves of their row, and the leaves above the bar.
+type Piece = (NodeRef, usize, Vec<NodeRef>, bool, Vec<Option<NodeRef>>);
+
 /// One socket's share of a band of rows.
 #[derive(Default)]
 struct BandPart {
@@ -433,7 +437,7 @@ impl Layout {
                 // Where each fabric piece goes: first in the row of NIC ports when its
                 // GPUs are the first leaves of the row (the bar is then right under them),
                 // else on a row of its own under the ports, as wide as the row.
-                let mut pieces: Vec<(NodeRef, usize, Vec<NodeRef>, bool, Vec<Option<NodeRef>>)> = Vec::new();
+                let mut pieces: Vec<Piece> = Vec::new();
                 if !one_row_of_gpus {
                     for (nvs, gpus) in &nvs_gpus {
                         for (s, l) in leaves.iter().enumerate() {
