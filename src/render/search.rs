@@ -631,7 +631,8 @@ fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
                     _ if g.name() == "collnet_chain" => "collnet chain",
                     _ => "tree chain",
                 };
-                let title = format!("{what}: channels {}", dot::channel_list(chans));
+                let plural = if chans.len() > 1 { "s" } else { "" };
+                let title = format!("{what}: channel{plural} {}", dot::channel_list(chans));
                 let d = if g.pattern == Pattern::CollNetDirect {
                     direct_diagram(sys, g, first + i, ranks[0], n.saturating_sub(1), *nets, &title)
                 } else {
