@@ -2,7 +2,8 @@
 //! (`dot -Tjson`) and held to the rules people need to read them:
 //! - `paths --dot`: every CPU above every GPU, GPUs of one row in rank order left to
 //!   right, a legend, and an aspect between 1:3 and 3:1;
-//! - `search --dot`: an aspect between 1:3 and 3:1 and at most 4 drawn edges a node.
+//! - `search --dot` (one node, and two so that channels go through the NICs): an aspect
+//!   between 1:3 and 3:1 and at most 4 drawn edges a node.
 //!
 //! Machines: the built-in fixtures, synthetic 72-GPU NVLink domains with 0 to 32 NICs,
 //! and every dump of `../shared/fixtures/nccl` when it is there. Without Graphviz the
@@ -26,8 +27,15 @@ fn machines(scratch: &Path) -> Vec<Machine> {
         .iter()
         .map(|f| Machine { name: f.name.to_string(), args: vec!["--fixture".into(), f.name.into()] })
         .collect();
-    // 72 GPUs under 18 PCIe switches, with NIC counts from none to 32.
-    for nics in [0, 5, 18, 32] {
+    // 72 GPUs under 18 PCIe switches, with NIC counts from none to 32: fixed ones and
+    // a few drawn from a fixed-seed generator (the same on every run).
+    let mut seed: u64 = 0x5eed_d07;
+    let mut drawn = Vec::new();
+    for _ in 0..3 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        drawn.push(((seed >> 33) % 33) as usize);
+    }
+    for nics in [0, 5, 18, 32].into_iter().chain(drawn) {
         let path = scratch.join(format!("nvl72-{nics}nics.xml"));
         let xml = topo::fixtures::synthetic_nvl72(nics).unwrap();
         std::fs::write(&path, topo::xml::write(&xml)).unwrap();
@@ -195,7 +203,12 @@ fn check(machines: &[Machine]) -> Vec<String> {
     let keep = std::env::var_os("TOPO_DOT_KEEP").map(PathBuf::from);
     let mut bad = Vec::new();
     for m in machines {
-        for (what, cmd) in [("paths", ["paths", "--dot"]), ("search", ["search", "--dot"])] {
+        // Two nodes: the rings go through the NICs, which the diagrams show.
+        for (what, cmd) in [
+            ("paths", &["paths", "--dot"][..]),
+            ("search", &["search", "--dot"][..]),
+            ("search-nodes2", &["search", "--dot", "--nodes", "2"][..]),
+        ] {
             let mut args: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
             args.extend(m.args.iter().cloned());
             let src = topo_out(&args);

@@ -472,7 +472,7 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
             ],
         ));
         let last_row = rows.iter().position(|r| r.contains(&out_from)).unwrap_or(0);
-        if last_row == rows.len() - 1 && rows.len() > 1 {
+        if last_row == rows.len() - 1 {
             stmts.push(dot::edge_ids(
                 &id(out_from),
                 &out_id,
