@@ -3,7 +3,9 @@
 //! - `paths --dot`: every CPU above every GPU, GPUs of one row in rank order left to
 //!   right, a legend, and an aspect between 1:3 and 3:1;
 //! - `search --dot` (one node, and two so that channels go through the NICs): an aspect
-//!   between 1:3 and 3:1 and at most 4 drawn edges a node.
+//!   between 1:3 and 3:1 and at most 4 drawn edges a node;
+//! - `search --dot --channel 0`: a ring channel over the machine, held to the laws of
+//!   `paths --dot`.
 //!
 //! Machines: the built-in fixtures, synthetic 72-GPU NVLink domains with 0 to 32 NICs,
 //! and every dump of `../shared/fixtures/nccl` when it is there. Without Graphviz the
@@ -208,6 +210,7 @@ fn check(machines: &[Machine]) -> Vec<String> {
             ("paths", &["paths", "--dot"][..]),
             ("search", &["search", "--dot"][..]),
             ("search-nodes2", &["search", "--dot", "--nodes", "2"][..]),
+            ("search-channel0", &["search", "--dot", "--channel", "0"][..]),
         ] {
             let mut args: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
             args.extend(m.args.iter().cloned());
@@ -217,7 +220,13 @@ fn check(machines: &[Machine]) -> Vec<String> {
             }
             let d = layout(&src, &format!("{} {what}", m.name));
             eprintln!("{} {what}: {:.0} x {:.0} pt, aspect {:.2}", m.name, d.width, d.height, d.aspect());
-            bad.extend(if what == "paths" { paths_faults(&m.name, &d) } else { search_faults(&m.name, &d) });
+            // One channel over the machine is the machine's drawing, with the same laws.
+            let name = format!("{} {what}", m.name);
+            bad.extend(if what.starts_with("search-channel") || what == "paths" {
+                paths_faults(&name, &d)
+            } else {
+                search_faults(&name, &d)
+            });
         }
     }
     bad

@@ -774,7 +774,7 @@ pub(crate) fn machine_stmts(
     for (s, &cpu) in lay.sockets.iter().enumerate() {
         let n = sys.node(cpu);
         let numa = id_local(n.id);
-        let mut title = format!("socket {s} (NUMA {numa})");
+        let mut title = format!("NUMA {numa}");
         if let Some(c) = cpu_list(&n.kind) {
             title.push_str(&format!(": cpus {}", short_cpu_list(&c)));
         }

@@ -811,6 +811,8 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
         an.options.env.release()
     );
     let mut stmts = dot::graph_attrs(&title);
+    // The steps cross the socket boxes; straight segments route where splines fail.
+    stmts.push(Stmt::Attribute(dot::attr("splines", "polyline")));
     stmts.extend(dot::machine_stmts(an, &lay, &label_for));
     // The channel's steps.
     let col = graph_colour(g.name());
