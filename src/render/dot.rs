@@ -206,6 +206,8 @@ pub(crate) struct Layout {
     pub direct_nvl: Vec<(NodeRef, NodeRef, f32)>,
     /// Row of each node.
     pub row_of: HashMap<NodeRef, usize>,
+    /// Ranks of the GPU boxes whose GPU was trimmed.
+    pub trimmed: HashMap<NodeRef, i32>,
 }
 
 /// Approximate drawn sizes, in points, used to pick the wrapping.
@@ -217,6 +219,8 @@ const LEGEND_W: f64 = 560.0;
 struct Tree {
     kids: HashMap<NodeRef, Vec<NodeRef>>,
     parent: HashMap<NodeRef, (NodeRef, LinkType, f32)>,
+    /// Ranks of GPU boxes whose GPU was trimmed away.
+    trimmed: HashMap<NodeRef, i32>,
 }
 
 fn build_tree(sys: &System) -> Tree {
@@ -244,7 +248,23 @@ fn build_tree(sys: &System) -> Tree {
             kids.insert(r, mine);
         }
     }
-    Tree { kids, parent }
+    Tree { kids, parent, trimmed: HashMap::new() }
+}
+
+/// The ranks of GPU boxes left without their GPU: trimmed GPUs, which rank 0 reaches
+/// only through the network. Found by bus id among the ranked GPUs.
+fn trimmed_ranks(sys: &System, gpus: &[crate::model::prepare::RankedGpu]) -> HashMap<NodeRef, i32> {
+    let mut out = HashMap::new();
+    for (i, n) in sys.list(NodeType::Dev).iter().enumerate() {
+        let r = NodeRef::new(NodeType::Dev, i);
+        if !ranks_of(sys, r).is_empty() {
+            continue;
+        }
+        if let Some(g) = n.busid.as_ref().and_then(|b| gpus.iter().find(|g| g.busid.eq_ignore_ascii_case(b))) {
+            out.insert(r, g.rank);
+        }
+    }
+    out
 }
 
 impl Tree {
@@ -253,7 +273,7 @@ impl Tree {
     }
     /// The lowest rank under a node (`i32::MAX` when no GPU).
     fn min_rank(&self, sys: &System, r: NodeRef) -> i32 {
-        let own = ranks_of(sys, r).into_iter().min().unwrap_or(i32::MAX);
+        let own = ranks_of(sys, r).into_iter().min().or(self.trimmed.get(&r).copied()).unwrap_or(i32::MAX);
         self.kids(r).iter().map(|&k| self.min_rank(sys, k)).fold(own, i32::min)
     }
     /// Sort every node's children: GPU subtrees by their lowest rank, then the others
@@ -299,8 +319,10 @@ struct BandPart {
 }
 
 impl Layout {
-    pub(crate) fn new(sys: &System) -> Layout {
+    pub(crate) fn new(an: &Analysis) -> Layout {
+        let sys = &an.system;
         let mut tree = build_tree(sys);
+        tree.trimmed = trimmed_ranks(sys, &an.gpus);
         tree.sort(sys);
         let mut sockets: Vec<NodeRef> = (0..sys.count(NodeType::Cpu)).map(|c| NodeRef::new(NodeType::Cpu, c)).collect();
         sockets.sort_by_key(|&c| (tree.min_rank(sys, c), c.idx));
@@ -542,7 +564,15 @@ impl Layout {
                 row_of.insert(*n, ri);
             }
         }
-        Layout { sockets: sockets.to_vec(), rows, parent: tree.parent.clone(), fabrics, direct_nvl, row_of }
+        Layout {
+            sockets: sockets.to_vec(),
+            rows,
+            parent: tree.parent.clone(),
+            fabrics,
+            direct_nvl,
+            row_of,
+            trimmed: tree.trimmed.clone(),
+        }
     }
 
     /// The last row used (fabric bars included).
@@ -611,7 +641,10 @@ fn label(an: &Analysis, lay: &Layout, r: NodeRef) -> String {
         }
         (Kind::Dev { cc, .. }, _) | (Kind::Gpu { cc, .. }, _) => {
             let ranks: Vec<String> = ranks_of(sys, r).iter().map(|x| format!("rank {x}")).collect();
-            lines.push(format!("GPU {} · sm{cc}", ranks.join(", ")));
+            match lay.trimmed.get(&r) {
+                Some(t) if ranks.is_empty() => lines.push(format!("GPU rank {t} (trimmed) · sm{cc}")),
+                _ => lines.push(format!("GPU {} · sm{cc}", ranks.join(", "))),
+            }
             lines.push(n.busid.clone().unwrap_or_else(|| node_label(sys, r)));
             let mut last = up.clone().unwrap_or_default();
             // The NIC NCCL gives this GPU's channel 0, with the path type.
@@ -767,6 +800,9 @@ pub(crate) fn machine_stmts(
         let mut a = vec![attr("label", &label(an, lay, r)), attr("shape", shape), attr("fillcolor", fill)];
         if is_leaf(r) {
             a.push(attr("width", "1.3"));
+        }
+        if lay.trimmed.contains_key(&r) {
+            a.push(attr("style", "filled,dashed"));
         }
         node(&id(r), a)
     };
@@ -1072,10 +1108,14 @@ impl Layout {
 
 /// `topo paths --dot`: the machine.
 pub fn system(an: &Analysis) -> String {
-    let lay = Layout::new(&an.system);
+    let lay = Layout::new(an);
     let mut stmts = graph_attrs(&title(an, "model"));
     stmts.extend(machine_stmts(an, &lay, &|_, _, _| Vec::new()));
-    stmts.extend(legend_at_bottom(&machine_legend_rows(&an.system), &lay.bottom_node(&an.system)));
+    let mut legend = machine_legend_rows(&an.system);
+    if !lay.trimmed.is_empty() {
+        legend.push((None, "trimmed", "dashed GPU: rank 0 reaches it only through the network"));
+    }
+    stmts.extend(legend_at_bottom(&legend, &lay.bottom_node(&an.system)));
     print(stmts)
 }
 
@@ -1093,6 +1133,44 @@ mod tests {
             Id::Escaped(e) => e,
             _ => String::new(),
         }
+    }
+
+    #[test]
+    fn long_names_are_shortened() {
+        assert_eq!(super::short_cpu_list("0-55,112-167"), "0-55,112-167");
+        assert_eq!(super::short_cpu_list("0,2,4,6,8,10,12,14,16,18,20,22,24,26,28"), "15 of 0..28");
+        assert_eq!(super::net_name("mlx5_2+mlx5_3"), "mlx5_2+mlx5_3");
+        assert_eq!(super::net_name("a+b+c+d"), "a+…+d");
+    }
+
+    /// dgx-h100: sockets by their lowest rank, every row's GPUs in rank order, each
+    /// NIC port on the row under its NIC, and the NVSwitch drawn once per row of GPUs.
+    #[test]
+    fn dgx_h100_layout() {
+        use crate::model::{NodeType, system::NodeRef};
+        let (xml, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+        let an = crate::model::analyze(&xml, "dgx-h100", &crate::model::Options::default()).unwrap();
+        let lay = super::Layout::new(&an);
+        let sys = &an.system;
+        assert_eq!(lay.sockets, vec![NodeRef::new(NodeType::Cpu, 0), NodeRef::new(NodeType::Cpu, 1)]);
+        let mut seen = Vec::new();
+        for row in &lay.rows {
+            for socket in row {
+                let ranks: Vec<i32> = socket.iter().flat_map(|&r| super::ranks_of(sys, r)).collect();
+                assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{ranks:?}");
+                seen.extend(ranks);
+            }
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (0..8).collect::<Vec<_>>());
+        for (i, n) in sys.list(NodeType::Net).iter().enumerate() {
+            let net = NodeRef::new(NodeType::Net, i);
+            let nic = lay.parent[&net].0;
+            assert_eq!(lay.row_of[&net], lay.row_of[&nic] + 1, "{:?}", n.net());
+        }
+        let bars: Vec<usize> = lay.fabrics.iter().map(|f| f.gpus.len()).collect();
+        assert_eq!(bars.iter().sum::<usize>(), 8, "{bars:?}");
+        assert!(lay.fabrics.iter().all(|f| f.nvs.is_some()));
     }
 
     #[test]

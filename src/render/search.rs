@@ -764,7 +764,7 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
     one.inter.copy_within(c * 2..c * 2 + 2, 0);
     one.n_channels = 1;
     let costs = cost::replay(sys, "<graphs>", &[&one])?;
-    let lay = dot::Layout::new(sys);
+    let lay = dot::Layout::new(an);
     let tables = crate::search::links::LinkTable::new(sys);
     // Load per drawn pair and direction: (a, b) with a->b the direction.
     let mut load: HashMap<(NodeRef, NodeRef), (f32, f32)> = HashMap::new();
@@ -846,4 +846,17 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
     legend.push((Some("#c0392b"), "red", "more load than the link carries"));
     stmts.extend(dot::legend_at_bottom(&legend, &lay.bottom_node(sys)));
     Ok(dot::print(stmts))
+}
+
+#[cfg(test)]
+mod tests {
+    /// A snake of GPUs: rows alternate direction, so each step is to a neighbour.
+    #[test]
+    fn snakes_turn_at_the_ends() {
+        assert_eq!(super::snake(8, 4), vec![vec![0, 1, 2, 3], vec![7, 6, 5, 4]]);
+        assert_eq!(super::snake_cols(8), 4);
+        assert_eq!(super::snake_cols(2), 1);
+        assert_eq!(super::snake_cols(72), 12);
+        assert_eq!(super::snake(3, 2), vec![vec![0, 1], vec![2]]);
+    }
 }
