@@ -417,7 +417,7 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
         let (ra, rb) = (rows.iter().position(|r| r.contains(&a)), rows.iter().position(|r| r.contains(&b)));
         let backwards = ra == rb && ra.is_some_and(|r| r % 2 == 1);
         let (x, y) = if backwards { (b, a) } else { (a, b) };
-        let mut at = vec![dot::attr("color", col), dot::attr("xlabel", &pt), dot::attr("fontcolor", col)];
+        let mut at = vec![dot::attr("color", col), dot::attr("label", &pt), dot::attr("fontcolor", col)];
         at.push(dot::attr(
             "dir",
             match (two_way, backwards) {
