@@ -682,13 +682,18 @@ pub fn dot(
     for (i, (_, d)) in diagrams.iter().enumerate() {
         stmts.push(dot::subgraph(&format!("cluster_d{i}"), d.stmts.clone()));
     }
+    // The diagrams of one grid row start on one line.
+    for (k, row) in diagrams.chunks(cols).enumerate() {
+        let tops: Vec<String> = row.iter().map(|(_, d)| d.top.clone()).collect();
+        stmts.push(dot::same_rank(&format!("grid{k}"), &tops));
+    }
     for (i, (_, d)) in diagrams.iter().enumerate() {
         if i + cols < diagrams.len() {
             let below = &diagrams[i + cols].1;
             stmts.push(dot::edge_ids(
                 &d.bottom,
                 &below.top,
-                vec![dot::attr("style", "invis"), dot::attr("minlen", "2")],
+                vec![dot::attr("style", "invis"), dot::attr("minlen", "2"), dot::attr("weight", "0")],
             ));
         }
     }
