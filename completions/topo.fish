@@ -83,6 +83,7 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l fixture -d 'A machi
 complete -c topo -n "__fish_topo_using_subcommand search" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand search" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
 complete -c topo -n "__fish_topo_using_subcommand search" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand search" -l channel -d 'With --dot: draw channel N of one graph (--graph, default ring) over the machine, with each link\'s load per direction' -r
 complete -c topo -n "__fish_topo_using_subcommand search" -l graph -d 'Graphs to show, comma-separated or repeated [default: all computed]' -r -f -a "ring\t''
 tree\t''
 nvls\t''
@@ -97,7 +98,7 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l collnet -d 'Every N
 complete -c topo -n "__fish_topo_using_subcommand search" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand search" -l xml -d 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)'
 complete -c topo -n "__fish_topo_using_subcommand search" -l json -d 'Print the graphs and the channels NCCL runs (`run`) as JSON'
-complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the machine with the channels over it (`| dot -Tsvg > ch.svg`)'
+complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)'
 complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F

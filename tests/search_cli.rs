@@ -109,14 +109,30 @@ fn xml_is_unchanged_by_the_run() {
 }
 
 #[test]
-fn dot_draws_channels_over_the_machine() {
+fn dot_draws_each_distinct_channel_once() {
     let s = stdout(topo().args(["search", "--fixture", "dgx1-v100", "--dot"]));
-    assert!(s.starts_with("graph topo {"), "{s}");
-    assert!(s.contains("used: ring "), "{s}");
-    assert!(s.contains("label=\"ring 0\""), "{s}");
-    assert!(s.contains("label=\"tree 0\""), "{s}");
+    assert!(s.starts_with("digraph topo {"), "{s}");
+    assert!(s.contains("ring: channels "), "{s}");
+    assert!(s.contains("tree chain: channels "), "{s}");
+    assert!(s.contains("\"legend\""), "{s}");
     // A line break in a label stays a Graphviz line break.
-    assert!(s.contains("\\nused: ") && !s.contains("\\\\nused"), "{s}");
+    assert!(s.contains("GPU rank 0\\n") && !s.contains("\\\\n"), "{s}");
+}
+
+#[test]
+fn dot_channel_draws_one_channel_with_loads_per_direction() {
+    let s = stdout(topo().args(["search", "--fixture", "dgx-h100", "--dot", "--channel", "1", "--graph", "ring"]));
+    assert!(s.starts_with("graph topo {"), "{s}");
+    assert!(s.contains("ring channel 1 over the machine"), "{s}");
+    assert!(s.contains("↓ 30.0 ↑ 30.0 of 370.8 GB/s"), "{s}");
+    assert!(s.contains("label=\"ring 1\""), "{s}");
+    // One graph at a time, a channel that exists, and only with --dot.
+    topo()
+        .args(["search", "--fixture", "dgx-h100", "--dot", "--channel", "0", "--graph", "ring,tree"])
+        .assert()
+        .code(2);
+    topo().args(["search", "--fixture", "dgx-h100", "--dot", "--channel", "99"]).assert().code(2);
+    topo().args(["search", "--fixture", "dgx-h100", "--channel", "0"]).assert().code(2);
 }
 
 #[test]

@@ -23,6 +23,7 @@ fn cases() -> Vec<Case> {
         ("paths", &["paths"]),
         ("paths-explain", &["paths", "--explain"]),
         ("paths-dot", &["paths", "--dot"]),
+        ("search-dot", &["search", "--dot"]),
     ];
     let json: &[(&str, &[&str])] = &[("show-json", &["show", "--json"]), ("analyze-json", &["analyze", "--json"])];
     for f in &all {
@@ -33,6 +34,11 @@ fn cases() -> Vec<Case> {
         }
     }
     let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    out.push((
+        "dgx-h100.search-dot-channel0".into(),
+        args(&["search", "--dot", "--channel", "0", "--fixture", "dgx-h100"]),
+        vec![],
+    ));
     out.push(("gh200.paths-json".into(), args(&["paths", "--json", "--fixture", "gh200"]), vec![]));
     out.push(("dgx-h100.nodes2.show".into(), args(&["show", "--nodes", "2", "--fixture", "dgx-h100"]), vec![]));
     out.push((

@@ -23,9 +23,13 @@ pub struct SearchArgs {
     /// Print the graphs and the channels NCCL runs (`run`) as JSON.
     #[arg(long, conflicts_with = "dot")]
     pub json: bool,
-    /// Print Graphviz of the machine with the channels over it (`| dot -Tsvg > ch.svg`).
+    /// Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`).
     #[arg(long)]
     pub dot: bool,
+    /// With --dot: draw channel N of one graph (--graph, default ring) over the machine,
+    /// with each link's load per direction.
+    #[arg(long, value_name = "N", requires = "dot")]
+    pub channel: Option<usize>,
     /// Graphs to show, comma-separated or repeated [default: all computed].
     #[arg(long, value_enum, value_delimiter = ',', value_name = "GRAPH")]
     pub graph: Vec<GraphSel>,
@@ -80,7 +84,8 @@ pub fn run(a: &SearchArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         if a.json {
             crate::render::to_json_string(&view::json(&sys, &gs, &a.graph, &run, rank, cost_ref))
         } else if a.dot {
-            view::dot(&an, &gs, &a.graph)?
+            let graph = if a.channel.is_some() && a.graph.is_empty() { vec![GraphSel::Ring] } else { a.graph.clone() };
+            view::dot(&an, &gs, &graph, a.channel)?
         } else {
             view::text(&an, &gs, &a.graph, &run, rank, cost_ref)
         }
