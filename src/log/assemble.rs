@@ -765,8 +765,12 @@ impl Assembler {
             let after = inits.iter().find(|i| i.complete && i.seq > u.seq).map(|i| i.comm);
             let before = inits.iter().rev().find(|i| i.seq < u.seq).map(|i| i.comm);
             // With `Init START` lines (2.18.3+) a line outside every init comes after
-            // one (point-to-point connections made on first use).
-            let (first, second) = if inits.iter().any(|i| !i.complete) { (before, after) } else { (after, before) };
+            // one (point-to-point connections made on first use); so does a NET
+            // connection with shared buffers or a second connection index, which only
+            // point-to-point operations make (net.cc), whatever the release.
+            let p2p_op = x.shared || (x.transport == "NET" && x.conn.is_some_and(|c| c > 0));
+            let (first, second) =
+                if p2p_op || inits.iter().any(|i| !i.complete) { (before, after) } else { (after, before) };
             for c in running.chain(first).chain(second).chain(inits.iter().map(|i| i.comm)) {
                 if !order.contains(&c) {
                     order.push(c);
