@@ -150,6 +150,7 @@ fn real_logs_agree_or_name_the_cause() {
     for (file, shows) in [
         ("nccl-1189-h20-2gpu-9nic.txt", "shows 1 GPU, the GPUs its graphs name 2"),
         ("nccl-1519-h100-8gpu-8nic.txt", "shows 2 GPUs, its communicator's localRanks 8"),
+        ("nccl-tests-100-hgx-a100-8gpu.txt", "shows 1 GPU, the GPUs its path rows name 8"),
     ] {
         let (code, text) = run(file, &[]);
         assert_eq!(code, Some(0), "{file}:\n{text}");

@@ -117,6 +117,16 @@ pub fn partial_print(facts: &LogFacts, print: &SystemPrint) -> Option<String> {
         .flat_map(|g| g.channels.iter().flat_map(|c| c.gpus.iter().copied()))
         .collect();
     seen.push((graph_gpus.len(), "the GPUs its graphs name".into()));
+    // The path rows name every GPU of the host, from each GPU's row.
+    let norm = |s: &str| s.to_ascii_lowercase().replace("/0-", "/");
+    let path_gpus: BTreeSet<String> = print
+        .paths
+        .iter()
+        .flat_map(|p| [&p.from, &p.to])
+        .filter(|id| id.starts_with("GPU/"))
+        .map(|id| norm(id))
+        .collect();
+    seen.push((path_gpus.len(), "the GPUs its path rows name".into()));
     let (most, what) = seen.into_iter().max_by_key(|(n, _)| *n)?;
     (most > shown).then(|| {
         let on = host.map(|h| format!(" of {h}")).unwrap_or_default();
@@ -184,8 +194,11 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
                 .unwrap_or(0) as u32
                 + 1;
             let by_ranks = if print_gpus > 0 && most.is_multiple_of(print_gpus) { most / print_gpus } else { 1 };
-            // Hosts that printed lines are nodes of the job too.
-            by_ranks.max(facts.hosts.len() as u32)
+            // Graphs that go through NETs are those of a job of several nodes: the
+            // hosts that printed lines are its nodes (a log of several single-node
+            // runs prints none).
+            let through_nets = facts.graphs.iter().any(|g| g.channels.iter().any(|c| c.net_in.is_some()));
+            if through_nets { by_ranks.max(facts.hosts.len().max(2) as u32) } else { by_ranks }
         }
     }
     .max(1) as usize;
