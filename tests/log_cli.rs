@@ -148,7 +148,7 @@ fn real_logs_agree_or_name_the_cause() {
     assert!(text.contains("GPUDirect RDMA: off for NET 0"), "{text}");
     // Excerpts of a system print: no model on part of a machine.
     for (file, shows) in [
-        ("nccl-1189-h20-2gpu-9nic.txt", "shows 1 GPU, the GPUs its graphs name 2"),
+        ("nccl-1189-h20-2gpu-9nic.txt", "shows 1 GPU, the GPUs its path rows name 2"),
         ("nccl-1519-h100-8gpu-8nic.txt", "shows 2 GPUs, its communicator's localRanks 8"),
         ("nccl-tests-100-hgx-a100-8gpu.txt", "shows 1 GPU, the GPUs its path rows name 8"),
     ] {
