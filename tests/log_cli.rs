@@ -161,6 +161,22 @@ fn real_logs_agree_or_name_the_cause() {
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("1 difference in 1 facts") && text.contains("2 nodes"), "{text}");
     assert!(text.contains("older than every release topo models"), "{text}");
+    // `--xml` rebuilds what the print shows, in a form `topo show` reads.
+    for (file, gpus, nets, nvlinks) in [
+        ("panlichen-8x3090-nccl2.18.1.txt", 8, 1, 0),
+        ("cuiboyuan-2xA6000-nvlink-nccl2.23.4.txt", 2, 0, 2),
+        ("nccl-tests-256-h200-baremetal-and-vm.txt", 8, 8, 8),
+    ] {
+        let out = topo().arg("log").arg(dir.join(file)).arg("--xml").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let xml = String::from_utf8_lossy(&out.stdout).into_owned();
+        let count = |tag: &str| xml.matches(tag).count();
+        assert_eq!((count("<gpu "), count("<net "), count("<nvlink ")), (gpus, nets, nvlinks), "{file}:\n{xml}");
+        let d = tempfile::tempdir().unwrap();
+        let f = write_log(d.path(), "m.xml", &xml);
+        let show = topo().args(["show", "--topo"]).arg(&f).output().unwrap();
+        assert_eq!(show.status.code(), Some(0), "{file}: {}", String::from_utf8_lossy(&show.stderr));
+    }
     // A system print and nothing else of the job.
     let (code, text) = run("nccl-tests-256-h200-baremetal-and-vm.txt", &[]);
     assert_eq!(code, Some(0), "{text}");
