@@ -259,13 +259,16 @@ pub struct CudaBackend {
     abort_flag: *mut u32,
     abort: Arc<AtomicBool>,
     broken: bool,
+    /// Kernels may still run (the wait gave up after an abort): nothing they can
+    /// touch is freed, ever.
+    may_run: bool,
     notes: Vec<String>,
     warnings: Vec<String>,
 }
 
 impl CudaBackend {
-    /// Set up every rank of `plan` on the local GPUs (rank r on GPU r mod #GPUs), with
-    /// the compiled kernels cached in `kernel_cache` when given.
+    /// Set up every rank of `plan` on its own local GPU (rank r on GPU r; more ranks than
+    /// GPUs are refused), with the compiled kernels cached in `kernel_cache` when given.
     pub fn new(plan: &Plan, slot_bytes: usize, kernel_cache: Option<&Path>) -> Result<CudaBackend, Error> {
         plan.validate()?;
         let ngpu = device_count()?;
@@ -287,11 +290,18 @@ impl CudaBackend {
             abort_flag: std::ptr::null_mut(),
             abort: Arc::new(AtomicBool::new(false)),
             broken: false,
+            may_run: false,
             notes: Vec::new(),
             warnings: Vec::new(),
         };
+        // Two ranks on one GPU would spin on each other from separate streams, which
+        // CUDA does not promise to run at the same time: NCCL refuses this too
+        // ("Duplicate GPU detected").
         if n > ngpu {
-            b.notes.push(format!("{n} ranks on {ngpu} GPU(s): ranks share GPUs as separate streams"));
+            return Err(Error::Usage(format!(
+                "{n} ranks on {ngpu} GPU(s): ranks would share a GPU, whose kernels CUDA does not promise to run \
+                 at the same time (NCCL refuses this too); use -g {ngpu} or fewer, or --backend host"
+            )));
         }
         // Devices used, each with its context and module.
         for ordinal in 0..ngpu.min(n) {
@@ -454,6 +464,14 @@ impl CudaBackend {
                 aborted = true;
             }
             if aborted && t0.elapsed() > STALL_LIMIT * 2 {
+                // Kernels that ignore the abort flag: their memory stays allocated
+                // until the process ends.
+                self.may_run = true;
+                self.warnings.push(format!(
+                    "CUDA backend: kernels still ran {:?} after the abort; their buffers are kept (not freed) \
+                     until topo exits",
+                    STALL_LIMIT
+                ));
                 break;
             }
             // Poll like nccl-tests does (query and yield); nap only on long runs.
@@ -535,6 +553,11 @@ impl Drop for CudaBackend {
         }
         if let Some(mut p) = self.proxy.take() {
             p.shutdown();
+        }
+        if self.may_run {
+            // Freeing memory, streams or modules under a running kernel is undefined:
+            // leave them all to the process's end.
+            return;
         }
         // SAFETY: every handle below was created by this backend and is released once.
         unsafe {
