@@ -172,10 +172,10 @@ fn main() {
         );
     }
     if filter.as_deref().is_none_or(|f| "synthetic_nvl72".contains(f)) {
-        let x = topo::fixtures::synthetic_nvl72(18).expect("synthetic");
+        let x = topo::fixtures::synthetic_nvl72(6).expect("synthetic");
         let opts = Options { nodes: 8, ..Options::default() };
         let t = Instant::now();
-        let an = model::analyze(&x, "synthetic_nvl72(18)", &opts).expect("analysis");
+        let an = model::analyze(&x, "synthetic_nvl72(6)", &opts).expect("analysis");
         let model_t = t.elapsed();
         let so = SearchOptions::from_analysis(&an);
         let c = thread_cpu();
@@ -187,7 +187,7 @@ fn main() {
             _ => String::new(),
         };
         println!(
-            "synthetic_nvl72(18) --nodes 8: model {:.1} ms, search {:.1} ms{cpu} (ring {} ch, tree {} ch, nvls {} ch)",
+            "synthetic_nvl72(6) --nodes 8: model {:.1} ms, search {:.1} ms{cpu} (ring {} ch, tree {} ch, nvls {} ch)",
             model_t.as_secs_f64() * 1e3,
             search_t.as_secs_f64() * 1e3,
             gs.ring.n_channels,

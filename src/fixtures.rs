@@ -88,9 +88,9 @@ pub const SYNTHETIC_MAX_NICS: usize = SYNTHETIC_SWITCHES * NIC_SLOTS_PER_SWITCH;
 /// sockets, each with 9 PCIe Gen5 switches; every switch holds 4 GPUs (sm 100, 18 NVLinks
 /// to an NVSwitch that is not visible) and its share of `nics` 400 Gb/s NICs, handed out
 /// in order so that NIC k sits under switch `k * 18 / nics`. Each switch has its own PCI
-/// domain. With more than 6 NICs the document has more elements than NCCL keeps for one
-/// rank (256), so NCCL itself would refuse it as a topology file and `lint_topology` says
-/// so; it is meant for topo's own model and search.
+/// domain. With more than 6 NICs the document has more elements than NCCL's XML parser
+/// holds (256): NCCL would refuse it as a topology file, and so does topo's model (the
+/// larger ones serve the XML writer's tests).
 pub fn synthetic_nvl72(nics: usize) -> Result<Xml, Error> {
     if nics > SYNTHETIC_MAX_NICS {
         return Err(Error::Usage(format!(

@@ -29,15 +29,17 @@ fn machines(scratch: &Path) -> Vec<Machine> {
         .iter()
         .map(|f| Machine { name: f.name.to_string(), args: vec!["--fixture".into(), f.name.into()] })
         .collect();
-    // 72 GPUs under 18 PCIe switches, with NIC counts from none to 32: fixed ones and
-    // a few drawn from a fixed-seed generator (the same on every run).
+    // 72 GPUs under 18 PCIe switches, with NIC counts from none to 6 (with more the
+    // document holds more elements than NCCL's XML parser, and topo refuses it as NCCL
+    // would; 32 NICs are drawn from aws-p5-efa32 among the shared dumps): fixed ones
+    // and a few drawn from a fixed-seed generator (the same on every run).
     let mut seed: u64 = 0x05ee_dd07;
     let mut drawn = Vec::new();
     for _ in 0..3 {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        drawn.push(((seed >> 33) % 33) as usize);
+        drawn.push(((seed >> 33) % 7) as usize);
     }
-    for nics in [0, 5, 18, 32].into_iter().chain(drawn) {
+    for nics in [0, 3, 6].into_iter().chain(drawn) {
         let path = scratch.join(format!("nvl72-{nics}nics.xml"));
         let xml = topo::fixtures::synthetic_nvl72(nics).unwrap();
         std::fs::write(&path, topo::xml::write(&xml)).unwrap();
