@@ -34,8 +34,9 @@
 //! subtrees duplicated (once or a hundred times), moved, removed, renamed; attribute
 //! values swapped between elements; attributes added and removed.
 //!
-//! A failure is a panic (caught with `catch_unwind`), an input that runs longer than
-//! `--input-seconds` (a watchdog thread), or a peak resident size over `--max-rss-mb`
+//! A failure is a panic (caught with `catch_unwind`), an input that takes more than
+//! `--input-seconds` (default 10) of CPU time, or waits six times that long (a watchdog
+//! thread), or a peak resident size over `--max-rss-mb`
 //! (`VmHWM` of /proc/self/status, checked after each input). Its input, target, seed,
 //! iteration and mutation history are written to `--out` (default
 //! `target/fuzz-failures/`), the command that replays it is printed, and the run exits
@@ -802,6 +803,25 @@ fn run_one(case: &Case, c: &Corpus, base: &Xml) {
     }
 }
 
+/// How many times the per-input limit an input may wait without using the CPU.
+const WALL_FACTOR: u32 = 6;
+
+/// The stat file of the calling thread (`/proc/<pid>/task/<tid>/stat`), when there is one.
+fn main_thread_stat() -> Option<PathBuf> {
+    let link = std::fs::read_link("/proc/thread-self").ok()?;
+    Some(Path::new("/proc").join(link).join("stat"))
+}
+
+/// CPU time (user + system) a thread has used, from its stat file; clock ticks taken as
+/// 1/100 s (`CLK_TCK` on Linux).
+fn cpu_time(stat: &Option<PathBuf>) -> Option<Duration> {
+    let text = std::fs::read_to_string(stat.as_ref()?).ok()?;
+    // After the command name in parentheses: state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
 /// Peak resident size of this process so far, in MiB (Linux; 0 elsewhere).
 fn peak_rss_mb() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -957,38 +977,52 @@ fn main() {
     let _ = std::fs::create_dir_all(&out_dir);
     let mut rng = Rng(seed);
 
-    // A watchdog: an input that runs past the limit is a hang, reported from here.
+    // A watchdog: an input that runs past the limit is a hang, reported from here. The
+    // limit is on the CPU time the input's thread spends, so that a loaded machine (CI,
+    // `nice`) does not make a slow input look like a hang; an input that waits (no CPU)
+    // is a hang after `WALL_FACTOR` times the limit in wall-clock time.
     let started = Arc::new(AtomicU64::new(u64::MAX));
+    let started_cpu = Arc::new(AtomicU64::new(0));
     let clock = Instant::now();
     let current: Arc<Mutex<Option<(u64, Case)>>> = Arc::new(Mutex::new(None));
+    let stat = main_thread_stat();
     {
-        let (started, current) = (started.clone(), current.clone());
+        let (started, started_cpu, current, stat) =
+            (started.clone(), started_cpu.clone(), current.clone(), stat.clone());
         let saver = Saver { out: out_dir.clone(), seed, targets: one };
         let scratch = corpus.scratch.as_ref().map(|d| d.path().to_path_buf());
         std::thread::spawn(move || {
             loop {
                 std::thread::sleep(Duration::from_millis(200));
                 let s = started.load(Ordering::Relaxed);
-                if s != u64::MAX
-                    && (clock.elapsed().as_millis() as u64).saturating_sub(s) > input_limit.as_millis() as u64
-                {
-                    // The main thread is stuck in the input; the lock is free.
-                    let cur = current.lock().ok().and_then(|c| c.clone());
-                    if let Some((iter, case)) = cur {
-                        let detail = format!("input ran over {input_limit:?}");
-                        let input = saver.save("hang", iter, &case, &detail);
-                        eprintln!(
-                            "fuzz: HANG on input {iter} ({}): {detail}; saved as {}",
-                            case.target.name(),
-                            input.display()
-                        );
-                        eprintln!("fuzz: replay: {}", replay_command(&input, case.target));
-                    }
-                    if let Some(d) = &scratch {
-                        let _ = std::fs::remove_dir_all(d);
-                    }
-                    std::process::exit(1);
+                if s == u64::MAX {
+                    continue;
                 }
+                let wall = Duration::from_millis((clock.elapsed().as_millis() as u64).saturating_sub(s));
+                let cpu = cpu_time(&stat)
+                    .map(|c| c.saturating_sub(Duration::from_millis(started_cpu.load(Ordering::Relaxed))));
+                let detail = if cpu.is_some_and(|c| c > input_limit) {
+                    format!("input took over {input_limit:?} of CPU time ({wall:.1?} wall-clock)")
+                } else if wall > input_limit * WALL_FACTOR || (cpu.is_none() && wall > input_limit) {
+                    format!("input ran {wall:.1?} wall-clock ({cpu:.1?} CPU time)")
+                } else {
+                    continue;
+                };
+                // The main thread is stuck in the input; the lock is free.
+                let cur = current.lock().ok().and_then(|c| c.clone());
+                if let Some((iter, case)) = cur {
+                    let input = saver.save("hang", iter, &case, &detail);
+                    eprintln!(
+                        "fuzz: HANG on input {iter} ({}): {detail}; saved as {}",
+                        case.target.name(),
+                        input.display()
+                    );
+                    eprintln!("fuzz: replay: {}", replay_command(&input, case.target));
+                }
+                if let Some(d) = &scratch {
+                    let _ = std::fs::remove_dir_all(d);
+                }
+                std::process::exit(1);
             }
         });
     }
@@ -1018,6 +1052,7 @@ fn main() {
             *c = Some((iter, case.clone()));
         }
         let t0 = clock.elapsed();
+        started_cpu.store(cpu_time(&stat).map_or(0, |c| c.as_millis() as u64), Ordering::Relaxed);
         started.store(t0.as_millis() as u64, Ordering::Relaxed);
         let res = std::panic::catch_unwind(|| run_one(&case, &corpus, &base));
         started.store(u64::MAX, Ordering::Relaxed);
