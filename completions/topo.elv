@@ -59,6 +59,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
             cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file'
             cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --color 'Colour path types and verdicts: auto (on a terminal, unless NO_COLOR is set), always or never. Tables fit the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS they are printed whole, one matrix'
             cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
             cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
             cand --collnet 'Every NIC is CollNet (SHARP) capable'
@@ -66,8 +67,8 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --json 'Print JSON (paths, P2P and GDR verdicts with their reasons)'
             cand --explain 'Give the reason for every P2P, transport and GDR decision, and each path''s route'
             cand --dot 'Print Graphviz of the system with the chosen paths (`| dot -Tsvg > topo.svg`)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }

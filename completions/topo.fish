@@ -57,6 +57,9 @@ complete -c topo -n "__fish_topo_using_subcommand paths" -l fixture -d 'A machin
 complete -c topo -n "__fish_topo_using_subcommand paths" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand paths" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
 complete -c topo -n "__fish_topo_using_subcommand paths" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand paths" -l color -d 'Colour path types and verdicts: auto (on a terminal, unless NO_COLOR is set), always or never. Tables fit the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS they are printed whole, one matrix' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand paths" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
@@ -64,7 +67,7 @@ complete -c topo -n "__fish_topo_using_subcommand paths" -l no-nvls -d 'NVLink S
 complete -c topo -n "__fish_topo_using_subcommand paths" -l json -d 'Print JSON (paths, P2P and GDR verdicts with their reasons)'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l explain -d 'Give the reason for every P2P, transport and GDR decision, and each path\'s route'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l dot -d 'Print Graphviz of the system with the chosen paths (`| dot -Tsvg > topo.svg`)'
-complete -c topo -n "__fish_topo_using_subcommand paths" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand paths" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand paths" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r

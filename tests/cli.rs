@@ -15,7 +15,8 @@ mod common;
 fn topo() -> Command {
     let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("topo");
     for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("NCCL_") {
+        let k_ = k.to_string_lossy();
+        if k_.starts_with("NCCL_") || k_ == "COLUMNS" || k_ == "NO_COLOR" {
             cmd.env_remove(k);
         }
     }
@@ -674,4 +675,68 @@ fn nvls_sm100_multi_node_tuning_by_release() {
     assert_eq!(nvls("2.29.7", "4"), 32);
     assert_eq!(nvls("2.30.3", "4"), 24);
     assert_eq!(nvls("2.30.7", "2"), 32);
+}
+
+/// Every line of `text` fits in `width` columns.
+fn assert_fits(text: &str, width: usize, what: &str) {
+    for l in text.lines() {
+        assert!(l.chars().count() <= width, "{what}: a line of {} characters over {width}:\n{l}", l.chars().count());
+    }
+}
+
+/// The NET numbers of a matrix header line, in the order printed.
+fn net_numbers(text: &str) -> Vec<i32> {
+    text.split_whitespace().filter_map(|w| w.strip_prefix("NET")?.parse().ok()).collect()
+}
+
+#[test]
+fn paths_fit_columns_and_order_nets() {
+    for (fixture, width) in [("dgx-h100", "80"), ("dgx-h100", "100"), ("gb200-nvl72-tray", "60"), ("dgx1-v100", "80")] {
+        let out = topo().env("COLUMNS", width).args(["paths", "--explain", "--fixture", fixture]).assert().success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_fits(&text, width.parse().unwrap(), fixture);
+        assert!(!text.contains('\x1b'), "{fixture}: colours into a pipe");
+    }
+    // NETs by number, in the wrapped tables and in the whole matrix printed into a pipe.
+    let wrapped = topo().env("COLUMNS", "100").args(["paths", "--fixture", "dgx-h100"]).assert().success();
+    let wrapped = String::from_utf8(wrapped.get_output().stdout.clone()).unwrap();
+    let header: Vec<i32> =
+        wrapped.lines().filter(|l| l.trim_start().starts_with("GPU ")).flat_map(net_numbers).collect();
+    assert_eq!(header, vec![0, 1, 4, 5, 6, 7, 10, 11, 12, 13]);
+    let whole = stdout_of(&["paths", "--fixture", "dgx-h100"]);
+    let first = whole.lines().nth(1).unwrap();
+    assert_eq!(net_numbers(first), vec![0, 1, 4, 5, 6, 7, 10, 11, 12, 13]);
+    assert!(first.len() > 150, "piped without COLUMNS: one matrix, as wide as it takes");
+}
+
+#[test]
+fn paths_colour_only_when_asked() {
+    let esc = |args: &[&str], vars: &[(&str, &str)]| {
+        let mut c = topo();
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let out = c.args(args).assert().success();
+        out.get_output().stdout.contains(&0x1b)
+    };
+    let base = ["paths", "--fixture", "dgx-h100"];
+    assert!(!esc(&base, &[]), "auto into a pipe: no colour");
+    assert!(esc(&[&base[..], &["--color", "always"]].concat(), &[]));
+    assert!(esc(&[&base[..], &["--color", "always"]].concat(), &[("NO_COLOR", "1"), ("COLUMNS", "90")]));
+    assert!(!esc(&[&base[..], &["--color", "never"]].concat(), &[]));
+    fails_with(&["paths", "--color", "sometimes", "--fixture", "gh200"], &["--color"]);
+}
+
+#[test]
+fn paths_of_a_32_nic_dump_fit_100_columns() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl/aws-p5-efa32.xml");
+    if !file.exists() {
+        common::skip("paths_of_a_32_nic_dump_fit_100_columns", "../shared/fixtures/nccl/aws-p5-efa32.xml is absent");
+        return;
+    }
+    let out = topo().env("COLUMNS", "100").args(["paths", "--topo", path_arg(&file)]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_fits(&text, 100, "aws-p5-efa32");
+    let header: Vec<i32> = text.lines().filter(|l| l.trim_start().starts_with("GPU ")).flat_map(net_numbers).collect();
+    assert_eq!(header, (0..32).collect::<Vec<_>>());
 }

@@ -39,6 +39,12 @@ fn cases() -> Vec<Case> {
         args(&["search", "--dot", "--channel", "0", "--fixture", "dgx-h100"]),
         vec![],
     ));
+    out.push(("dgx-h100.columns80.paths".into(), args(&["paths", "--fixture", "dgx-h100"]), vec![("COLUMNS", "80")]));
+    out.push((
+        "gb200-nvl72-tray.columns100.paths-explain".into(),
+        args(&["paths", "--explain", "--fixture", "gb200-nvl72-tray"]),
+        vec![("COLUMNS", "100")],
+    ));
     out.push(("gh200.paths-json".into(), args(&["paths", "--json", "--fixture", "gh200"]), vec![]));
     out.push(("dgx-h100.nodes2.show".into(), args(&["show", "--nodes", "2", "--fixture", "dgx-h100"]), vec![]));
     out.push((
@@ -61,7 +67,9 @@ fn snapshot_dir() -> PathBuf {
 fn run(args: &[String], env: &[(&str, &str)]) -> String {
     let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("topo");
     for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("NCCL_") {
+        let k_ = k.to_string_lossy();
+        // The terminal's width and colour choice shape the text; snapshots set them.
+        if k_.starts_with("NCCL_") || k_ == "COLUMNS" || k_ == "NO_COLOR" {
             cmd.env_remove(k);
         }
     }

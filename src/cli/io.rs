@@ -28,6 +28,8 @@ pub struct Ctx<'a> {
     pub argv: Vec<String>,
     /// Standard error is a terminal (progress bars and spinners only then).
     pub err_is_terminal: bool,
+    /// Standard output is a terminal (tables fit its width, and colours by default).
+    pub out_is_terminal: bool,
     /// Messages already printed on stderr, so each is said once.
     said: HashSet<String>,
 }
@@ -40,7 +42,7 @@ impl<'a> Ctx<'a> {
         argv: Vec<String>,
     ) -> Ctx<'a> {
         let env = nccl_env(Release::NEWEST, &vars);
-        Ctx { out, err, env, vars, argv, err_is_terminal: false, said: HashSet::new() }
+        Ctx { out, err, env, vars, argv, err_is_terminal: false, out_is_terminal: false, said: HashSet::new() }
     }
 
     /// Model `release`: the NCCL_* variables are read again with its defaults.
@@ -51,6 +53,28 @@ impl<'a> Ctx<'a> {
     /// The NCCL_* variables as another release reads them.
     pub fn env_for(&self, release: Release) -> Env {
         nccl_env(release, &self.vars)
+    }
+
+    /// The width text must fit in: COLUMNS when set to a number, else the terminal's
+    /// when standard output is one. `None` (piped, no COLUMNS): as wide as it takes.
+    pub fn width(&self) -> Option<usize> {
+        if let Some(c) = self.vars.get("COLUMNS").and_then(|c| c.trim().parse::<usize>().ok()).filter(|&c| c > 0) {
+            return Some(c);
+        }
+        if self.out_is_terminal {
+            return comfy_table::Table::new().width().map(usize::from).filter(|&w| w > 0);
+        }
+        None
+    }
+
+    /// Whether to colour the output: `--color always` or `never` as said; `auto`, on a
+    /// terminal unless NO_COLOR is set (and not empty).
+    pub fn color(&self, choice: ColorChoice) -> bool {
+        match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => self.out_is_terminal && self.vars.get("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
     }
 
     /// The NCCL release modelled.
@@ -99,6 +123,18 @@ impl<'a> Ctx<'a> {
     pub fn warn(&mut self, message: &str) -> Result<(), Error> {
         self.notices([&Diagnostic::warning(message)])
     }
+}
+
+/// `--color`: when to colour the output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always, even into a pipe or a file.
+    Always,
+    /// Never.
+    Never,
 }
 
 /// The reader of a pipe went away, or the stream was closed before topo started.

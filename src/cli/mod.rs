@@ -30,7 +30,7 @@ use clap::{Parser, Subcommand};
 
 pub use args::parse_size;
 pub use generate::generate;
-pub use io::{Ctx, write_atomically};
+pub use io::{ColorChoice, Ctx, write_atomically};
 
 use crate::error::Error;
 use crate::input::{self, Loaded};
@@ -113,9 +113,11 @@ where
     };
     let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
     let err_is_terminal = stderr.is_terminal();
+    let out_is_terminal = stdout.is_terminal();
     let (mut out, mut err) = (stdout.lock(), stderr.lock());
     let mut ctx = Ctx::new(&mut out, &mut err, std::env::vars().collect(), std::env::args().collect());
     ctx.err_is_terminal = err_is_terminal;
+    ctx.out_is_terminal = out_is_terminal;
     run(cli, &mut ctx)
 }
 

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::args::{InputArgs, ModelArgs};
-use super::{Ctx, analyze_input};
+use super::{ColorChoice, Ctx, analyze_input};
 use crate::error::Error;
 use crate::render;
 
@@ -20,6 +20,11 @@ pub struct PathsArgs {
     /// Give the reason for every P2P, transport and GDR decision, and each path's route.
     #[arg(long)]
     pub explain: bool,
+    /// Colour path types and verdicts: auto (on a terminal, unless NO_COLOR is set),
+    /// always or never. Tables fit the terminal's width (or COLUMNS when set); into a
+    /// pipe without COLUMNS they are printed whole, one matrix.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     /// Print Graphviz of the system with the chosen paths (`| dot -Tsvg > topo.svg`).
     #[arg(long)]
     pub dot: bool,
@@ -32,7 +37,8 @@ pub fn run(a: &PathsArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     } else if a.dot {
         render::dot::system(&an)
     } else {
-        render::paths::text(&an, a.explain)
+        let opts = render::paths::TextOptions { explain: a.explain, width: ctx.width(), color: ctx.color(a.color) };
+        render::paths::text_with(&an, &opts)
     };
     ctx.print(&text)?;
     Ok(0)

@@ -4,39 +4,193 @@
 
 use std::fmt::Write;
 
-use comfy_table::{Cell, CellAlignment, Table, presets};
+use comfy_table::{Cell, CellAlignment, Color, Table, presets};
 
 use crate::model::system::{NodeRef, id_local};
 use crate::model::{Analysis, NodeType, PathType, paths as mpaths};
 use crate::render::gbs;
 use crate::render::show::affinity_ranges;
+use crate::types::GdrMode;
 
 fn cell(ty: PathType, bw: f32) -> String {
     if ty == PathType::Loc { "X".into() } else { format!("{ty} {}", gbs(bw)) }
+}
+
+/// The colour of a path type: green for NVLink and short PCIe, yellow through a host
+/// bridge or another GPU, red across CPUs or the network.
+fn colour(ty: PathType) -> Option<Color> {
+    match ty {
+        PathType::Loc | PathType::Dis => None,
+        PathType::Nvl | PathType::Nvb | PathType::C2c | PathType::Pix | PathType::Pxb | PathType::P2c => {
+            Some(Color::Green)
+        }
+        PathType::Pxn | PathType::Phb => Some(Color::Yellow),
+        PathType::Sys | PathType::Net => Some(Color::Red),
+    }
 }
 
 pub(crate) fn new_table() -> Table {
     let mut t = Table::new();
     t.load_style(presets::NOTHING);
     t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
+    // Renderers are pure: never ask the terminal whether to style or how wide it is.
+    t.force_no_tty();
     t
 }
 
-/// The text report.
+/// How `topo paths` lays its text out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextOptions {
+    /// The reasons and routes too.
+    pub explain: bool,
+    /// Fit every line in this many columns: the matrix is split into GPU x GPU and GPU x
+    /// NIC tables, each cut into blocks of columns. `None`: one matrix, as wide
+    /// as it takes (for scripts).
+    pub width: Option<usize>,
+    /// Colour verdicts and path types with ANSI escapes.
+    pub color: bool,
+}
+
+/// A table with colours when asked.
+fn styled(color: bool) -> Table {
+    let mut t = new_table();
+    if color {
+        t.enforce_styling();
+    }
+    t
+}
+
+/// A cell, coloured by its path type when colours are on.
+fn path_cell(ty: PathType, bw: f32, color: bool) -> Cell {
+    let c = Cell::new(cell(ty, bw));
+    match colour(ty) {
+        Some(k) if color => c.fg(k),
+        _ => c,
+    }
+}
+
+fn yes_no(v: Option<bool>, color: bool) -> Cell {
+    match v {
+        None => Cell::new("-"),
+        Some(true) if color => Cell::new("yes").fg(Color::Green),
+        Some(false) if color => Cell::new("no").fg(Color::Red),
+        Some(b) => Cell::new(if b { "yes" } else { "no" }),
+    }
+}
+
+fn gdr_cell(m: GdrMode, color: bool) -> Cell {
+    let c = Cell::new(m.name());
+    match m {
+        _ if !color => c,
+        GdrMode::Disabled => c.fg(Color::Red),
+        GdrMode::Default | GdrMode::Pci => c.fg(Color::Green),
+    }
+}
+
+/// A table that wraps its longest texts to fit in `width` columns, when given.
+fn fit(t: &mut Table, width: Option<usize>) {
+    if let Some(w) = width {
+        t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+        t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+    }
+}
+
+/// Cut a matrix into blocks of columns that each fit in `width` columns (the row label
+/// repeated in each). Each column takes its longest text plus two spaces.
+fn blocks(
+    corner: &str,
+    rows: &[String],
+    cols: &[String],
+    cells: &[Vec<Cell>],
+    texts: &[Vec<String>],
+    width: usize,
+    color: bool,
+) -> String {
+    let label_w = rows.iter().map(String::len).chain([corner.len()]).max().unwrap_or(0) + 2;
+    let col_w: Vec<usize> = (0..cols.len())
+        .map(|j| texts.iter().map(|r| r[j].len()).chain([cols[j].len()]).max().unwrap_or(0) + 2)
+        .collect();
+    let mut out = String::new();
+    let mut j = 0;
+    while j < cols.len() {
+        let mut end = j + 1;
+        let mut used = label_w + col_w[j];
+        while end < cols.len() && used + col_w[end] <= width {
+            used += col_w[end];
+            end += 1;
+        }
+        let mut t = styled(color);
+        let mut header = vec![Cell::new(corner)];
+        header.extend(cols[j..end].iter().map(Cell::new));
+        t.set_header(header);
+        for (i, r) in rows.iter().enumerate() {
+            let mut row = vec![Cell::new(r)];
+            row.extend(cells[i][j..end].iter().cloned());
+            t.add_row(row);
+        }
+        if j > 0 {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{}", trim_lines(&t.to_string()));
+        j = end;
+    }
+    out
+}
+
+/// `line` broken at spaces so that no piece is longer than `width`; the pieces after the
+/// first start with `indent`.
+fn wrap(line: &str, width: Option<usize>, indent: &str) -> String {
+    let Some(width) = width else { return line.to_string() };
+    let mut out = String::new();
+    let body = line.trim_start();
+    let mut cur = line[..line.len() - body.len()].to_string();
+    // Words longer than a line (NIC names joined by `+`) are cut.
+    let room = width.saturating_sub(indent.len()).max(8);
+    let words = body.split(' ').flat_map(|w| {
+        let c: Vec<char> = w.chars().collect();
+        if c.len() <= room { vec![w.to_string()] } else { c.chunks(room).map(|p| p.iter().collect()).collect() }
+    });
+    for word in words {
+        if !cur.trim().is_empty() && cur.len() + 1 + word.len() > width {
+            out.push_str(cur.trim_end());
+            out.push('\n');
+            cur = indent.to_string();
+        } else if !cur.trim().is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(&word);
+    }
+    out.push_str(&cur);
+    out
+}
+
+/// A table's text; when fitted to a width, without the spaces that end its lines.
+fn table_text(t: &Table, width: Option<usize>) -> String {
+    if width.is_some() { trim_lines(&t.to_string()) } else { t.to_string() }
+}
+
+/// Tables of fixed-width columns end in spaces; a narrow terminal wraps on them.
+fn trim_lines(s: &str) -> String {
+    s.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
+}
+
+/// The text report, one matrix wide as it takes.
 pub fn text(an: &Analysis, explain: bool) -> String {
+    text_with(an, &TextOptions { explain, ..TextOptions::default() })
+}
+
+/// The text report, laid out as `opts` says.
+pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
+    let (explain, color) = (opts.explain, opts.color);
     let sys = &an.system;
     let mut out = String::new();
     let gpus: Vec<(usize, i32)> = sys.list(NodeType::Gpu).iter().enumerate().map(|(i, g)| (i, g.gpu_rank())).collect();
-    let nets: Vec<usize> = (0..sys.count(NodeType::Net)).collect();
-    let net_name = |n: usize| format!("NET{}", sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev));
+    let dev = |n: usize| sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
+    // NCCL's order of NET nodes is its order of discovery; people read them by number.
+    let mut nets: Vec<usize> = (0..sys.count(NodeType::Net)).collect();
+    nets.sort_by_key(|&n| (dev(n), n));
+    let net_name = |n: usize| format!("NET{}", dev(n));
 
-    let mut t = new_table();
-    let mut header = vec![Cell::new("")];
-    header.extend(gpus.iter().map(|(_, r)| Cell::new(format!("GPU{r}"))));
-    header.extend(nets.iter().map(|&n| Cell::new(net_name(n))));
-    header.push(Cell::new("CPU affinity"));
-    header.push(Cell::new("NUMA"));
-    t.set_header(header);
     let cpu_cols = |from: NodeRef| -> (String, String) {
         let c = if from.ty == NodeType::Gpu {
             mpaths::local_cpu(sys, from.idx)
@@ -55,98 +209,134 @@ pub fn text(an: &Analysis, explain: bool) -> String {
             None => ("-".into(), "-".into()),
         }
     };
-    for &(g, r) in &gpus {
-        let from = NodeRef::new(NodeType::Gpu, g);
-        let mut row = vec![Cell::new(format!("GPU{r}"))];
-        for &(q, _) in &gpus {
-            let p = sys.path(from, NodeRef::new(NodeType::Gpu, q));
-            row.push(Cell::new(cell(p.ty, p.bw)).set_alignment(CellAlignment::Left));
+    let gpu_refs: Vec<(NodeRef, String)> =
+        gpus.iter().map(|&(g, r)| (NodeRef::new(NodeType::Gpu, g), format!("GPU{r}"))).collect();
+    let net_refs: Vec<(NodeRef, String)> =
+        nets.iter().map(|&n| (NodeRef::new(NodeType::Net, n), net_name(n))).collect();
+
+    let title = "Paths (NCCL path type and bandwidth in GB/s, from row to column):";
+    let _ = writeln!(out, "{}", wrap(title, opts.width, ""));
+    match opts.width {
+        None => {
+            let mut t = styled(color);
+            let mut header = vec![Cell::new("")];
+            header.extend(gpu_refs.iter().chain(&net_refs).map(|(_, name)| Cell::new(name)));
+            header.push(Cell::new("CPU affinity"));
+            header.push(Cell::new("NUMA"));
+            t.set_header(header);
+            for (from, name) in gpu_refs.iter().chain(&net_refs) {
+                let mut row = vec![Cell::new(name)];
+                for (to, _) in gpu_refs.iter().chain(&net_refs) {
+                    let p = sys.path(*from, *to);
+                    row.push(path_cell(p.ty, p.bw, color).set_alignment(CellAlignment::Left));
+                }
+                let (aff, numa) = cpu_cols(*from);
+                row.push(Cell::new(aff));
+                row.push(Cell::new(numa));
+                t.add_row(row);
+            }
+            let _ = writeln!(out, "{t}");
         }
-        for &n in &nets {
-            let p = sys.path(from, NodeRef::new(NodeType::Net, n));
-            row.push(Cell::new(cell(p.ty, p.bw)));
+        Some(width) => {
+            let matrix = |rows: &[(NodeRef, String)], cols: &[(NodeRef, String)], corner: &str| -> String {
+                let mut cells = Vec::new();
+                let mut texts = Vec::new();
+                for (from, _) in rows {
+                    let (mut c, mut t) = (Vec::new(), Vec::new());
+                    for (to, _) in cols {
+                        let p = sys.path(*from, *to);
+                        c.push(path_cell(p.ty, p.bw, color));
+                        t.push(cell(p.ty, p.bw));
+                    }
+                    cells.push(c);
+                    texts.push(t);
+                }
+                let rn: Vec<String> = rows.iter().map(|r| r.1.clone()).collect();
+                let cn: Vec<String> = cols.iter().map(|c| c.1.clone()).collect();
+                blocks(corner, &rn, &cn, &cells, &texts, width, color)
+            };
+            out.push_str(&matrix(&gpu_refs, &gpu_refs, "GPU"));
+            if !net_refs.is_empty() {
+                out.push('\n');
+                out.push_str(&matrix(&gpu_refs, &net_refs, "GPU"));
+                let note = "(Paths from NICs, to GPUs and to NICs: the whole matrix, printed when the output is piped \
+                            without COLUMNS, or --json.)";
+                let _ = writeln!(out, "{}", wrap(note, Some(width), ""));
+            }
+            out.push('\n');
+            let mut t = new_table();
+            fit(&mut t, Some(width));
+            t.set_header(vec!["", "CPU affinity", "NUMA"]);
+            for (from, name) in gpu_refs.iter().chain(&net_refs) {
+                let (aff, numa) = cpu_cols(*from);
+                t.add_row(vec![name.clone(), aff, numa]);
+            }
+            let _ = writeln!(out, "{}", trim_lines(&t.to_string()));
         }
-        let (aff, numa) = cpu_cols(from);
-        row.push(Cell::new(aff));
-        row.push(Cell::new(numa));
-        t.add_row(row);
     }
-    for &n in &nets {
-        let from = NodeRef::new(NodeType::Net, n);
-        let mut row = vec![Cell::new(net_name(n))];
-        for &(q, _) in &gpus {
-            let p = sys.path(from, NodeRef::new(NodeType::Gpu, q));
-            row.push(Cell::new(cell(p.ty, p.bw)));
-        }
-        for &m in &nets {
-            let p = sys.path(from, NodeRef::new(NodeType::Net, m));
-            row.push(Cell::new(cell(p.ty, p.bw)));
-        }
-        let (aff, numa) = cpu_cols(from);
-        row.push(Cell::new(aff));
-        row.push(Cell::new(numa));
-        t.add_row(row);
+    out.push('\n');
+    let _ = writeln!(out, "Legend:");
+    let _ = writeln!(out, "  X    = same device");
+    // Every type but LOC (the diagonal) and DIS.
+    for &ty in &PathType::ALL[1..11] {
+        let _ = writeln!(out, "  {:<4} = {}", ty.name(), ty.meaning());
     }
-    let _ = writeln!(out, "Paths (NCCL path type and bandwidth in GB/s, from row to column):");
-    let _ = writeln!(out, "{t}");
+    let unit = "  The number after the type is the path's bandwidth in GB/s (its narrowest link).";
+    let _ = writeln!(out, "{}", wrap(unit, opts.width, "  "));
     out.push('\n');
     if !an.nets.is_empty() {
         let _ = writeln!(out, "Network devices:");
         for d in &an.nets {
             let in_sys = sys.net_by_dev(d.dev).is_some();
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "  NET{:<3} {}{}{}",
                 d.dev,
                 d.name,
                 if d.is_virtual { format!(" (fused from {:?})", d.physdevs) } else { String::new() },
                 if in_sys { "" } else { " (not in the system: fused into a virtual device or unused)" }
             );
+            let _ = writeln!(out, "{}", wrap(&line, opts.width, "         "));
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "Legend:");
-    // Every type but LOC (the diagonal) and DIS.
-    for &ty in &PathType::ALL[1..11] {
-        let _ = writeln!(out, "  {:<4} {}", ty.name(), ty.meaning());
-    }
-    out.push('\n');
 
-    let _ = writeln!(
-        out,
+    let levels = format!(
         "P2P level {} ({}); GDR level {} ({})",
         an.levels.p2p, an.levels.p2p_source, an.levels.gdr, an.levels.gdr_source
     );
-    let mut t = new_table();
+    let _ = writeln!(out, "{}", wrap(&levels, opts.width, "  "));
+    let mut t = styled(color);
+    fit(&mut t, opts.width);
     t.set_header(vec!["from", "to", "transport", "p2p", "read", "via", "why"]);
     for p in &an.p2p {
         if !explain && p.from > p.to {
             continue;
         }
         t.add_row(vec![
-            p.from.to_string(),
-            p.to.to_string(),
-            p.transport.name().to_string(),
-            p.p2p.map_or("-".into(), |b| if b { "yes".into() } else { "no".into() }),
-            p.read.map_or("-".into(), |b| if b { "yes".into() } else { "no".into() }),
-            p.intermediate.filter(|&i| i >= 0).map_or("-".into(), |i| format!("rank {i}")),
-            if explain { p.reason.clone() } else { String::new() },
+            Cell::new(p.from),
+            Cell::new(p.to),
+            Cell::new(p.transport.name()),
+            yes_no(p.p2p, color),
+            yes_no(p.read, color),
+            Cell::new(p.intermediate.filter(|&i| i >= 0).map_or("-".into(), |i| format!("rank {i}"))),
+            Cell::new(if explain { p.reason.clone() } else { String::new() }),
         ]);
     }
     let _ = writeln!(out, "Between GPUs{}:", if explain { "" } else { " (one line per pair; --explain for reasons)" });
-    let _ = writeln!(out, "{t}");
+    let _ = writeln!(out, "{}", table_text(&t, opts.width));
     if !an.gdr.is_empty() {
         out.push('\n');
-        let mut t = new_table();
+        let mut t = styled(color);
+        fit(&mut t, opts.width);
         t.set_header(vec!["rank", "net", "recv (GDR write)", "send (GDR read)", "proxy rank", "why"]);
         for g in &an.gdr {
             t.add_row(vec![
-                g.rank.to_string(),
-                format!("NET{}", g.net),
-                g.recv.name().to_string(),
-                g.send.name().to_string(),
-                g.proxy_rank.to_string(),
-                if explain {
+                Cell::new(g.rank),
+                Cell::new(format!("NET{}", g.net)),
+                gdr_cell(g.recv, color),
+                gdr_cell(g.send, color),
+                Cell::new(g.proxy_rank),
+                Cell::new(if explain {
                     if g.recv_reason == g.send_reason {
                         g.recv_reason.clone()
                     } else {
@@ -154,11 +344,11 @@ pub fn text(an: &Analysis, explain: bool) -> String {
                     }
                 } else {
                     String::new()
-                },
+                }),
             ]);
         }
         let _ = writeln!(out, "GPUDirect RDMA:");
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", table_text(&t, opts.width));
     }
     if explain {
         out.push_str("\nRoutes:\n");
@@ -166,7 +356,8 @@ pub fn text(an: &Analysis, explain: bool) -> String {
             if p.hops == 0 {
                 continue;
             }
-            let _ = writeln!(out, "  {} {} ({} hops): {}", p.ty, gbs(p.bw), p.hops, p.route.join(" "));
+            let line = format!("  {} {} ({} hops): {}", p.ty, gbs(p.bw), p.hops, p.route.join(" "));
+            let _ = writeln!(out, "{}", wrap(&line, opts.width, "      "));
         }
     }
     out
