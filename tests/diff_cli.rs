@@ -310,3 +310,31 @@ fn the_exit_status_survives_a_closed_stdout() {
     drop(child.stdout.take());
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+/// The longest run of digits after a decimal point in `text`, and the line it is in.
+fn longest_fraction(text: &str) -> (usize, String) {
+    let mut best = (0, String::new());
+    for line in text.lines() {
+        let b = line.as_bytes();
+        for i in 1..b.len() {
+            if b[i] == b'.' && b[i - 1].is_ascii_digit() {
+                let n = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if n > best.0 {
+                    best = (n, line.to_string());
+                }
+            }
+        }
+    }
+    best
+}
+
+#[test]
+fn fleet_of_the_shared_dumps_prints_rounded_numbers() {
+    let Some(dir) = shared_nccl("fleet_of_the_shared_dumps_prints_rounded_numbers") else { return };
+    let out = topo().arg("fleet").arg(&dir).output().unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ring graph:"), "{text}");
+    let (digits, line) = longest_fraction(&text);
+    assert!(digits < 7, "a number with {digits} decimals: {line}");
+}
