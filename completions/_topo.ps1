@@ -272,6 +272,8 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
         'topo;check' {
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc''s fsroot layout); NVML facts then come from DIR/nvml.json when it exists')
             [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'Take NVML''s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'Check this NCCL topology XML file (a dump) instead of this machine: only what a file shows (PCIe links against their siblings, NIC and GPU sockets, GDR, NVLink counts, NIC speeds, C2C)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'Check a machine topo carries built in (see `topo fixtures`), as a dump')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write the findings as JSON')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')

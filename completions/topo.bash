@@ -366,7 +366,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__check)
-            opts="-h -V --root --nvml-fake --json --help --version"
+            opts="-h -V --root --nvml-fake --topo --fixture --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -377,6 +377,14 @@ _topo() {
                     return 0
                     ;;
                 --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

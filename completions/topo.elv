@@ -254,6 +254,8 @@ set edit:completion:arg-completer[topo] = {|@words|
         &'topo;check'= {
             cand --root 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc''s fsroot layout); NVML facts then come from DIR/nvml.json when it exists'
             cand --nvml-fake 'Take NVML''s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)'
+            cand --topo 'Check this NCCL topology XML file (a dump) instead of this machine: only what a file shows (PCIe links against their siblings, NIC and GPU sockets, GDR, NVLink counts, NIC speeds, C2C)'
+            cand --fixture 'Check a machine topo carries built in (see `topo fixtures`), as a dump'
             cand --json 'Write the findings as JSON'
             cand -h 'Print help'
             cand --help 'Print help'

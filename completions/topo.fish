@@ -197,6 +197,8 @@ complete -c topo -n "__fish_topo_using_subcommand detect" -s h -l help -d 'Print
 complete -c topo -n "__fish_topo_using_subcommand detect" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand check" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
 complete -c topo -n "__fish_topo_using_subcommand check" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand check" -l topo -d 'Check this NCCL topology XML file (a dump) instead of this machine: only what a file shows (PCIe links against their siblings, NIC and GPU sockets, GDR, NVLink counts, NIC speeds, C2C)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand check" -l fixture -d 'Check a machine topo carries built in (see `topo fixtures`), as a dump' -r
 complete -c topo -n "__fish_topo_using_subcommand check" -l json -d 'Write the findings as JSON'
 complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand check" -s V -l version -d 'Print version'

@@ -28,6 +28,9 @@ use crate::discover::Detection;
 use crate::discover::sysfs::{Sys, basename, dirname, is_bdf, node_has_cpus};
 use crate::xml::strtol;
 
+mod dump;
+pub use dump::check_dump;
+
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -50,7 +53,8 @@ impl Severity {
 /// One problem found.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
-    /// Which check (`pcie-link`, `numa`, `acs`, `iommu`, `gdr`, `nvlink`, `p2p`).
+    /// Which check (`gpu`, `pcie-link`, `numa`, `acs`, `iommu`, `gdr`, `nvlink`, `p2p`, and
+    /// of a dump `nic-speed` and `c2c`).
     pub check: &'static str,
     pub severity: Severity,
     /// PCI bus ids (or NIC names) concerned.
@@ -65,6 +69,9 @@ pub struct Finding {
 impl Finding {
     /// `severity [check] devices: message`.
     pub fn one_line(&self) -> String {
+        if self.devices.is_empty() {
+            return format!("{} [{}] {}", self.severity.as_str(), self.check, self.message);
+        }
         format!("{} [{}] {}: {}", self.severity.as_str(), self.check, self.devices.join(", "), self.message)
     }
 }
@@ -73,6 +80,18 @@ impl Finding {
 pub fn run_checks(sys: &Sys, det: &Detection) -> Vec<Finding> {
     let ends = Endpoints::new(sys, det);
     let mut out = Vec::new();
+    if det.gpu_busids().is_empty() {
+        out.push(Finding {
+            check: "gpu",
+            severity: Severity::Warning,
+            devices: vec![],
+            message: "no NVIDIA GPU found on this machine: nothing here for NCCL to run on, and nothing to check"
+                .into(),
+            why: "the checks look at the PCIe links, NUMA placement, ACS, IOMMU, GPUDirect RDMA and NVLinks of GPUs"
+                .into(),
+            fix: "run on a machine whose GPUs the driver sees, or check a dump with `topo check --topo FILE`".into(),
+        });
+    }
     check_links(sys, &ends, &mut out);
     check_numa(sys, &ends, &mut out);
     check_acs(sys, &ends, &mut out);

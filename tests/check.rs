@@ -76,7 +76,13 @@ fn healthy_server_has_notes_only() {
     assert!(!f.iter().any(|x| x.severity != Severity::Info), "{f:#?}");
     assert!(has(&f, "pcie-link", Severity::Info, "2.5 GT/s"), "{f:#?}");
     assert_eq!(exit_code("dgx-h100").0, 0);
-    assert!(findings(&fixtures().join("cloud-vm")).is_empty());
+    // A machine without a GPU: said, as a warning, not "no problem found".
+    let f = findings(&fixtures().join("cloud-vm"));
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert!(has(&f, "gpu", Severity::Warning, "no NVIDIA GPU found"), "{f:#?}");
+    let (code, out) = exit_code("cloud-vm");
+    assert_eq!(code, 0);
+    assert!(out.contains("warning [gpu]") && !out.contains("no problem found"), "{out}");
 }
 
 #[test]
@@ -115,4 +121,96 @@ fn iommu_without_group_types_falls_back_to_the_command_line() {
     let d2 = scratch();
     t2.write_to(d2.path()).unwrap();
     assert!(!findings(d2.path()).iter().any(|x| x.check == "iommu"));
+}
+
+/// `topo check ARGS` in process: (exit status, stdout).
+fn check_args(args: &[&str]) -> (i32, String) {
+    let argv = ["topo", "check"].into_iter().chain(args.iter().copied());
+    let mut out = Vec::new();
+    let code = topo::cli::run_args(argv, Default::default(), &mut out, &mut Vec::new()).unwrap();
+    (code, String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn a_healthy_fixture_as_a_dump() {
+    for name in ["dgx-h100", "gh200", "gb200-nvl72-tray", "dgx1-v100", "workstation-4gpu"] {
+        let (code, out) = check_args(&["--fixture", name]);
+        assert_eq!(code, 0, "{name}: {out}");
+        assert!(out.contains("no problem found"), "{name}: {out}");
+    }
+}
+
+#[test]
+fn what_a_dump_shows() {
+    let x = topo::fixtures::get("dgx-h100").unwrap().load().unwrap().0;
+    let root = x.root().unwrap();
+    let mut x2 = x.clone();
+    // GPU 0's link downtrained to x8 Gen4, one NVLink of GPU 1 gone, one port at half
+    // speed, GDR off on another.
+    let gpus = x2.descendants_named(root, "gpu");
+    let pci0 = x2.ancestor_named(gpus[0], "pci").unwrap();
+    x2.set_attr(pci0, "link_width", "8");
+    x2.set_attr(pci0, "link_speed", "16.0 GT/s PCIe");
+    let link = x2.children_named(gpus[1], "nvlink").next().unwrap();
+    x2.remove(link);
+    let nets = x2.descendants_named(root, "net");
+    x2.set_attr(nets[0], "speed", "200000");
+    x2.set_attr(nets[1], "gdr", "0");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sick.xml");
+    std::fs::write(&file, xml::write(&x2)).unwrap();
+    let f = check::check_dump(&x2);
+    assert!(has(&f, "pcie-link", Severity::Warning, "x8 against x16"), "{f:#?}");
+    assert!(has(&f, "pcie-link", Severity::Warning, "16.0 GT/s PCIe against 32.0 GT/s PCIe"), "{f:#?}");
+    assert!(has(&f, "nvlink", Severity::Warning, "NVLinks against"), "{f:#?}");
+    assert!(has(&f, "nic-speed", Severity::Warning, "slower than others"), "{f:#?}");
+    assert!(has(&f, "gdr", Severity::Warning, "gdr=0"), "{f:#?}");
+    let (code, out) = check_args(&["--topo", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "warnings only: {out}");
+    assert!(out.contains("a dump") && out.contains("[pcie-link]") && !out.contains("no problem found"), "{out}");
+    let (_, json) = check_args(&["--json", "--topo", file.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["findings"].as_array().unwrap().len(), 4, "{json}");
+
+    // GPUs on a socket with no NIC.
+    let mut x3 = x.clone();
+    for n in x3.descendants_named(root, "net") {
+        let cpu = x3.ancestor_named(n, "cpu").unwrap();
+        if x3.attr(cpu, "numaid") == Some("1") {
+            let nic = x3.ancestor_named(n, "pci").unwrap();
+            x3.remove(nic);
+        }
+    }
+    assert!(has(&check::check_dump(&x3), "numa", Severity::Warning, "without a NIC on their CPU socket"));
+}
+
+#[test]
+fn a_dump_without_gpus_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("nogpu.xml");
+    std::fs::write(&file, "<system version=\"1\">\n  <cpu numaid=\"0\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"85\"/>\n</system>\n").unwrap();
+    let (code, out) = check_args(&["--topo", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning [gpu] no GPU") && !out.contains("no problem found"), "{out}");
+}
+
+#[test]
+fn every_shared_dump_can_be_checked() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/nccl");
+    if !dir.is_dir() {
+        common::skip("every_shared_dump_can_be_checked", &format!("{} is absent", dir.display()));
+        return;
+    }
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "xml") {
+            continue;
+        }
+        let (code, out) = check_args(&["--topo", p.to_str().unwrap()]);
+        assert!(code == 0 || code == 1, "{}: exit {code}", p.display());
+        assert!(out.starts_with("topo check: "), "{}: {out}", p.display());
+        n += 1;
+    }
+    assert!(n >= 30, "only {n} dumps");
 }

@@ -18,7 +18,22 @@ pub fn detect_json(det: &Detection, findings: &[Finding]) -> String {
 
 /// Findings as text for people.
 pub fn check_text(det: &Detection, findings: &[Finding]) -> String {
-    let mut s = format!("topo check: {}\n", det.summary());
+    findings_text(&det.summary(), findings)
+}
+
+/// Findings of a dump (`topo check --topo FILE`) as text for people.
+pub fn check_dump_text(input: &str, findings: &[Finding]) -> String {
+    findings_text(&format!("{input} (a dump: only what the file shows is checked)"), findings)
+}
+
+/// `topo check --topo FILE --json`.
+pub fn check_dump_json(input: &str, findings: &[Finding]) -> String {
+    let v = serde_json::json!({ "source": input, "findings": findings });
+    crate::render::to_json_string(&v)
+}
+
+fn findings_text(title: &str, findings: &[Finding]) -> String {
+    let mut s = format!("topo check: {title}\n");
     if findings.is_empty() {
         s.push_str("no problem found\n");
     }
