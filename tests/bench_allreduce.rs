@@ -142,7 +142,17 @@ fn cuda_backend_without_driver_points_to_host() {
     let (r, _) = run(&["-g", "2", "-b", "1K", "-e", "1K"]);
     let e = r.unwrap_err();
     assert!(matches!(e, topo::error::Error::Unavailable(_)));
-    assert!(e.to_string().contains("--backend host"), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("no CUDA driver/GPU here") && text.contains("--backend host"), "{e}");
+    assert!(text.contains("--compile-only"), "{e}");
+    // From the command line: exit status 2, the advice on stderr.
+    let out = assert_cmd::cargo::cargo_bin_cmd!("topo")
+        .args(["bench", "allreduce", "--fixture", "dgx-h100", "-b", "1K", "-e", "1K"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no CUDA driver/GPU here") && err.contains("use --backend host"), "{err}");
 }
 
 #[test]

@@ -58,12 +58,11 @@ pub fn nvrtc_present() -> bool {
     unsafe { nvrtc_sys::is_culib_present() }
 }
 
+/// What to do on a machine where the CUDA backend cannot run.
+const NO_GPU_HINT: &str = "use --backend host to measure the host ring, or --compile-only to check the kernels";
+
 fn no_driver() -> Error {
-    Error::Unavailable(
-        "no CUDA driver: libcuda.so cannot be loaded (no NVIDIA driver on this machine?). \
-         Use --backend host to run the same ring protocol on CPU threads."
-            .into(),
-    )
+    Error::Unavailable(format!("no CUDA driver/GPU here (libcuda.so cannot be loaded): {NO_GPU_HINT}"))
 }
 
 fn no_nvrtc() -> Error {
@@ -85,7 +84,10 @@ fn init_driver() -> Result<(), Error> {
     if !driver_present() {
         return Err(no_driver());
     }
-    cu::init().map_err(drv("cuInit"))
+    cu::init().map_err(|e| {
+        let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+        Error::Unavailable(format!("no CUDA driver/GPU here (cuInit failed: {name}): {NO_GPU_HINT}"))
+    })
 }
 
 /// Number of CUDA devices (probing the driver first).
@@ -93,7 +95,9 @@ pub fn device_count() -> Result<usize, Error> {
     init_driver()?;
     let n = cu::device::get_count().map_err(drv("cuDeviceGetCount"))?;
     if n <= 0 {
-        return Err(Error::Unavailable("the CUDA driver sees no GPU; use --backend host to run on CPU threads".into()));
+        return Err(Error::Unavailable(format!(
+            "no CUDA driver/GPU here (the CUDA driver sees no GPU): {NO_GPU_HINT}"
+        )));
     }
     Ok(n as usize)
 }
