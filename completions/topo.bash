@@ -141,7 +141,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -301,7 +301,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -385,7 +385,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -747,7 +747,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -785,7 +785,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -835,7 +835,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 --root)
@@ -869,7 +869,7 @@ _topo() {
                     return 0
                     ;;
                 --fixture)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
                     return 0
                     ;;
                 --root)

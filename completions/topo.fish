@@ -40,9 +40,13 @@ complete -c topo -n "__fish_topo_needs_command" -f -a "check" -d 'Health checks 
 complete -c topo -n "__fish_topo_needs_command" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'
 complete -c topo -n "__fish_topo_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand show" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand show" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand show" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand show" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
-complete -c topo -n "__fish_topo_using_subcommand show" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand show" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand show" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
@@ -53,9 +57,13 @@ complete -c topo -n "__fish_topo_using_subcommand show" -l json -d 'Print the sy
 complete -c topo -n "__fish_topo_using_subcommand show" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand show" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand paths" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand paths" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand paths" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
-complete -c topo -n "__fish_topo_using_subcommand paths" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand paths" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand paths" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
 complete -c topo -n "__fish_topo_using_subcommand paths" -l color -d 'Colour path types and verdicts: auto (on a terminal, unless NO_COLOR is set), always or never. Tables fit the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS they are printed whole, one matrix' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
 always\t'Always, even into a pipe or a file'
@@ -70,9 +78,13 @@ complete -c topo -n "__fish_topo_using_subcommand paths" -l dot -d 'Print Graphv
 complete -c topo -n "__fish_topo_using_subcommand paths" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand paths" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand analyze" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
-complete -c topo -n "__fish_topo_using_subcommand analyze" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
@@ -82,9 +94,13 @@ complete -c topo -n "__fish_topo_using_subcommand analyze" -l json -d 'Print the
 complete -c topo -n "__fish_topo_using_subcommand analyze" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand search" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand search" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand search" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand search" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
-complete -c topo -n "__fish_topo_using_subcommand search" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand search" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
 complete -c topo -n "__fish_topo_using_subcommand search" -l channel -d 'With --dot: draw channel N of one graph (--graph, default ring) over the machine, with each link\'s load per direction' -r
 complete -c topo -n "__fish_topo_using_subcommand search" -l graph -d 'Graphs to show, comma-separated or repeated [default: all computed]' -r -f -a "ring\t''
@@ -105,9 +121,13 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graph
 complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand tune" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
-complete -c topo -n "__fish_topo_using_subcommand tune" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand tune" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand tune" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -s b -l minbytes -d 'Smallest size in bytes, as nccl-tests\' -b (K, M, G suffixes are powers of 1024)' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
@@ -170,9 +190,13 @@ host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thre
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l out-of-place -d 'Only the out-of-place measurement'
@@ -187,7 +211,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand detect" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand detect" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
-complete -c topo -n "__fish_topo_using_subcommand detect" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand detect" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand detect" -l topo-file -d 'Seed detection with a topology file, as NCCL_TOPO_FILE does: its attributes win' -r -F
 complete -c topo -n "__fish_topo_using_subcommand detect" -l xml -d 'Write NCCL topology XML (the default)'
 complete -c topo -n "__fish_topo_using_subcommand detect" -l json -d 'Write a JSON report instead: the XML, the detected facts, notices and health findings'
@@ -196,9 +220,13 @@ complete -c topo -n "__fish_topo_using_subcommand detect" -l no-check -d 'Skip t
 complete -c topo -n "__fish_topo_using_subcommand detect" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand detect" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand check" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
-complete -c topo -n "__fish_topo_using_subcommand check" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (format: see `topo::discover::nvml`)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand check" -l nvml-fake -d 'Take NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand check" -l topo -d 'Check this NCCL topology XML file (a dump) instead of this machine: only what a file shows (PCIe links against their siblings, NIC and GPU sockets, GDR, NVLink counts, NIC speeds, C2C)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand check" -l fixture -d 'Check a machine topo carries built in (see `topo fixtures`), as a dump' -r
+complete -c topo -n "__fish_topo_using_subcommand check" -l fixture -d 'Check a machine topo carries built in (see `topo fixtures`), as a dump' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand check" -l json -d 'Write the findings as JSON'
 complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand check" -s V -l version -d 'Print version'

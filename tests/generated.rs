@@ -42,3 +42,21 @@ fn completions_offer_the_public_commands_only() {
     }
     assert!(!bash.contains("generate"));
 }
+
+/// The committed man pages name each option's value and have examples; completions offer
+/// the built-in fixtures.
+#[test]
+fn man_pages_and_completions_say_enough() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let paths = read("man/topo-paths.1");
+    assert!(paths.contains("[\\fB\\-\\-topo\\fR \\fIFILE\\fR]"), "synopsis without the value name");
+    assert!(paths.contains(".SH EXAMPLES") && paths.contains("COLUMNS=100 topo paths"), "no examples");
+    assert!(read("man/topo-check.1").contains("topo check \\-\\-topo node.xml"));
+    for f in ["completions/topo.bash", "completions/_topo", "completions/topo.fish"] {
+        assert!(read(f).contains("gb200-nvl72-tray"), "{f}: no fixture names");
+    }
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_topo")).args(["detect", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(help.contains("fake-NVML") && !help.contains("topo::discover"), "{help}");
+}

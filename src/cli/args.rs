@@ -10,6 +10,28 @@ use crate::env::Env;
 use crate::input::Source;
 use crate::{discover, model};
 
+/// `--fixture NAME`: any text (an unknown name is refused with the list when loaded),
+/// with the built-in names offered to shell completion and listed in help.
+#[derive(Debug, Clone, Copy)]
+pub struct FixtureName;
+
+impl clap::builder::TypedValueParser for FixtureName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(crate::fixtures::all().iter().map(|f| PossibleValue::new(f.name))))
+    }
+}
+
 /// Where the topology comes from.
 #[derive(Debug, Clone, Args)]
 pub struct InputArgs {
@@ -17,12 +39,15 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE", global = true, conflicts_with = "fixture")]
     pub topo: Option<PathBuf>,
     /// A machine topo carries built in (see `topo fixtures`).
-    #[arg(long, value_name = "NAME", global = true, conflicts_with = "root")]
+    #[arg(long, value_name = "NAME", global = true, conflicts_with = "root", value_parser = FixtureName)]
     pub fixture: Option<String>,
     /// Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine.
     #[arg(long, value_name = "DIR", global = true, conflicts_with = "topo")]
     pub root: Option<PathBuf>,
-    /// With live or --root detection: NVML's answers from this JSON file.
+    /// With live or --root detection: NVML's answers from this JSON file instead of
+    /// libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus
+    /// id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the
+    /// README's "The fake-NVML file" describes every key).
     #[arg(long, value_name = "FILE", global = true)]
     pub nvml_fake: Option<PathBuf>,
 }
@@ -110,8 +135,10 @@ pub struct SourceArgs {
     /// NVML facts then come from DIR/nvml.json when it exists.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Take NVML's answers from this JSON file instead of libnvidia-ml
-    /// (format: see `topo::discover::nvml`).
+    /// Take NVML's answers from this JSON file instead of libnvidia-ml (a JSON object
+    /// with the driver version and, per GPU, its index, bus id, compute capability, PCIe
+    /// link, NVLinks, C2C and GPUDirect attributes; the README's "The fake-NVML file"
+    /// describes every key).
     #[arg(long, value_name = "FILE")]
     pub nvml_fake: Option<PathBuf>,
 }

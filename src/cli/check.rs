@@ -21,7 +21,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fixture", "root", "nvml_fake"])]
     pub topo: Option<std::path::PathBuf>,
     /// Check a machine topo carries built in (see `topo fixtures`), as a dump.
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["root", "nvml_fake"])]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["root", "nvml_fake"], value_parser = super::args::FixtureName)]
     pub fixture: Option<String>,
     /// Write the findings as JSON.
     #[arg(long)]

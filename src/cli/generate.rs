@@ -41,18 +41,144 @@ pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
         clap_complete::generate_to(shell, &mut cmd, "topo", &comp).map_err(|e| Error::io(&comp, e))?;
     }
     let cmd = Cli::command();
-    let mut buf = Vec::new();
-    clap_mangen::Man::new(cmd.clone()).render(&mut buf).map_err(|e| Error::io(&man, e))?;
     let p = man.join("topo.1");
-    super::write_atomically(&p, &String::from_utf8_lossy(&buf))?;
+    super::write_atomically(&p, &man_page(cmd.clone(), "").map_err(|e| Error::io(&man, e))?)?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("topo-{}", sub.get_name());
         let static_name: &'static str = Box::leak(name.clone().into_boxed_str());
         let sub = sub.clone().name(static_name);
-        let mut buf = Vec::new();
-        clap_mangen::Man::new(sub).render(&mut buf).map_err(|e| Error::io(&man, e))?;
         let p = man.join(format!("{name}.1"));
-        super::write_atomically(&p, &String::from_utf8_lossy(&buf))?;
+        let text = man_page(sub, sub_name(static_name)).map_err(|e| Error::io(&man, e))?;
+        super::write_atomically(&p, &text)?;
     }
     Ok(())
+}
+
+fn sub_name(page: &str) -> &str {
+    page.strip_prefix("topo-").unwrap_or(page)
+}
+
+/// A man page: clap_mangen's sections, with a synopsis that names every option's value
+/// and an EXAMPLES section.
+fn man_page(mut cmd: clap::Command, sub: &str) -> std::io::Result<String> {
+    // Built, the arguments know how many values they take.
+    cmd.build();
+    let m = clap_mangen::Man::new(cmd.clone());
+    let mut buf = Vec::new();
+    m.render_title(&mut buf)?;
+    m.render_name_section(&mut buf)?;
+    buf.extend_from_slice(synopsis(&cmd).as_bytes());
+    m.render_description_section(&mut buf)?;
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        m.render_options_section(&mut buf)?;
+    }
+    if cmd.has_subcommands() {
+        m.render_subcommands_section(&mut buf)?;
+    }
+    let ex = examples(sub);
+    if !ex.is_empty() {
+        buf.extend_from_slice(b".SH EXAMPLES\n");
+        for (line, what) in ex {
+            buf.extend_from_slice(format!(".TP\n\\fB{}\\fR\n{}\n", roff(line), roff(what)).as_bytes());
+        }
+    }
+    if cmd.get_version().is_some() || cmd.get_long_version().is_some() {
+        m.render_version_section(&mut buf)?;
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Text for roff: backslashes and dashes escaped, no line starting with a dot.
+fn roff(s: &str) -> String {
+    let t = s.replace('\\', "\\e").replace('-', "\\-");
+    if t.starts_with('.') || t.starts_with('\'') { format!("\\&{t}") } else { t }
+}
+
+/// `.SH SYNOPSIS` with each option's value (`[--topo FILE]`) and the positionals.
+fn synopsis(cmd: &clap::Command) -> String {
+    let mut s = format!(".SH SYNOPSIS\n\\fB{}\\fR", roff(cmd.get_name()));
+    for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        let values =
+            a.get_value_names().map(|v| v.iter().map(|n| n.to_string()).collect::<Vec<_>>()).unwrap_or_default();
+        let takes = a.get_num_args().is_some_and(|n| n.takes_values());
+        let value = if takes {
+            let names = if values.is_empty() { vec![a.get_id().as_str().to_uppercase()] } else { values };
+            names.iter().map(|n| format!(" \\fI{}\\fR", roff(n))).collect::<String>()
+        } else {
+            String::new()
+        };
+        if a.is_positional() {
+            let n = a
+                .get_value_names()
+                .and_then(|v| v.first())
+                .map_or(a.get_id().as_str().to_uppercase(), |n| n.to_string());
+            let many = if a.get_num_args().is_some_and(|r| r.max_values() > 1) { "..." } else { "" };
+            if a.is_required_set() {
+                s.push_str(&format!(" \\fI{}\\fR{many}", roff(&n)));
+            } else {
+                s.push_str(&format!(" [\\fI{}\\fR]{many}", roff(&n)));
+            }
+            continue;
+        }
+        let flag = match (a.get_long(), a.get_short()) {
+            (Some(l), Some(c)) => format!("\\fB\\-{c}\\fR|\\fB\\-\\-{}\\fR", roff(l)),
+            (Some(l), None) => format!("\\fB\\-\\-{}\\fR", roff(l)),
+            (None, Some(c)) => format!("\\fB\\-{c}\\fR"),
+            (None, None) => continue,
+        };
+        s.push_str(&format!(" [{flag}{value}]"));
+    }
+    if cmd.has_subcommands() {
+        s.push_str(" \\fICOMMAND\\fR");
+    }
+    s.push('\n');
+    s
+}
+
+/// Examples of each command, for its man page: (command line, what it does).
+fn examples(sub: &str) -> &'static [(&'static str, &'static str)] {
+    match sub {
+        "" => &[
+            ("topo fixtures", "List the machines topo carries built in."),
+            ("topo paths --fixture dgx-h100", "Paths and verdicts of a built-in DGX H100."),
+            ("topo search --topo node.xml", "NCCL's channels for a topology NCCL dumped (NCCL_TOPO_DUMP_FILE)."),
+            ("topo check", "Health checks of this machine."),
+        ],
+        "show" => &[
+            ("topo show --fixture dgx-h100", "The system NCCL builds, as a tree."),
+            ("topo show --xml --topo node.xml", "The topology as NCCL reads it back."),
+        ],
+        "paths" => &[
+            ("topo paths --topo node.xml", "The path matrix, fitted to the terminal, and the P2P and GDR verdicts."),
+            ("COLUMNS=100 topo paths --fixture dgx-h100", "Fit every line in 100 columns."),
+            ("topo paths --explain --fixture gh200", "With the reason for each verdict and each path's route."),
+            ("topo paths --dot --fixture dgx-h100 | dot -Tsvg > topo.svg", "A drawing of the machine."),
+        ],
+        "analyze" => &[("topo analyze --json --topo node.xml", "Everything the model decides, as JSON.")],
+        "search" => &[
+            ("topo search --fixture dgx-h100", "Ring, tree and NVLS graphs and the channels NCCL runs."),
+            ("topo search --nodes 2 --topo node.xml", "The channels of a 2-node job."),
+        ],
+        "tune" => &[("topo tune --fixture dgx-h100", "Algorithm, protocol, time and bandwidth per message size.")],
+        "diff" => &[("topo diff good.xml bad.xml", "What differs between two dumps and what it does to NCCL.")],
+        "fleet" => &[("topo fleet dumps/", "Group the dumps of many nodes and explain every outlier.")],
+        "log" => &[("topo log nccl.log", "What an NCCL_DEBUG=INFO log says, held against the model.")],
+        "bench" => &[
+            ("topo bench allreduce --backend host --fixture dgx-h100 -b 1K -e 16M -f 4", "Measure the host ring."),
+            ("topo bench allreduce -g 8 -b 8 -e 8G -f 2", "Measure allreduce on 8 local GPUs (CUDA)."),
+        ],
+        "detect" => &[
+            ("topo detect > node.xml", "This machine's topology as NCCL would dump it."),
+            ("topo detect --root fixtures/fsroot/dgx-h100", "Detect a fake machine tree."),
+        ],
+        "check" => &[
+            ("topo check", "Health checks of this machine (exit 1 when a finding is an error)."),
+            (
+                "topo check --topo node.xml",
+                "What a topology dump shows: downtrained links, NICs on other sockets, GDR off.",
+            ),
+        ],
+        "fixtures" => &[("topo fixtures", "List the built-in machines.")],
+        _ => &[],
+    }
 }
