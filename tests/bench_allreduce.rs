@@ -155,6 +155,36 @@ fn cuda_backend_without_driver_points_to_host() {
     assert!(err.contains("no CUDA driver/GPU here") && err.contains("use --backend host"), "{err}");
 }
 
+/// The CUDA backend itself, wherever a GPU is: one rank per GPU (up to 4) on the
+/// machine's own topology, a sweep whose results are checked (0 wrong). Skipped
+/// visibly on machines without a CUDA driver, GPU or NVRTC, so the first machine with a
+/// GPU runs it.
+#[test]
+#[cfg(feature = "cuda")]
+fn cuda_backend_runs_where_a_gpu_is() {
+    let why = if !bench::cuda::driver_present() {
+        Some("no CUDA driver here".to_string())
+    } else if !bench::cuda::nvrtc_present() {
+        Some("libnvrtc not found (the kernels are compiled at run time)".to_string())
+    } else {
+        match bench::cuda::device_count() {
+            Ok(0) | Err(_) => Some("the CUDA driver sees no GPU".to_string()),
+            Ok(_) => None,
+        }
+    };
+    if let Some(why) = why {
+        common::skip("cuda_backend_runs_where_a_gpu_is", &why);
+        return;
+    }
+    let n = bench::cuda::device_count().unwrap().min(4).to_string();
+    let (r, text) = run(&["--backend", "cuda", "-g", &n, "-b", "1K", "-e", "4M", "-f", "4", "-n", "2"]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    let rows = rows(&text);
+    assert!(!rows.is_empty(), "{text}");
+    assert!(rows.iter().all(|r| r.1 == "0" && r.2 == "0"), "{text}");
+    assert!(text.contains("# topo: backend cuda"), "{text}");
+}
+
 #[test]
 #[cfg(feature = "cuda")]
 fn compile_only_builds_every_kernel() {
