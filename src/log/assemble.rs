@@ -738,17 +738,25 @@ impl Assembler {
             Some((x.channel, x.conn, x.from, x.to, send))
         };
         let unplaced = std::mem::take(&mut self.unplaced);
+        // The comm lines of each process, in the order of the log.
+        let mut by_process: HashMap<(u32, u32), Vec<&InitSeen>> = HashMap::new();
+        for i in &self.inits {
+            if let (Some(h), Some(p)) = (i.host, i.pid) {
+                by_process.entry((h, p)).or_default().push(i);
+            }
+        }
+        let everyone: Vec<&InitSeen> = self.inits.iter().collect();
         // Each line's choices, in order of preference.
         let mut choices: Vec<Vec<usize>> = Vec::with_capacity(unplaced.len());
         for (x, u) in &unplaced {
             let (host, pid, dev) = (u.host, u.pid, u.dev);
-            let inits: Vec<&InitSeen> = self
-                .inits
+            let of_process: &[&InitSeen] = match (u.host, u.pid) {
+                (Some(h), Some(p)) => by_process.get(&(h, p)).map_or(&[], |v| v.as_slice()),
+                _ => &everyone,
+            };
+            let inits: Vec<&InitSeen> = of_process
                 .iter()
-                .filter(|i| match (u.host, u.pid) {
-                    (Some(h), Some(p)) => i.host == Some(h) && i.pid == Some(p),
-                    _ => true,
-                })
+                .copied()
                 // A process driving several GPUs: the inits of the line's GPU.
                 .filter(|i| u.dev.is_none_or(|d| d == i.cuda_dev))
                 .filter(|i| self.fits(i.comm, x, host, pid, dev))
