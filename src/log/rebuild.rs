@@ -314,41 +314,45 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
                         let dev = cn.local_id as u32;
                         let a = cn.net.unwrap_or_default();
                         let b = if a.bw > 0.0 { a.bw } else { link_bw };
-                        if let Some(members) = fused_from.get(&dev) {
-                            let share = b / members.len() as f64;
-                            for &m in members {
-                                let (name, port) = physical.get(&m).cloned().unwrap_or_default();
-                                let net = x.add(Some(holder), "net");
-                                x.set_attr(net, "name", name);
-                                x.set_attr(net, "dev", m.to_string());
-                                x.set_attr(net, "speed", ((share * 8000.0).round() as i64).to_string());
-                                x.set_attr(net, "port", port.unwrap_or(a.port as u32).to_string());
-                                x.set_attr(net, "latency", "0");
-                                x.set_attr(net, "guid", format!("{:#x}", a.asic));
-                                x.set_attr(net, "maxconn", "65536");
-                                let gdr = !gdr_off.iter().any(|h| h.parse::<u32>() == Ok(m));
-                                x.set_attr(net, "gdr", if gdr { "1" } else { "0" });
+                        // The devices to write: a fused NET's members at an equal share
+                        // of its bandwidth, else the NET itself.
+                        let devices: Vec<(String, u32, f64, String)> = match fused_from.get(&dev) {
+                            Some(members) => members
+                                .iter()
+                                .map(|&m| {
+                                    let (name, port) = physical.get(&m).cloned().unwrap_or_default();
+                                    let port = port.unwrap_or(a.port as u32).to_string();
+                                    (name, m, b / members.len() as f64, port)
+                                })
+                                .collect(),
+                            None => {
+                                let name = names.get(&dev).cloned().unwrap_or_else(|| {
+                                    // NCCL prints some NETs several times (one node per
+                                    // socket device of one id): name each once.
+                                    if !unnamed.contains(&cn.id) {
+                                        unnamed.push(cn.id.clone());
+                                    }
+                                    format!("net{dev}")
+                                });
+                                vec![(name, dev, b, a.port.to_string())]
                             }
-                            continue;
+                        };
+                        let mut net = None;
+                        for (name, d, bw, port) in devices {
+                            let n = x.add(Some(holder), "net");
+                            x.set_attr(n, "name", name);
+                            x.set_attr(n, "dev", d.to_string());
+                            x.set_attr(n, "speed", ((bw * 8000.0).round() as i64).to_string());
+                            x.set_attr(n, "port", port);
+                            x.set_attr(n, "latency", "0");
+                            x.set_attr(n, "guid", format!("{:#x}", a.asic));
+                            x.set_attr(n, "maxconn", "65536");
+                            let gdr = !gdr_off.iter().any(|h| h.parse::<u32>() == Ok(d));
+                            x.set_attr(n, "gdr", if gdr { "1" } else { "0" });
+                            net = Some(n);
                         }
-                        let net = x.add(Some(holder), "net");
-                        let name = names.get(&dev).cloned().unwrap_or_else(|| {
-                            // NCCL prints some NETs several times (one node per
-                            // socket device of one id): name each once.
-                            if !unnamed.contains(&cn.id) {
-                                unnamed.push(cn.id.clone());
-                            }
-                            format!("net{dev}")
-                        });
-                        x.set_attr(net, "name", name);
-                        x.set_attr(net, "dev", dev.to_string());
-                        x.set_attr(net, "speed", ((b * 8000.0).round() as i64).to_string());
-                        x.set_attr(net, "port", a.port.to_string());
-                        x.set_attr(net, "latency", "0");
-                        x.set_attr(net, "guid", format!("{:#x}", a.asic));
-                        x.set_attr(net, "maxconn", "65536");
-                        let gdr = !gdr_off.iter().any(|h| h.parse::<u32>() == Ok(dev));
-                        x.set_attr(net, "gdr", if gdr { "1" } else { "0" });
+                        // The CollNet attribute of a NET printed as itself.
+                        let Some(net) = net.filter(|_| !fused_from.contains_key(&dev)) else { continue };
                         if let Some(coll) = a.coll.filter(|&c| c != 0) {
                             x.set_attr(net, "coll", coll.to_string());
                         }
