@@ -5,12 +5,19 @@
 // protocol and the arithmetic are the ones of the host backend (src/bench/schedule.rs,
 // src/bench/proxy.rs, src/bench/dtype.rs): keep them in step.
 //
-// FIFO protocol, per ring edge and channel: the receiver's FIFO has FIFO_SLOTS slots
-// and a control block. The sender fills slot (step % FIFO_SLOTS) once
-// head + FIFO_SLOTS > step, then publishes tail = step + 1; the receiver reads the slot
-// once tail > step, then publishes head = step + 1. For a host-staged edge the sender's
-// "FIFO" is a staging FIFO in pinned host memory that the proxy thread drains into the
-// receiver's FIFO; the kernel does not know the difference.
+// FIFO protocol, per ring edge and channel: the receiver's FIFO has FIFO_SLOTS slots.
+// The sender fills slot (step % FIFO_SLOTS) once head + FIFO_SLOTS > step, then
+// publishes tail = step + 1; the receiver reads the slot once tail > step, then
+// publishes head = step + 1. Each counter lives in the memory of the side that polls
+// it: tail (and the slot sizes) with the receiver, head with the sender, so that every
+// spin reads local memory and only the one store per step crosses the link. For a
+// host-staged edge the sender's "FIFO" is a staging FIFO in pinned host memory that
+// the proxy thread drains into the receiver's FIFO; the kernel does not know the
+// difference.
+//
+// The file also compiles as plain C++ for the CPU (tests/kernel_cpu/, which runs these
+// kernels on OS threads): only the few inline-PTX helpers have a C++ twin, chosen by
+// __CUDACC__.
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
@@ -37,8 +44,9 @@ struct FifoCtrl {
 };
 
 struct Conn {
-  char* data;       // FIFO_SLOTS slots of slot_bytes
-  FifoCtrl* ctrl;
+  char* data;       // FIFO_SLOTS slots of slot_bytes, in the receiver's memory
+  FifoCtrl* tail;   // the block whose tail and sizes the receiver polls: its memory
+  FifoCtrl* head;   // the block whose head the sender polls: its memory
 };
 
 struct ChannelArgs {
@@ -67,7 +75,7 @@ struct KernelArgs {
 };
 
 static_assert(sizeof(FifoCtrl) == 192, "FifoCtrl layout");
-static_assert(sizeof(ChannelArgs) == 56, "ChannelArgs layout");
+static_assert(sizeof(ChannelArgs) == 72, "ChannelArgs layout");
 static_assert(sizeof(KernelArgs) == 88, "KernelArgs layout");
 
 struct alignas(16) V16 {
@@ -83,6 +91,7 @@ union Pack {
 // ---------------------------------------------------------------------------------
 // Memory access helpers
 
+#ifdef __CUDACC__
 // FIFO data is written by another GPU, the proxy or the copy engine: bypass L1.
 __device__ __forceinline__ V16 ld_volatile_v16(const char* p) {
   V16 v;
@@ -109,6 +118,23 @@ __device__ __forceinline__ V16 ld_v16(const char* p) {
 
 __device__ __forceinline__ u64 ld_volatile_u64(const u64* p) { return *(const volatile u64*)p; }
 __device__ __forceinline__ void st_volatile_u64(u64* p, u64 v) { *(volatile u64*)p = v; }
+#else
+// The CPU twins: 16-byte copies, and the counters as acquire/release atomics (what the
+// volatile accesses plus __threadfence_system give on the GPU). A counter is read only
+// in wait_above's spin, where the CPU twin gives the core away (topo_cpu_relax, from
+// the CPU shim): OS threads outnumber cores there.
+__device__ __forceinline__ V16 ld_volatile_v16(const char* p) {
+  const volatile u32* q = (const volatile u32*)p;
+  return V16{q[0], q[1], q[2], q[3]};
+}
+__device__ __forceinline__ void st_v16(char* p, V16 v) { *(V16*)p = v; }
+__device__ __forceinline__ V16 ld_v16(const char* p) { return *(const V16*)p; }
+__device__ __forceinline__ u64 ld_volatile_u64(const u64* p) {
+  topo_cpu_relax();
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+__device__ __forceinline__ void st_volatile_u64(u64* p, u64 v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+#endif
 
 // ---------------------------------------------------------------------------------
 // Element types
@@ -123,6 +149,7 @@ __device__ __forceinline__ u32 float_to_bits(float f) {
   c.f = f;
   return c.u;
 }
+#ifdef __CUDACC__
 __device__ __forceinline__ float half_to_float(u16 h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -133,6 +160,19 @@ __device__ __forceinline__ u16 float_to_half(float f) {
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
   return h;
 }
+#else
+// The compiler's _Float16 conversions round to nearest even, as cvt.rn does.
+__device__ __forceinline__ float half_to_float(u16 h) {
+  union { u16 u; _Float16 f; } c;
+  c.u = h;
+  return (float)c.f;
+}
+__device__ __forceinline__ u16 float_to_half(float f) {
+  union { u16 u; _Float16 f; } c;
+  c.f = (_Float16)f;
+  return c.u;
+}
+#endif
 __device__ __forceinline__ float bf16_to_float(u16 b) { return bits_to_float(((u32)b) << 16); }
 __device__ __forceinline__ u16 float_to_bf16(float f) {
   u32 x = float_to_bits(f);
@@ -286,7 +326,6 @@ __device__ __forceinline__ bool wait_above(const u64* ctr, u64 want, const Kerne
 template <typename TT, int OP>
 __device__ void allreduce_channel(const KernelArgs& a) {
   typedef typename TT::S S;
-  __shared__ int s_abort;
   ChannelArgs* ch = a.channels + blockIdx.x;
   const u64 n = (u64)a.nranks;
   const u64 nch = (u64)a.nchannels;
@@ -301,8 +340,6 @@ __device__ void allreduce_channel(const KernelArgs& a) {
   const Conn rc = ch->recv;
   u64 send_step = ch->send_step;
   u64 recv_step = ch->recv_step;
-  if (threadIdx.x == 0) s_abort = 0;
-  __syncthreads();
 
   for (u64 l = 0; l < nloops; l++) {
     // The last loop shrinks its chunks to spread the rest over every channel and rank.
@@ -322,16 +359,15 @@ __device__ void allreduce_channel(const KernelArgs& a) {
       const u64 len = off < count ? (count - off < chunk ? count - off : chunk) : 0;
       if (off > count) off = count;
 
+      bool ok = true;
       if (threadIdx.x == 0) {
-        bool ok = true;
-        if (recv) ok = wait_above(&rc.ctrl->tail, recv_step, a);
+        if (recv) ok = wait_above(&rc.tail->tail, recv_step, a);
         // Slot send_step is free once head > send_step - FIFO_SLOTS.
-        if (ok && send && send_step >= FIFO_SLOTS) ok = wait_above(&sc.ctrl->head, send_step - FIFO_SLOTS, a);
-        if (!ok) s_abort = 1;
+        if (ok && send && send_step >= FIFO_SLOTS) ok = wait_above(&sc.head->head, send_step - FIFO_SLOTS, a);
         __threadfence_system();
       }
-      __syncthreads();
-      if (s_abort) return;
+      // The barrier also tells every thread whether thread 0 gave up.
+      if (__syncthreads_or(!ok)) return;
 
       char* out = a.output + off * es;
       const char* in = a.input + off * es;
@@ -353,10 +389,10 @@ __device__ void allreduce_channel(const KernelArgs& a) {
       // before thread 0's system-scope fence, which orders them before the counters.
       __syncthreads();
       if (threadIdx.x == 0) {
-        if (send) st_volatile_u64(&sc.ctrl->sizes[send_step % FIFO_SLOTS], len * es);
+        if (send) st_volatile_u64(&sc.tail->sizes[send_step % FIFO_SLOTS], len * es);
         __threadfence_system();
-        if (send) st_volatile_u64(&sc.ctrl->tail, send_step + 1);
-        if (recv) st_volatile_u64(&rc.ctrl->head, recv_step + 1);
+        if (send) st_volatile_u64(&sc.tail->tail, send_step + 1);
+        if (recv) st_volatile_u64(&rc.head->head, recv_step + 1);
       }
       if (send) send_step++;
       if (recv) recv_step++;

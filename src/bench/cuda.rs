@@ -3,12 +3,14 @@
 //! NVRTC for each device's architecture and cached per architecture.
 //!
 //! Memory, per ring edge and channel (see [`super::proxy`] for the protocol):
-//! * P2P edge: the receiver's FIFO (data and control block) is in the receiver's
-//!   device memory; the sender writes into it through peer access.
+//! * P2P edge: the receiver's FIFO data and the block of `tail` and slot sizes are in
+//!   the receiver's device memory, the block of `head` in the sender's; each side spins
+//!   on its own memory and writes the other's through peer access.
 //! * host-staged edge: the sender writes into a staging FIFO in pinned, mapped host
 //!   memory; the proxy thread copies each filled slot into the receiver's FIFO data (in
-//!   device memory) and publishes it in the receiver's control block, which is in
-//!   pinned host memory so that the proxy can write it.
+//!   device memory, asynchronously, several slots in flight) and publishes it in the
+//!   receiver's control block, which is in pinned host memory so that the proxy can
+//!   write it.
 //!
 //! cudarc panics when a CUDA library is missing, so every entry point first probes
 //! the library ([`driver_present`], [`nvrtc_present`]) and returns
@@ -27,6 +29,8 @@ use cudarc::driver::{result as cu, sys};
 use cudarc::nvrtc::sys as nvrtc_sys;
 
 use super::dtype::{DataType, RedOp};
+use super::kernel_abi::{ChannelArgs, ConnArgs, KernelArgs};
+pub use super::kernel_abi::{KERNEL_SOURCE, kernel_name, kernel_names};
 use super::plan::{Plan, Transport};
 use super::proxy::{
     CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy,
@@ -37,8 +41,6 @@ use super::{Backend, DeviceInfo};
 use crate::error::Error;
 pub use nvrtc::{Compiled, compile, compile_only, load_or_compile, normalize_arch, parse_ptxas_log};
 
-/// The kernel source, embedded at build time.
-pub const KERNEL_SOURCE: &str = include_str!("../../kernels/allreduce.cu");
 /// Threads per CTA (one CTA per channel).
 pub const NTHREADS: u32 = 512;
 /// Channels when there is no search result.
@@ -102,16 +104,6 @@ pub fn device_count() -> Result<usize, Error> {
     Ok(n as usize)
 }
 
-/// Kernel name for an (operator, type).
-pub fn kernel_name(op: RedOp, dtype: DataType) -> String {
-    format!("allreduce_{}_{}", op.name(), dtype.name())
-}
-
-/// Every kernel in `kernels/allreduce.cu`.
-pub fn kernel_names() -> Vec<String> {
-    RedOp::ALL.iter().flat_map(|&o| DataType::ALL.iter().map(move |&t| kernel_name(o, t))).collect()
-}
-
 fn local_archs() -> Result<Vec<String>, Error> {
     if !driver_present() {
         return Ok(Vec::new());
@@ -144,49 +136,6 @@ fn device_arch(d: sys::CUdevice) -> Result<String, Error> {
 }
 
 // ---------------------------------------------------------------------------------
-// Device-side argument layouts (mirrors of the structs in kernels/allreduce.cu)
-
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct ConnArgs {
-    data: u64,
-    ctrl: u64,
-}
-
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct ChannelArgs {
-    send: ConnArgs,
-    recv: ConnArgs,
-    send_step: u64,
-    recv_step: u64,
-    ring_pos: i32,
-    pad: i32,
-}
-
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-struct KernelArgs {
-    input: u64,
-    output: u64,
-    count: u64,
-    chunk_elems: u64,
-    slot_bytes: u64,
-    channels: u64,
-    abort_flag: u64,
-    nranks: i32,
-    nchannels: i32,
-    inv_f32: f32,
-    pad: i32,
-    inv_f64: f64,
-    nranks_u64: u64,
-}
-
-const _: () = assert!(std::mem::size_of::<ChannelArgs>() == 56);
-const _: () = assert!(std::mem::size_of::<KernelArgs>() == 88);
-const _: () = assert!(FIFO_CTRL_BYTES == 192);
-
-// ---------------------------------------------------------------------------------
 // The backend
 
 struct Device {
@@ -214,10 +163,13 @@ enum Alloc {
     Host { ptr: *mut c_void },
 }
 
-/// Proxy mover for the CUDA backend: host staging slot -> device FIFO slot.
+/// Proxy mover for the CUDA backend: host staging slot -> device FIFO slot, as an
+/// asynchronous copy on the proxy's own stream with one event per slot, so that up to
+/// [`FIFO_SLOTS`] copies are in flight while the proxy serves its other edges.
 struct HtoD {
     ctx: sys::CUcontext,
     stream: sys::CUstream,
+    events: [sys::CUevent; FIFO_SLOTS],
     src: *const u8,
     dst: sys::CUdeviceptr,
     slot_bytes: usize,
@@ -227,25 +179,74 @@ struct HtoD {
 // before anything is freed); CUDA handles may be used from any thread.
 unsafe impl Send for HtoD {}
 
-impl SlotMover for HtoD {
-    fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
-        if bytes == 0 {
-            return Ok(());
+impl HtoD {
+    /// Create the per-slot events in `ctx`.
+    fn new(
+        ctx: sys::CUcontext,
+        stream: sys::CUstream,
+        src: *const u8,
+        dst: sys::CUdeviceptr,
+        slot_bytes: usize,
+    ) -> Result<HtoD, Error> {
+        let mut m = HtoD { ctx, stream, events: [std::ptr::null_mut(); FIFO_SLOTS], src, dst, slot_bytes };
+        // SAFETY: a retained context; each event is created once and destroyed in Drop.
+        unsafe {
+            cu::ctx::set_current(ctx).map_err(drv("cuCtxSetCurrent"))?;
+            for e in m.events.iter_mut() {
+                *e = cu::event::create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING).map_err(drv("cuEventCreate"))?;
+            }
         }
+        Ok(m)
+    }
+}
+
+impl Drop for HtoD {
+    fn drop(&mut self) {
+        // SAFETY: events of this mover; destroying one whose copy is pending is allowed
+        // (its resources go when the copy completes).
+        unsafe {
+            let _ = cu::ctx::set_current(self.ctx);
+            for e in self.events {
+                if !e.is_null() {
+                    let _ = cu::event::destroy(e);
+                }
+            }
+        }
+    }
+}
+
+impl SlotMover for HtoD {
+    fn start(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
         if bytes > self.slot_bytes {
             return Err(Error::Unavailable(format!("proxy: slot of {bytes} bytes in a {}-byte FIFO", self.slot_bytes)));
         }
         let off = slot * self.slot_bytes;
         // SAFETY: both slots are inside their FIFOs; the counters give the proxy the
-        // slots until it publishes them.
+        // slots until it publishes them, which it does only after the event passed.
         unsafe {
             cu::ctx::set_current(self.ctx).map_err(drv("cuCtxSetCurrent"))?;
-            sys::cuMemcpyHtoDAsync_v2(self.dst + off as u64, self.src.add(off) as *const c_void, bytes, self.stream)
+            if bytes > 0 {
+                sys::cuMemcpyHtoDAsync_v2(
+                    self.dst + off as u64,
+                    self.src.add(off) as *const c_void,
+                    bytes,
+                    self.stream,
+                )
                 .result()
                 .map_err(drv("cuMemcpyHtoDAsync"))?;
-            cu::stream::synchronize(self.stream).map_err(drv("cuStreamSynchronize"))?;
+            }
+            cu::event::record(self.events[slot], self.stream).map_err(drv("cuEventRecord"))?;
         }
         Ok(())
+    }
+
+    fn finished(&mut self, slot: usize) -> Result<bool, Error> {
+        // SAFETY: an event of this mover, recorded by `start`.
+        match unsafe { sys::cuEventQuery(self.events[slot]) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            e => Err(drv("cuEventQuery")(cu::DriverError(e))),
+        }
     }
 }
 
@@ -343,22 +344,26 @@ impl CudaBackend {
                 let data = b.dev_alloc(dr, fifo_bytes)?;
                 match t {
                     Transport::P2p => {
-                        let ctrl = b.dev_alloc(dr, FIFO_CTRL_BYTES)?;
-                        chan_args[r][c].recv = ConnArgs { data, ctrl };
-                        chan_args[prev][c].send = ConnArgs { data, ctrl };
+                        // Each side spins on its own memory: tail with the receiver,
+                        // head with the sender.
+                        let tail = b.dev_alloc(dr, FIFO_CTRL_BYTES)?;
+                        let head = b.dev_alloc(dp, FIFO_CTRL_BYTES)?;
+                        chan_args[r][c].recv = ConnArgs { data, tail, head };
+                        chan_args[prev][c].send = ConnArgs { data, tail, head };
                     }
                     Transport::HostStaged => {
-                        let ctrl = b.host_alloc(FIFO_CTRL_BYTES)?;
+                        // The proxy reads and writes both counters of both FIFOs: one
+                        // pinned host block each.
+                        let ctrl = b.host_alloc(FIFO_CTRL_BYTES)? as u64;
                         let st_data = b.host_alloc(fifo_bytes)?;
-                        let st_ctrl = b.host_alloc(FIFO_CTRL_BYTES)?;
-                        chan_args[r][c].recv = ConnArgs { data, ctrl: ctrl as u64 };
-                        chan_args[prev][c].send = ConnArgs { data: st_data as u64, ctrl: st_ctrl as u64 };
+                        let st_ctrl = b.host_alloc(FIFO_CTRL_BYTES)? as u64;
+                        chan_args[r][c].recv = ConnArgs { data, tail: ctrl, head: ctrl };
+                        chan_args[prev][c].send = ConnArgs { data: st_data as u64, tail: st_ctrl, head: st_ctrl };
                         b.set_current(dr)?;
                         let stream =
                             cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("cuStreamCreate"))?;
                         b.proxy_streams.push((b.devices[dr].ctx, stream));
-                        let mover =
-                            HtoD { ctx: b.devices[dr].ctx, stream, src: st_data as *const u8, dst: data, slot_bytes };
+                        let mover = HtoD::new(b.devices[dr].ctx, stream, st_data as *const u8, data, slot_bytes)?;
                         // SAFETY: the control blocks are pinned allocations freed only
                         // after the proxy thread is joined (Drop).
                         conns.push(Box::new(unsafe {
@@ -563,6 +568,15 @@ impl Drop for CudaBackend {
             // leave them all to the process's end.
             return;
         }
+        // Copies the proxy started finish on their own (they wait for nothing): let
+        // them, before their memory goes.
+        for (ctx, s) in &self.proxy_streams {
+            // SAFETY: live handles of this backend.
+            unsafe {
+                let _ = cu::ctx::set_current(*ctx);
+                let _ = cu::stream::synchronize(*s);
+            }
+        }
         // SAFETY: every handle below was created by this backend and is released once.
         unsafe {
             for r in &self.ranks {
@@ -671,21 +685,17 @@ impl Backend for CudaBackend {
             let (inp, outp) = self.buffers(r, in_place);
             let dev = &self.devices[self.ranks[r].device];
             let f = *dev.funcs.get(&name).ok_or_else(|| Error::Unavailable(format!("kernel {name} not loaded")))?;
-            let args = KernelArgs {
-                input: inp,
-                output: outp,
-                count: count as u64,
-                chunk_elems: sched.chunk_elems as u64,
-                slot_bytes: self.slot_bytes as u64,
-                channels: self.ranks[r].channels,
-                abort_flag: self.abort_flag as u64,
-                nranks: self.nranks as i32,
-                nchannels: self.nchannels as i32,
-                inv_f32: 1.0 / self.nranks as f32,
-                pad: 0,
-                inv_f64: 1.0 / self.nranks as f64,
-                nranks_u64: self.nranks as u64,
-            };
+            let args = KernelArgs::new(
+                inp,
+                outp,
+                count,
+                sched.chunk_elems,
+                self.slot_bytes,
+                self.ranks[r].channels,
+                self.abort_flag as u64,
+                self.nranks,
+                self.nchannels,
+            );
             launches.push((dev.ctx, f, self.ranks[r].stream, args));
         }
         let t0 = Instant::now();
@@ -709,19 +719,6 @@ impl Backend for CudaBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_kernel_is_defined_in_the_source() {
-        let names = kernel_names();
-        assert_eq!(names.len(), 50);
-        for op in RedOp::ALL {
-            assert!(KERNEL_SOURCE.contains(&format!("ALLREDUCE_TYPES({}, ", op.name())));
-        }
-        for t in DataType::ALL {
-            assert!(KERNEL_SOURCE.contains(&format!("ALLREDUCE_KERNEL(OPNAME, OPC, {}, ", t.name())));
-        }
-        assert!(!KERNEL_SOURCE.lines().any(|l| l.trim_start().starts_with("#include")));
-    }
 
     #[test]
     fn without_a_driver_the_backend_says_so() {

@@ -100,7 +100,7 @@ struct HostCopy {
 unsafe impl Send for HostCopy {}
 
 impl SlotMover for HostCopy {
-    fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
+    fn start(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
         if bytes > self.slot_bytes {
             return Err(Error::Unavailable(format!(
                 "proxy: slot of {bytes} bytes is larger than the FIFO's {}",

@@ -21,6 +21,7 @@ pub mod cuda;
 pub mod cuda;
 pub mod dtype;
 pub mod host;
+pub mod kernel_abi;
 pub mod plan;
 pub mod proxy;
 pub mod report;

@@ -1,18 +1,22 @@
 //! FIFO connections and the proxy thread.
 //!
 //! A connection carries one ring edge of one channel. Its receiver owns a FIFO of
-//! [`FIFO_SLOTS`] slots and a control block: `tail` counts slots filled (written by
+//! [`FIFO_SLOTS`] slots; two counters drive it: `tail` counts slots filled (written by
 //! whoever fills them), `head` counts slots consumed (written by the receiver), and
 //! `sizes` holds the byte count of each slot. A sender may fill slot `step % 8` once
 //! `head + 8 > step`; a receiver may read it once `tail > step`. Both counters only
-//! grow, across collectives.
+//! grow, across collectives. Counters sit in [`FifoCtrl`] blocks; where the two sides
+//! are in different memories (GPUs), `tail` and `sizes` are read from a block in the
+//! receiver's memory and `head` from one in the sender's, so that each side polls its
+//! own memory. On the host, and between a kernel and the proxy, one block holds both.
 //!
 //! Edges the kernel (or rank thread) cannot drive itself go through the proxy: the
 //! sender fills a staging FIFO with the same layout, and a [`StagedCopy`] on the proxy
 //! thread copies each filled slot into the receiver's FIFO, then releases the staging
-//! slot. How bytes move is a [`SlotMover`] (host memcpy, or a host-to-device copy on
-//! the CUDA backend); anything else that can make progress without blocking, a network
-//! transport for instance, fits in as another [`ProxyConn`].
+//! slot. How bytes move is a [`SlotMover`] (host memcpy, or an asynchronous
+//! host-to-device copy on the CUDA backend, several slots in flight); anything else
+//! that can make progress without blocking, a network transport for instance, fits in
+//! as another [`ProxyConn`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -40,9 +44,17 @@ pub struct FifoCtrl {
 
 pub const FIFO_CTRL_BYTES: usize = std::mem::size_of::<FifoCtrl>();
 
-/// Moves the bytes of one slot from a staging FIFO to the receiver's FIFO.
+/// Moves the bytes of one slot from a staging FIFO to the receiver's FIFO. A move may
+/// finish later than [`SlotMover::start`] returns (a copy engine); moves finish in the
+/// order they started.
 pub trait SlotMover: Send {
-    fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error>;
+    /// Start moving `bytes` of `slot`.
+    fn start(&mut self, slot: usize, bytes: usize) -> Result<(), Error>;
+    /// Whether the move of `slot`, the oldest one started and not yet reported
+    /// finished, has finished. Never blocks.
+    fn finished(&mut self, _slot: usize) -> Result<bool, Error> {
+        Ok(true)
+    }
     /// Called after the proxy published new counters (to wake sleeping threads).
     fn published(&mut self) {}
 }
@@ -70,10 +82,15 @@ impl CtrlPtr {
     }
 }
 
-/// Proxy work for one host-staged edge: staging FIFO -> receiver FIFO.
+/// Proxy work for one host-staged edge: staging FIFO -> receiver FIFO. Slots are
+/// started as soon as they are filled and the receiver has room (up to [`FIFO_SLOTS`]
+/// in flight), and published, in order, once their move has finished.
 pub struct StagedCopy<M: SlotMover> {
     src: CtrlPtr,
     dst: CtrlPtr,
+    /// Slots whose move has started.
+    started: u64,
+    /// Slots moved and published to the receiver (and released to the sender).
     moved: u64,
     mover: M,
 }
@@ -82,7 +99,7 @@ impl<M: SlotMover> StagedCopy<M> {
     /// # Safety
     /// Both control blocks must stay alive while the proxy runs this connection.
     pub unsafe fn new(src: CtrlPtr, dst: CtrlPtr, mover: M) -> Self {
-        StagedCopy { src, dst, moved: 0, mover }
+        StagedCopy { src, dst, started: 0, moved: 0, mover }
     }
 }
 
@@ -91,22 +108,27 @@ impl<M: SlotMover> ProxyConn for StagedCopy<M> {
         // SAFETY: guaranteed by the constructor's contract.
         let (src, dst) = unsafe { (self.src.get(), self.dst.get()) };
         let mut any = false;
-        while self.moved < src.tail.load(Ordering::SeqCst)
-            && self.moved < dst.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64
+        while self.started < src.tail.load(Ordering::SeqCst)
+            && self.started < dst.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64
         {
-            let slot = (self.moved % FIFO_SLOTS as u64) as usize;
+            let slot = (self.started % FIFO_SLOTS as u64) as usize;
             let bytes = src.sizes[slot].load(Ordering::Relaxed);
-            self.mover.move_slot(slot, bytes as usize)?;
+            self.mover.start(slot, bytes as usize)?;
             dst.sizes[slot].store(bytes, Ordering::Relaxed);
+            self.started += 1;
+            any = true;
+        }
+        let mut published = false;
+        while self.moved < self.started && self.mover.finished((self.moved % FIFO_SLOTS as u64) as usize)? {
             self.moved += 1;
             dst.tail.store(self.moved, Ordering::SeqCst);
             src.head.store(self.moved, Ordering::SeqCst);
-            any = true;
+            published = true;
         }
-        if any {
+        if published {
             self.mover.published();
         }
-        Ok(any)
+        Ok(any || published)
     }
 }
 
@@ -313,10 +335,61 @@ mod tests {
 
     struct Recorder(Arc<Mutex<Vec<(usize, usize)>>>);
     impl SlotMover for Recorder {
-        fn move_slot(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
+        fn start(&mut self, slot: usize, bytes: usize) -> Result<(), Error> {
             self.0.lock().unwrap().push((slot, bytes));
             Ok(())
         }
+    }
+
+    /// A mover whose moves finish only when the test says so.
+    struct Deferred {
+        started: Arc<Mutex<Vec<usize>>>,
+        done: Arc<AtomicU64>,
+        checked: u64,
+    }
+    impl SlotMover for Deferred {
+        fn start(&mut self, slot: usize, _bytes: usize) -> Result<(), Error> {
+            self.started.lock().unwrap().push(slot);
+            Ok(())
+        }
+        fn finished(&mut self, slot: usize) -> Result<bool, Error> {
+            assert_eq!(slot as u64, self.checked % FIFO_SLOTS as u64, "moves are reported in order");
+            let done = self.checked < self.done.load(Ordering::SeqCst);
+            if done {
+                self.checked += 1;
+            }
+            Ok(done)
+        }
+    }
+
+    #[test]
+    fn staged_copy_publishes_a_slot_only_once_its_move_finished() {
+        let src = FifoCtrl::default();
+        let dst = FifoCtrl::default();
+        let started = Arc::new(Mutex::new(Vec::new()));
+        let done = Arc::new(AtomicU64::new(0));
+        let mover = Deferred { started: started.clone(), done: done.clone(), checked: 0 };
+        let mut c = unsafe { StagedCopy::new(CtrlPtr(&src), CtrlPtr(&dst), mover) };
+        src.tail.store(5, Ordering::SeqCst);
+        assert!(c.progress().unwrap(), "five moves start");
+        assert_eq!(started.lock().unwrap().len(), 5, "every filled slot is in flight at once");
+        assert_eq!(dst.tail.load(Ordering::SeqCst), 0, "nothing is published before its move finished");
+        assert_eq!(src.head.load(Ordering::SeqCst), 0, "nor released to the sender");
+        done.store(2, Ordering::SeqCst);
+        assert!(c.progress().unwrap());
+        assert_eq!(dst.tail.load(Ordering::SeqCst), 2);
+        assert_eq!(src.head.load(Ordering::SeqCst), 2);
+        assert!(!c.progress().unwrap(), "nothing new: no progress reported");
+        // The receiver has room for 8 slots past its head (0): three more may start.
+        src.tail.store(12, Ordering::SeqCst);
+        assert!(c.progress().unwrap());
+        assert_eq!(started.lock().unwrap().len(), 8);
+        done.store(12, Ordering::SeqCst);
+        dst.head.store(4, Ordering::SeqCst);
+        assert!(c.progress().unwrap());
+        assert_eq!(started.lock().unwrap().len(), 12);
+        assert_eq!(dst.tail.load(Ordering::SeqCst), 12);
+        assert_eq!(*started.lock().unwrap(), vec![0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3]);
     }
 
     #[test]
