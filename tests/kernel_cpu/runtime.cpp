@@ -1,0 +1,77 @@
+// The ring kernels of kernels/allreduce.cu, compiled for the CPU, and a launcher that
+// runs them like CUDA would: every rank's launches in order on its own "stream", the
+// ranks at the same time, each launch a grid of blocks of OS threads.
+//
+//   c++ -std=c++17 -O2 -shared -fPIC -pthread -fno-strict-aliasing runtime.cpp
+//
+// tests/kernel_cpu.rs builds it, loads it and drives it through the bench's own
+// validation.
+
+#include "shim.h"
+
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "../../kernels/allreduce.cu"
+
+typedef void (*TopoKernel)(KernelArgs);
+
+// One launch: nblocks blocks of nthreads threads, all running at once.
+static bool topo_launch(TopoKernel kernel, const KernelArgs& args, int nblocks, int nthreads) {
+  std::vector<TopoBlock> blocks(nblocks);
+  std::vector<std::thread> threads;
+  bool ok = true;
+  for (int b = 0; b < nblocks; b++) blocks[b].nthreads = (unsigned)nthreads;
+  try {
+    threads.reserve((size_t)nblocks * nthreads);
+    for (int b = 0; b < nblocks; b++) {
+      for (int t = 0; t < nthreads; t++) {
+        TopoBlock* block = &blocks[b];
+        threads.emplace_back([=] {
+          threadIdx = dim3{(unsigned)t, 0, 0};
+          blockIdx = dim3{(unsigned)b, 0, 0};
+          blockDim = dim3{(unsigned)nthreads, 0, 0};
+          gridDim = dim3{(unsigned)nblocks, 0, 0};
+          topo_block = block;
+          kernel(args);
+        });
+      }
+    }
+  } catch (const std::system_error&) {
+    // A block short of threads would wait at its barrier for ever: raise the abort
+    // flag so that every launched thread returns, and report the failure.
+    *(volatile u32*)args.abort_flag = 1;
+    ok = false;
+  }
+  for (auto& t : threads) t.join();
+  return ok;
+}
+
+// Run `iters` launches of `kernel` for each of `nranks` ranks (args[r] for rank r),
+// the ranks concurrently. Returns 0, or -1 when threads could not be created.
+extern "C" int topo_cpu_run(TopoKernel kernel, const KernelArgs* args, int nranks, int nblocks, int nthreads,
+                            int iters) {
+  std::vector<std::thread> streams;
+  std::vector<int> ok(nranks, 1);
+  try {
+    for (int r = 0; r < nranks; r++) {
+      streams.emplace_back([=, &ok] {
+        for (int i = 0; i < iters; i++) {
+          if (!topo_launch(kernel, args[r], nblocks, nthreads)) {
+            ok[r] = 0;
+            return;
+          }
+        }
+      });
+    }
+  } catch (const std::system_error&) {
+    *(volatile u32*)args[0].abort_flag = 1;
+    for (auto& s : streams) s.join();
+    return -1;
+  }
+  for (auto& s : streams) s.join();
+  for (int r = 0; r < nranks; r++)
+    if (!ok[r]) return -1;
+  return 0;
+}
