@@ -334,12 +334,22 @@ impl CudaBackend {
                 let (dr, dp) = (b.ranks[r].device, b.ranks[prev].device);
                 chan_args[r][c].ring_pos = p as i32;
                 let mut t = if n > 1 { plan.transport(prev, r) } else { Transport::P2p };
-                if t == Transport::P2p && dr != dp && !b.peer_access(dp, dr)? {
-                    b.notes.push(format!(
-                        "channel {c}: GPU {} cannot access GPU {} (no peer access): edge {prev}->{r} is host-staged",
-                        b.devices[dp].ordinal, b.devices[dr].ordinal
-                    ));
-                    t = Transport::HostStaged;
+                // A P2P edge needs access both ways: the sender writes the receiver's
+                // FIFO and tail, the receiver writes the sender's head.
+                if t == Transport::P2p && dr != dp {
+                    let mut blocked = None;
+                    for (from, to) in [(dp, dr), (dr, dp)] {
+                        if blocked.is_none() && !b.peer_access(from, to)? {
+                            blocked = Some((from, to));
+                        }
+                    }
+                    if let Some((from, to)) = blocked {
+                        b.notes.push(format!(
+                            "channel {c}: GPU {} cannot access GPU {} (no peer access): edge {prev}->{r} is host-staged",
+                            b.devices[from].ordinal, b.devices[to].ordinal
+                        ));
+                        t = Transport::HostStaged;
+                    }
                 }
                 let data = b.dev_alloc(dr, fifo_bytes)?;
                 match t {
