@@ -113,6 +113,25 @@ fn fake_nvml_gpu_sources() {
     assert!(vm.nets.iter().all(|n| !n.gdr));
 }
 
+/// The fake DGX H100 tree and the built-in `dgx-h100` are one machine: `topo diff`
+/// between the built-in and what detection reads from the tree finds no difference at
+/// all (exit 0), modelled as one node and as two.
+#[test]
+fn dgx_tree_is_the_builtin_dgx_h100() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("detected.xml");
+    let det = detect_at(&fixtures().join("dgx-h100"), &Options::default());
+    std::fs::write(&f, xml::write(&det.xml)).unwrap();
+    for nodes in ["1", "2"] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["topo", "diff", "fixture:dgx-h100", f.to_str().unwrap(), "--nodes", nodes];
+        let code = topo::cli::run_args(argv, Default::default(), &mut out, &mut err).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(code, 0, "--nodes {nodes}:\n{text}{}", String::from_utf8_lossy(&err));
+        assert!(text.contains("same topology"), "{text}");
+    }
+}
+
 #[test]
 fn nvlinks_beyond_what_nccl_probes_are_ignored() {
     // A Volta (sm70) GPU: NCCL looks at links 0..5 only.
