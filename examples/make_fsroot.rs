@@ -122,18 +122,22 @@ fn virtual_if(t: &mut FakeTree, name: &str, ifindex: u32) {
     t.link(&format!("/sys/class/net/{name}"), &dir);
 }
 
+/// The DGX H100 of `fixtures/topologies/dgx-h100.xml` (the built-in `--fixture dgx-h100`):
+/// `fixtures/fsroot/dgx-h100.xml` is that machine as NCCL 2.30.7 dumps it.
 fn dgx(t: &mut FakeTree) {
-    let c0 = "0000ffff";
-    // BMC display (ASPEED): display class, but not an NVIDIA GPU.
+    // NUMA node 0's CPUs: 0-55 and 112-167.
+    let c0 = "00000000,000000ff,ffffffff,ffff0000,00000000,00ffffff,ffffffff";
+    // BMC display (ASPEED): display class, but not an NVIDIA GPU. Buses 01-08 hold the
+    // NVSwitches and their root ports: the VGA gets bus 09.
     let rp = t.add_pci(
         "/sys/devices/pci0000:00",
         "0000:00:1c.0",
-        &bridge("0x8086", "0x1bb8", "5.0 GT/s PCIe", 1, 0x03, "0", c0),
+        &bridge("0x8086", "0x1bb8", "5.0 GT/s PCIe", 1, 0x09, "0", c0),
     );
-    t.add_pci(&rp, "0000:03:00.0", &spec("0x030000", "0x1a03", "0x2000", Some("5.0 GT/s PCIe"), Some(1), "0", c0));
-    // An NVMe drive on the first switch, through a fourth downstream port.
-    let sw = path_of(t, "0000:15:00.0");
-    let ds = t.add_pci(&sw, "0000:16:03.0", &bridge("0x1000", "0xc030", "16.0 GT/s PCIe", 4, 0x1e, "0", c0));
+    t.add_pci(&rp, "0000:09:00.0", &spec("0x030000", "0x1a03", "0x2000", Some("5.0 GT/s PCIe"), Some(1), "0", c0));
+    // An NVMe drive on the first switch, through a fifth downstream port.
+    let sw = path_of(t, "0000:18:00.0");
+    let ds = t.add_pci(&sw, "0000:19:04.0", &bridge("0x1000", "0xc030", "16.0 GT/s PCIe", 4, 0x1e, "0", c0));
     t.add_pci(&ds, "0000:1e:00.0", &spec("0x010802", "0x144d", "0xa824", Some("16.0 GT/s PCIe"), Some(4), "0", c0));
     // Management NIC: a ConnectX-6 Dx in Ethernet mode whose port is down.
     let rp = t.add_pci(
@@ -143,7 +147,7 @@ fn dgx(t: &mut FakeTree) {
     );
     let nic =
         t.add_pci(&rp, "0000:51:00.0", &spec("0x020000", "0x15b3", "0x101d", Some("16.0 GT/s PCIe"), Some(8), "0", c0));
-    ib_device(t, &nic, "mlx5_8", "1: DOWN", "Ethernet", "10 Gb/sec (1X SDR)", "1070:fd03:00c1:5e20");
+    ib_device(t, &nic, "mlx5_12", "1: DOWN", "Ethernet", "10 Gb/sec (1X SDR)", "1070:fd03:00c1:5e20");
     let eth = format!("{nic}/net/eno8np0");
     t.text(&format!("{eth}/speed"), "-1");
     t.text(&format!("{eth}/ifindex"), "2");
@@ -163,7 +167,7 @@ fn dgx(t: &mut FakeTree) {
         t.set_iommu_group(b, 20 + i as u32, "identity");
     }
     // One idle GPU has dropped its link to Gen1 to save power.
-    t.set_current_link("0000:2a:00.0", "2.5 GT/s PCIe", 16);
+    t.set_current_link("0000:42:00.0", "2.5 GT/s PCIe", 16);
 }
 
 fn ws(t: &mut FakeTree) {
@@ -189,7 +193,8 @@ fn ws(t: &mut FakeTree) {
     for (i, b) in gpus.iter().chain(["0000:45:00.0"].iter()).enumerate() {
         t.set_iommu_group(b, 30 + i as u32, "DMA-FQ");
     }
-    t.dir("/sys/class/iommu/ivhd0");
+    // git keeps no empty folder: a file holds this one.
+    t.text("/sys/class/iommu/ivhd0/.keep", "1");
     // GPU 3's link trained at x8 only (a real downtrain); GPU 0 idles at Gen1.
     t.set_current_link("0000:61:00.0", "16.0 GT/s PCIe", 8);
     t.set_current_link("0000:01:00.0", "2.5 GT/s PCIe", 16);
@@ -291,7 +296,8 @@ fn cloud(t: &mut FakeTree) {
     t.add_pci(root, "0000:00:05.0", &v("0xffff00", "0x1044"));
     let virtio = format!("{net}/virtio2");
     t.link(&format!("{virtio}/subsystem"), "/sys/bus/virtio");
-    t.dir("/sys/bus/virtio");
+    // A file of its own keeps the folder in git (the link above needs it).
+    t.text("/sys/bus/virtio/drivers_autoprobe", "1");
     let eth = format!("{virtio}/net/eth0");
     t.text(&format!("{eth}/speed"), "-1");
     t.text(&format!("{eth}/ifindex"), "2");

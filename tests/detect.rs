@@ -80,8 +80,10 @@ fn fake_nvml_gpu_sources() {
         // NVML index order gives the ranks; sm from the compute capability.
         assert_eq!(x.attr(g, "sm"), Some("90"));
         let links: Vec<_> = x.children_named(g, "nvlink").collect();
-        let counts: Vec<&str> = links.iter().map(|&l| x.attr(l, "count").unwrap()).collect();
-        assert_eq!(counts, ["5", "4", "4", "5"], "gpu {i}");
+        // 18 links on the 4 NVSwitches: 5 to two of them, 4 to the other two.
+        let mut counts: Vec<&str> = links.iter().map(|&l| x.attr(l, "count").unwrap()).collect();
+        counts.sort();
+        assert_eq!(counts, ["4", "4", "5", "5"], "gpu {i}");
         // tclass read from the NVSwitch's sysfs class.
         assert!(links.iter().all(|&l| x.attr(l, "tclass") == Some("0x068000")));
     }
@@ -111,6 +113,25 @@ fn fake_nvml_gpu_sources() {
     assert!(vm.nets.iter().all(|n| !n.gdr));
 }
 
+/// The fake DGX H100 tree and the built-in `dgx-h100` are one machine: `topo diff`
+/// between the built-in and what detection reads from the tree finds no difference at
+/// all (exit 0), modelled as one node and as two.
+#[test]
+fn dgx_tree_is_the_builtin_dgx_h100() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("detected.xml");
+    let det = detect_at(&fixtures().join("dgx-h100"), &Options::default());
+    std::fs::write(&f, xml::write(&det.xml)).unwrap();
+    for nodes in ["1", "2"] {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let argv = ["topo", "diff", "fixture:dgx-h100", f.to_str().unwrap(), "--nodes", nodes];
+        let code = topo::cli::run_args(argv, Default::default(), &mut out, &mut err).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(code, 0, "--nodes {nodes}:\n{text}{}", String::from_utf8_lossy(&err));
+        assert!(text.contains("same topology"), "{text}");
+    }
+}
+
 #[test]
 fn nvlinks_beyond_what_nccl_probes_are_ignored() {
     // A Volta (sm70) GPU: NCCL looks at links 0..5 only.
@@ -135,16 +156,19 @@ fn nvlinks_beyond_what_nccl_probes_are_ignored() {
 
 #[test]
 fn nic_sources() {
-    // IB: active ports only, rate, GUID, dual-port numbering, PCI order.
+    // IB and RoCE: active ports only, rate, GUID, dual-port numbering, PCI order.
     let dgx = detect_at(&fixtures().join("dgx-h100"), &Options::default());
     let names: Vec<&str> = dgx.nets.iter().map(|n| n.name.as_str()).collect();
-    assert_eq!(names, ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_7"]);
+    let all: Vec<String> = (0..12).map(|i| format!("mlx5_{i}")).collect();
+    assert_eq!(names, all);
     assert!(dgx.nets.iter().all(|n| n.kind == NetKind::Ib && n.speed == 400000));
-    assert_eq!(dgx.nets[1].port, 2);
-    assert_eq!(dgx.nets[0].guid, dgx.nets[1].guid);
-    assert_eq!(dgx.nets[0].guid, 0x302af10003c288a0);
-    assert_eq!(dgx.idle_ports.len(), 1, "mlx5_8's port is down");
-    assert!(dgx.notices.iter().any(|n| n.message.contains("mlx5_8 port 1 not used")));
+    // The 8 compute NICs have one port; the storage NIC mlx5_2+mlx5_3 has two.
+    assert_eq!((dgx.nets[0].port, dgx.nets[2].port, dgx.nets[3].port), (1, 1, 2));
+    assert_ne!(dgx.nets[0].guid, dgx.nets[1].guid);
+    assert_eq!(dgx.nets[2].guid, dgx.nets[3].guid);
+    assert_eq!(dgx.nets[2].guid, 0x5ce2550003c288a0);
+    assert_eq!(dgx.idle_ports.len(), 1, "mlx5_12's port is down");
+    assert!(dgx.notices.iter().any(|n| n.message.contains("mlx5_12 port 1 not used")));
     // Sockets: only without IB; virtual interfaces skipped; speed -1 read as 10000.
     let cloud = detect_at(&fixtures().join("cloud-vm"), &Options::default());
     assert_eq!(cloud.nets.len(), 1);
@@ -180,7 +204,7 @@ fn without_nvml_pci_facts_are_still_written() {
     assert_eq!(gpu_pci, 8);
     assert!(x.find_tag("gpu").is_none());
     assert_eq!(det.gpus_without_nvml.len(), 8);
-    assert_eq!(det.nets.len(), 8);
+    assert_eq!(det.nets.len(), 12);
 }
 
 #[test]
@@ -195,7 +219,7 @@ fn all_keeps_every_pci_device() {
     );
     let dgx = detect_at(&fixtures().join("dgx-h100"), &Options { all: true, ..Default::default() });
     let x = &dgx.xml;
-    for b in ["0000:03:00.0", "0000:1e:00.0", "0000:51:00.0"] {
+    for b in ["0000:09:00.0", "0000:1e:00.0", "0000:51:00.0"] {
         assert!(x.preorder().into_iter().any(|n| x.attr(n, "busid") == Some(b)), "{b}");
     }
     // Without --all they are not there.
@@ -206,9 +230,9 @@ fn all_keeps_every_pci_device() {
 #[test]
 fn seed_attributes_win_and_detection_fills_the_rest() {
     let (mut seed, _) = xml::parse(&expected("dgx-h100"), None).unwrap();
-    let gpu0 = seed.find_tag_kv("pci", "busid", "0000:19:00.0").unwrap();
+    let gpu0 = seed.find_tag_kv("pci", "busid", "0000:1a:00.0").unwrap();
     seed.set_attr(gpu0, "link_speed", "8.0 GT/s PCIe");
-    let top = seed.find_tag_kv("pci", "busid", "0000:15:00.0").unwrap();
+    let top = seed.find_tag_kv("pci", "busid", "0000:18:00.0").unwrap();
     for k in ["vendor", "device", "subsystem_vendor", "subsystem_device"] {
         seed.unset_attr(top, k);
     }
@@ -222,9 +246,9 @@ fn seed_attributes_win_and_detection_fills_the_rest() {
     std::fs::write(&f, xml::write(&seed)).unwrap();
     let det = detect_at(&fixtures().join("dgx-h100"), &Options { topo_file: Some(f), ..Default::default() });
     let x = &det.xml;
-    let g = x.find_tag_kv("pci", "busid", "0000:19:00.0").unwrap();
+    let g = x.find_tag_kv("pci", "busid", "0000:1a:00.0").unwrap();
     assert_eq!(x.attr(g, "link_speed"), Some("8.0 GT/s PCIe"), "the file wins");
-    let t = x.find_tag_kv("pci", "busid", "0000:15:00.0").unwrap();
+    let t = x.find_tag_kv("pci", "busid", "0000:18:00.0").unwrap();
     assert_eq!(x.attr(t, "vendor"), Some("0x1000"), "detection fills");
     assert!(x.find_tag_kv("pci", "busid", "0000:ee:00.0").is_none_or(|n| x.nodes[n].removed));
     let c = x.find_tag("cpu").unwrap();
@@ -564,7 +588,11 @@ fn detect_writes_each_releases_form() {
 
 /// The form a release writes never changes what topo models from it: every fixture
 /// tree detected as release R and analysed as R gives the analysis of the 2.30.7 dump
-/// analysed as R.
+/// analysed as R. Only the order of the per-NIC lists may differ: NCCL numbers its NET
+/// nodes in the order the dump lists the NICs, and a dump before 2.18.5 lists elements
+/// as found, the GPUs' branches first, so a NIC on a root port of its own (the DGX's
+/// storage NICs) comes after the GPUs' switches. Those lists are compared in
+/// (rank, net) order.
 #[test]
 fn each_releases_dump_models_like_the_newest() {
     let d = scratch();
@@ -576,6 +604,11 @@ fn each_releases_dump_models_like_the_newest() {
         let mut j: serde_json::Value = serde_json::from_slice(&out).unwrap();
         for k in ["input", "warnings"] {
             j.as_object_mut().unwrap().remove(k);
+        }
+        for p in ["/gdr", "/paths/gpu_net", "/paths/net_gpu"] {
+            if let Some(list) = j.pointer_mut(p).and_then(|l| l.as_array_mut()) {
+                list.sort_by_key(|e| (e["rank"].as_i64(), e["net"].as_i64()));
+            }
         }
         j
     };
