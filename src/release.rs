@@ -119,6 +119,9 @@ pub struct XmlLimits {
     pub subs_checked: bool,
     /// Nodes of one type in the system NCCL builds (`NCCL_TOPO_MAX_NODES`).
     pub max_nodes_per_type: usize,
+    /// Whether an attribute value too long for NCCL's 256-byte buffer fails the init
+    /// (2.27.3) rather than being written past the buffer's end.
+    pub values_checked: bool,
 }
 
 impl Default for XmlLimits {
@@ -432,6 +435,11 @@ pub const CHANGES: &[Change] = &[
         text: "LL128 on for every GPU from Volta (before: a list of compute capabilities)",
     },
     Change { since: r(2, 27, 3), scope: Scope::NvSwitch, text: "NVLS AllGather/ReduceScatter rated per collective" },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::Any,
+        text: "an XML attribute value of 254 bytes or more fails the init (before: written past a 256-byte buffer)",
+    },
     Change {
         since: r(2, 27, 3),
         scope: Scope::C2c,
@@ -899,7 +907,8 @@ impl Release {
         } else {
             (256, 640, true)
         };
-        XmlLimits { max_nodes, max_subs, subs_checked, max_nodes_per_type }
+        let values_checked = self.since(2, 27, 3);
+        XmlLimits { max_nodes, max_subs, subs_checked, max_nodes_per_type, values_checked }
     }
 
     // ---- topology dump (NCCL_TOPO_DUMP_FILE, what `topo detect` writes) -------------------

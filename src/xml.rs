@@ -561,11 +561,19 @@ pub fn lint_topology(xml: &Xml, file: Option<&Path>, limits: XmlLimits) -> Resul
                 ),
             );
         }
+        // From 2.27.3 such a value fails the init (model::validate refuses it).
         for (k, v) in &n.attrs {
-            if v.len() > NCCL_MAX_STR {
+            if !limits.values_checked && v.len() >= NCCL_MAX_STR - 1 {
                 warn(
                     line,
-                    format!("<{}> attribute '{k}' is {} characters: NCCL cuts it to {NCCL_MAX_STR}", n.name, v.len()),
+                    format!(
+                        "<{}> attribute '{k}' is {} bytes: this NCCL writes values of {} or more past the end of its \
+                         {}-byte buffer (memory corruption; 2.27.3 and later refuse them)",
+                        n.name,
+                        v.len(),
+                        NCCL_MAX_STR - 1,
+                        NCCL_MAX_STR + 1
+                    ),
                 );
             }
         }
@@ -756,17 +764,51 @@ pub fn scan_prefixed_hex(s: &str) -> Option<u64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-/// C `strtof`: the longest float prefix, 0 when none.
+/// C `strtof`: the longest float prefix, 0 when none. One pass finds the longest
+/// prefix of the form Rust's `f32` parser takes (sign; `inf`, `infinity` or `nan`;
+/// or digits with one optional point and an optional exponent with digits), which is
+/// then parsed once: linear in the length, however long the text.
 pub fn strtof(s: &str) -> f32 {
-    let t = s.trim_start();
-    let mut end = 0;
-    for i in (1..=t.len()).rev() {
-        if t.is_char_boundary(i) && t[..i].parse::<f32>().is_ok() {
-            end = i;
-            break;
+    let t = s.trim_start().as_bytes();
+    let i = usize::from(matches!(t.first(), Some(b'+' | b'-')));
+    let word = |i: usize, w: &str| t.len() >= i + w.len() && t[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes());
+    let end = if word(i, "infinity") {
+        i + 8
+    } else if word(i, "inf") || word(i, "nan") {
+        i + 3
+    } else {
+        let digits = |mut j: usize| {
+            while j < t.len() && t[j].is_ascii_digit() {
+                j += 1;
+            }
+            j
+        };
+        let int_end = digits(i);
+        let mut end = int_end;
+        let mut any = int_end > i;
+        if t.get(end) == Some(&b'.') {
+            let frac_end = digits(end + 1);
+            any |= frac_end > end + 1;
+            end = frac_end;
         }
-    }
-    if end == 0 { 0.0 } else { t[..end].parse().unwrap_or(0.0) }
+        if !any {
+            0
+        } else {
+            if matches!(t.get(end), Some(b'e' | b'E')) {
+                let mut j = end + 1;
+                if matches!(t.get(j), Some(b'+' | b'-')) {
+                    j += 1;
+                }
+                let exp_end = digits(j);
+                if exp_end > j {
+                    end = exp_end;
+                }
+            }
+            end
+        }
+    };
+    // The prefix is ASCII, so it ends on a character boundary.
+    std::str::from_utf8(&t[..end]).ok().and_then(|p| p.parse().ok()).unwrap_or(0.0)
 }
 
 /// NCCL's `busIdToInt64`: the hex digits of a bus id, separators skipped, up to the
@@ -913,6 +955,57 @@ mod tests {
         assert_eq!(strtoull_hex("0xa87cb10003e1a258"), 0xa87cb10003e1a258);
         assert_eq!(strtof("0.000000"), 0.0);
         assert_eq!(strtof("1.5us"), 1.5);
+    }
+
+    /// What `strtof` computes, by its definition: the longest prefix `f32` parses.
+    /// Quadratic; the law below holds `strtof` to it.
+    fn strtof_by_definition(s: &str) -> f32 {
+        let t = s.trim_start();
+        (1..=t.len()).rev().filter(|&i| t.is_char_boundary(i)).find_map(|i| t[..i].parse().ok()).unwrap_or(0.0)
+    }
+
+    #[test]
+    fn strtof_is_the_longest_float_prefix() {
+        for s in [
+            "",
+            " ",
+            "+",
+            "-",
+            ".",
+            "1.",
+            ".5",
+            "-.5e",
+            "1e",
+            "1e+",
+            "1e+3x",
+            "1.5.2",
+            "2E-3",
+            " \t7.25GB/s",
+            "inf",
+            "-Infinity!",
+            "infin",
+            "NaN",
+            "nanx",
+            "+-1",
+            "0x1p3",
+            "١٢",
+            "12٣",
+            "1e99",
+            "5e-50",
+            "e5",
+            "--",
+        ] {
+            let (got, want) = (strtof(s), strtof_by_definition(s));
+            assert!(got == want || (got.is_nan() && want.is_nan()), "{s:?}: {got} vs {want}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn strtof_agrees_with_its_definition(s in "[ +\\-.0-9eEinfatyINFATY x٣]{0,16}") {
+            let (got, want) = (strtof(&s), strtof_by_definition(&s));
+            proptest::prop_assert!(got == want || (got.is_nan() && want.is_nan()), "{:?}: {} vs {}", s, got, want);
+        }
     }
 
     #[test]

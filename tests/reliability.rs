@@ -342,18 +342,53 @@ fn a_huge_bus_id_is_refused_by_form_and_length() {
     let text =
         machine(&[gpu(0).replace("busid=\"0000:01:00.0\"", &format!("busid=\"{}\"", "&amp;".repeat(1_000_000)))]);
     let f = write(d.path(), "amp.xml", &text);
+    // Releases before 2.27.3 take any length of value (into a 256-byte buffer):
+    // the bus id is refused by its form.
     for args in [&["search", "--topo", s(&f)][..], &["analyze", "--json", "--topo", s(&f)], &["show", "--topo", s(&f)]]
     {
-        let e = refused(args, &["amp.xml", "is not a PCI bus id", "5000000 characters"]);
+        let args = [args, &["--nccl-version", "2.26.6"]].concat();
+        let e = refused(&args, &["amp.xml", "is not a PCI bus id", "5000000 characters"]);
         assert!(e.len() < 400, "the message does not repeat the value: {} characters", e.len());
     }
+    // Later ones refuse the value's length first.
+    let e = refused(&["show", "--topo", s(&f)], &["amp.xml", "busid", "5000000 bytes", "254 or more"]);
+    assert!(e.len() < 400, "the message does not repeat the value: {} characters", e.len());
     // An NVLink target is an id too.
     let link = gpu(0).replace(
         "gdr=\"1\"/>",
-        &format!("gdr=\"1\"><nvlink target=\"{}\" count=\"1\" tclass=\"0x030200\"/></gpu>", "0".repeat(10_000)),
+        &format!("gdr=\"1\"><nvlink target=\"{}\" count=\"1\" tclass=\"0x030200\"/></gpu>", "0".repeat(200)),
     );
     let f = write(d.path(), "target.xml", &machine(&[link]));
     refused(&["show", "--topo", s(&f)], &["target.xml", "target=", "is not a PCI bus id"]);
+}
+
+/// NCCL's tokenizer holds a name or value in 256 bytes. A value of 254 bytes or more
+/// fails the init from 2.27.3 and is written past the buffer before (a warning; topo
+/// reads on, in time linear in the value: its float parser once took minutes on a
+/// long number). Names too long fail in every release.
+#[test]
+fn names_and_values_longer_than_nccls_buffer() {
+    let d = tempfile::tempdir().unwrap();
+    let long = |v: &str| machine(&[gpu(0), nic(0).replace("latency=\"0\"", &format!("latency=\"{v}\""))]);
+    let f = write(d.path(), "long.xml", &long(&"0".repeat(300_000)));
+    refused(
+        &["analyze", "--topo", s(&f)],
+        &["long.xml", "line 6", "<net> attribute 'latency'", "300000 bytes", "254 or more"],
+    );
+    let out = topo().args(["analyze", "--topo", s(&f), "--nccl-version", "2.26.6"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("300000 bytes") && err.contains("memory corruption"), "{err}");
+    // The limit is exact: 253 bytes are read, 254 are not.
+    let f = write(d.path(), "253.xml", &long(&"0".repeat(253)));
+    topo().args(["show", "--topo", s(&f)]).assert().success();
+    let f = write(d.path(), "254.xml", &long(&"0".repeat(254)));
+    refused(&["show", "--topo", s(&f)], &["254 bytes"]);
+    // Names: an attribute name of 255 bytes, an element name of 254, in any release.
+    let f = write(d.path(), "attr.xml", &machine(&[gpu(0).replace("sm=", &format!("{}=\"1\" sm=", "a".repeat(255)))]));
+    refused(&["show", "--topo", s(&f), "--nccl-version", "2.18.1"], &["attribute name in <gpu>", "255 bytes"]);
+    let f = write(d.path(), "elem.xml", &machine(&[gpu(0) + &format!("<{}/>", "e".repeat(254))]));
+    refused(&["show", "--topo", s(&f), "--nccl-version", "2.18.1"], &["element name", "254 bytes"]);
 }
 
 // ------------------------------------------------------------ 6. machine size

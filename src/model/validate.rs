@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::model::NodeType;
 use crate::model::build::class_type;
 use crate::release::XmlLimits;
-use crate::xml::{self, NodeId, Xml};
+use crate::xml::{self, NCCL_MAX_STR, NodeId, Xml};
 
 /// Widest PCIe link.
 pub const MAX_LINK_WIDTH: i64 = 32;
@@ -35,6 +35,16 @@ pub const MAX_CHILDREN: usize = 640;
 pub const MAX_BUSID_LEN: usize = 32;
 /// The bus id NCCL writes for an NVLink target it cannot see (an NVSwitch).
 pub const INVISIBLE_TARGET: &str = "fffffff:ffff:ff";
+
+/// The message for a name or value NCCL's tokenizer has no room for (`at`: the
+/// shortest length it refuses; `token`: "name" or "value", as its message says).
+fn too_long(what: &str, text: &str, token: &str, at: usize) -> String {
+    let shown: String = text.chars().take(40).collect();
+    format!(
+        "{what} \"{shown}...\" is {} bytes: NCCL fails its init at {at} or more ('Error : {token} ... too long (max {NCCL_MAX_STR})')",
+        text.len()
+    )
+}
 
 /// Refuse a topology with absurd numbers or NVLinks to GPUs that are not in it.
 /// `file` names the input in messages.
@@ -80,6 +90,27 @@ pub fn validate(x: &Xml, file: &str, limits: XmlLimits) -> Result<(), Error> {
             ),
         ));
     }
+    // NCCL's tokenizer reads every tag of the file, read or skipped, into buffers of
+    // NCCL_MAX_STR + 1 bytes, and fails when a name or value does not fit: an element
+    // name or a value of 254 bytes, an attribute name of 255 (its '=' ends it before
+    // the check). Values are checked from 2.27.3; before, a long one runs past the
+    // buffer (a warning of the XML lint).
+    for (id, n) in x.nodes.iter().enumerate().filter(|(_, n)| !n.removed && n.line > 0) {
+        if n.name.len() >= NCCL_MAX_STR - 1 {
+            return Err(err(id, too_long("element name", &n.name, "name", NCCL_MAX_STR - 1)));
+        }
+        for (k, v) in &n.attrs {
+            if k.len() >= NCCL_MAX_STR {
+                let what = format!("attribute name in <{}>", n.name);
+                return Err(err(id, too_long(&what, k, "name", NCCL_MAX_STR)));
+            }
+            if limits.values_checked && v.len() >= NCCL_MAX_STR - 1 {
+                let what = format!("<{}> attribute '{k}'", n.name);
+                return Err(err(id, too_long(&what, v, "value", NCCL_MAX_STR - 1)));
+            }
+        }
+    }
+
     let mut per_type: std::collections::HashMap<&str, usize> = Default::default();
     for &id in &read {
         let children = x.children(id).len();
@@ -309,8 +340,12 @@ mod tests {
 
     #[test]
     fn sizes_nccl_refuses_are_errors() {
+        let m = msg(check(&gpu(&"&amp;".repeat(50), "16", "80", "")));
+        assert!(m.contains("busid=\"&amp;&amp;") && m.contains("(250 characters) is not a PCI bus id"), "{m}");
+        assert!(m.len() < 300, "the message does not repeat a long value: {m}");
+        // Longer values fail NCCL's tokenizer first (2.27.3 and later).
         let m = msg(check(&gpu(&"&amp;".repeat(1000), "16", "80", "")));
-        assert!(m.contains("busid=\"&amp;&amp;") && m.contains("(5000 characters) is not a PCI bus id"), "{m}");
+        assert!(m.contains("busid") && m.contains("5000 bytes: NCCL fails its init at 254 or more"), "{m}");
         assert!(m.len() < 300, "the message does not repeat a huge value: {m}");
         let branches = |n: usize| -> String {
             (0..n).map(|i| gpu(&format!("0000:{:02x}:{:02x}.0", i / 32, i % 32), "16", "80", "")).collect()
