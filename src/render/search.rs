@@ -12,7 +12,7 @@ use graphviz_rust::dot_structures::{Attribute, Stmt};
 
 use crate::model::system::{NodeRef, System};
 use crate::model::{Analysis, NodeType};
-use crate::render::paths::new_table;
+use crate::render::term::new_table;
 use crate::render::{dot, gbs};
 use crate::search::channels::Run;
 use crate::search::cost::{self, Cost};
