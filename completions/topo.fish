@@ -48,13 +48,16 @@ workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand show" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand show" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand show" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand show" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand show" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand show" -l xml -d 'Print the topology as normalised NCCL XML instead'
 complete -c topo -n "__fish_topo_using_subcommand show" -l json -d 'Print the system as JSON'
-complete -c topo -n "__fish_topo_using_subcommand show" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand show" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand paths" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
@@ -86,12 +89,15 @@ workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l json -d 'Print the JSON document (schema 1) instead of the human summary'
-complete -c topo -n "__fish_topo_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand search" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand search" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''

@@ -256,6 +256,32 @@ pub fn wrap_items<S: AsRef<str>>(head: &str, items: &[S], sep: &str, width: Opti
     out
 }
 
+/// Checks of text laid out for a width, for the renderers' tests.
+#[cfg(test)]
+pub(crate) mod check {
+    use super::visible_len;
+
+    /// Every line of `text` fits in `width` columns.
+    pub fn fits(text: &str, width: usize, what: &str) {
+        for l in text.lines() {
+            assert!(visible_len(l) <= width, "{what}: a line of {} columns over {width}:\n{l}", visible_len(l));
+        }
+    }
+
+    /// `wrapped` says what `whole` says, in the same order: the same characters but for
+    /// spaces, line ends and the tree lines drawn beside wrapped lines (words longer than
+    /// a line are cut).
+    pub fn same_text(whole: &str, wrapped: &str, what: &str) {
+        let text = |s: &str| s.chars().filter(|c| !c.is_whitespace() && *c != '│').collect::<String>();
+        assert_eq!(text(whole), text(wrapped), "{what}: the wrapped text says something else");
+    }
+
+    /// Colour escapes in `text`.
+    pub fn coloured(text: &str) -> bool {
+        text.contains('\x1b')
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

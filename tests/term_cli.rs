@@ -1,0 +1,127 @@
+//! Text for people fits the terminal: every command that prints tables or verdicts
+//! (show, analyze, search, tune, diff, fleet, check, log) keeps each line within
+//! COLUMNS when it is set, colours its verdicts with `--color always` (or `auto` on a
+//! terminal without NO_COLOR), and, piped without COLUMNS, prints what it always has.
+//! (`topo paths` has its own tests in tests/cli.rs.)
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+mod common;
+
+/// The binary, with no NCCL_* variable, COLUMNS or NO_COLOR leaking in.
+fn topo() -> Command {
+    let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("topo");
+    for (k, _) in std::env::vars_os() {
+        let k_ = k.to_string_lossy();
+        if k_.starts_with("NCCL_") || k_ == "COLUMNS" || k_ == "NO_COLOR" {
+            cmd.env_remove(k);
+        }
+    }
+    cmd
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// A dump of ../shared/fixtures/nccl, or `None` (the skip said) when ../shared is absent.
+fn shared(test: &str, name: &str) -> Option<String> {
+    let p = root().join("../shared/fixtures/nccl").join(name);
+    if !p.exists() {
+        common::skip(test, &format!("../shared/fixtures/nccl/{name} is absent"));
+        return None;
+    }
+    Some(p.to_str().unwrap().to_string())
+}
+
+/// Standard output of `topo ARGS` with these variables (exit status 0 or 1: diff, fleet,
+/// check and log say what they found by it).
+fn stdout(args: &[&str], vars: &[(&str, &str)]) -> String {
+    let mut c = topo();
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    let out = c.args(args).output().unwrap();
+    let code = out.status.code();
+    assert!(matches!(code, Some(0 | 1)), "topo {args:?}: {code:?}\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every line of `text` fits in `width` columns.
+fn assert_fits(text: &str, width: usize, what: &str) {
+    assert!(!text.is_empty(), "{what}: no output");
+    for l in text.lines() {
+        let n = l.chars().count();
+        assert!(n <= width, "{what}: a line of {n} characters over {width}:\n{l}");
+    }
+}
+
+/// With COLUMNS=`width`, no line of `topo ARGS` is longer; piped without COLUMNS, the
+/// same command has longer lines (there was something to fit) and no colour.
+fn fits_at(args: &[&str], width: usize) {
+    let what = args.join(" ");
+    let fitted = stdout(args, &[("COLUMNS", &width.to_string())]);
+    assert_fits(&fitted, width, &what);
+    assert!(!fitted.contains('\x1b'), "{what}: colours into a pipe");
+    let whole = stdout(args, &[]);
+    assert!(whole.lines().any(|l| l.chars().count() > width), "{what}: nothing to fit in {width} columns");
+    assert!(!whole.contains('\x1b'), "{what}: colours into a pipe");
+}
+
+/// `--color always` colours (NO_COLOR or not); `never`, `auto` into a pipe, and `auto`
+/// with NO_COLOR do not; the text without its escapes is the text without colours.
+fn colours_when_asked(args: &[&str]) {
+    let what = args.join(" ");
+    let with = |color: &str, vars: &[(&str, &str)]| stdout(&[args, &["--color", color]].concat(), vars);
+    let coloured = with("always", &[]);
+    assert!(coloured.contains('\x1b'), "{what}: no colour with --color always:\n{coloured}");
+    assert!(with("always", &[("NO_COLOR", "1")]).contains('\x1b'), "{what}: --color always wins over NO_COLOR");
+    let plain = with("never", &[]);
+    assert!(!plain.contains('\x1b'), "{what}: colour with --color never");
+    assert!(!with("auto", &[]).contains('\x1b'), "{what}: colour into a pipe");
+    assert!(!with("auto", &[("NO_COLOR", "1")]).contains('\x1b'), "{what}: colour with NO_COLOR");
+    assert_eq!(strip_escapes(&coloured), plain, "{what}: colours change the text");
+    assert_eq!(stdout(args, &[]), plain, "{what}: --color never is the default into a pipe");
+}
+
+fn strip_escapes(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for d in chars.by_ref() {
+                if d.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn show_fits_and_colours() {
+    fits_at(&["show", "--fixture", "dgx-h100", "--nodes", "2"], 80);
+    colours_when_asked(&["show", "--fixture", "dgx1-v100"]);
+    if let Some(f) = shared("show_fits_and_colours", "aws-p5-efa32.xml") {
+        fits_at(&["show", "--topo", &f], 100);
+        assert_fits(&stdout(&["show", "--topo", &f], &[("COLUMNS", "80")]), 80, "show aws-p5-efa32");
+    }
+}
+
+#[test]
+fn analyze_fits_and_colours() {
+    fits_at(&["analyze", "--fixture", "dgx-h100"], 80);
+    colours_when_asked(&["analyze", "--fixture", "dgx-h100"]);
+    // JSON is never coloured nor wrapped.
+    let json = stdout(&["analyze", "--json", "--fixture", "gh200", "--color", "always"], &[("COLUMNS", "40")]);
+    assert!(!json.contains('\x1b'));
+    assert_eq!(json, stdout(&["analyze", "--json", "--fixture", "gh200"], &[]));
+    if let Some(f) = shared("analyze_fits_and_colours", "aws-p5-efa32.xml") {
+        fits_at(&["analyze", "--topo", &f], 100);
+    }
+}
