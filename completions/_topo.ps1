@@ -107,6 +107,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--graph', '--graph', [CompletionResultType]::ParameterName, 'Graphs to show, comma-separated or repeated [default: all computed]')
             [CompletionResult]::new('--rank', '--rank', [CompletionResultType]::ParameterName, 'Show this rank''s Ring/Trees log lines instead of rank 0''s')
             [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time')
             [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
             [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
             [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
@@ -114,8 +115,8 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--xml', '--xml', [CompletionResultType]::ParameterName, 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the graphs and the channels NCCL runs (`run`) as JSON')
             [CompletionResult]::new('--dot', '--dot', [CompletionResultType]::ParameterName, 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break

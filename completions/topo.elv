@@ -100,6 +100,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --graph 'Graphs to show, comma-separated or repeated [default: all computed]'
             cand --rank 'Show this rank''s Ring/Trees log lines instead of rank 0''s'
             cand --graph-file 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets'
+            cand --color 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time'
             cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
             cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
             cand --collnet 'Every NIC is CollNet (SHARP) capable'
@@ -107,8 +108,8 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --xml 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)'
             cand --json 'Print the graphs and the channels NCCL runs (`run`) as JSON'
             cand --dot 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }

@@ -117,6 +117,9 @@ collnet-direct\t''
 all\t''"
 complete -c topo -n "__fish_topo_using_subcommand search" -l rank -d 'Show this rank\'s Ring/Trees log lines instead of rank 0\'s' -r
 complete -c topo -n "__fish_topo_using_subcommand search" -l graph-file -d 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand search" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand search" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand search" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
@@ -124,7 +127,7 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l no-nvls -d 'NVLink 
 complete -c topo -n "__fish_topo_using_subcommand search" -l xml -d 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)'
 complete -c topo -n "__fish_topo_using_subcommand search" -l json -d 'Print the graphs and the channels NCCL runs (`run`) as JSON'
 complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)'
-complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''

@@ -112,6 +112,9 @@ impl Target {
 /// Between the two machines of a `diff` input.
 const DIFF_MARK: &str = "\n<!-- topo-fuzz: machine B -->\n";
 
+/// Text for a narrow terminal, coloured: the renderers' wrapping on odd input too.
+const NARROW: topo::render::term::Term = topo::render::term::Term { width: Some(40), color: true };
+
 /// Values no machine has, and text that has broken parsers before.
 const EXTREMES: &[&str] = &[
     "0",
@@ -659,6 +662,7 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
         let Ok(an) = model::analyze(x, "fuzz.xml", &options(release, nodes)) else { continue };
         let _ = render::paths::text(&an, true);
         let _ = render::show::tree(&an);
+        let _ = render::show::tree_with(&an, &NARROW);
         let _ = render::dot::system(&an);
         let mut so = search::SearchOptions::from_analysis(&an);
         so.graph_file = graph_file.cloned().map(|g| ("fuzz-graph.xml".to_string(), g));
@@ -667,7 +671,8 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
         let mut doc = render::analysis::json(&an, graphs);
         let _ = search::xml::dump(&sys, &gs, release);
         let run = search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
-        let _ = render::search::text(&an, &gs, &[], &run, 0, None);
+        let _ = render::search::text(&an, &gs, &[], &run, 0, None, &render::term::Term::default());
+        let _ = render::search::text(&an, &gs, &[], &run, 0, None, &NARROW);
         doc["run"] = render::search::run_json(&run, 0);
         if let Ok(m) = tune::Model::new(&an, &gs) {
             for bytes in [0, 1, 1 << 20, u64::MAX / 2] {

@@ -125,3 +125,17 @@ fn analyze_fits_and_colours() {
         fits_at(&["analyze", "--topo", &f], 100);
     }
 }
+
+#[test]
+fn search_fits_and_colours() {
+    fits_at(&["search", "--fixture", "dgx-h100", "--nodes", "2"], 80);
+    fits_at(&["search", "--fixture", "gb200-nvl72-tray"], 100);
+    let graph_file = root().join("fixtures/graphs/workstation-4gpu-ring4.xml");
+    let graph_file = graph_file.to_str().unwrap();
+    colours_when_asked(&["search", "--fixture", "workstation-4gpu", "--graph-file", graph_file]);
+    fits_at(&["search", "--fixture", "workstation-4gpu", "--graph-file", graph_file], 60);
+    if let Some(f) = shared("search_fits_and_colours", "aws-p5-efa32.xml") {
+        fits_at(&["search", "--topo", &f, "--nodes", "2"], 100);
+        assert_fits(&stdout(&["search", "--topo", &f, "--nodes", "2"], &[("COLUMNS", "80")]), 80, "search");
+    }
+}

@@ -276,6 +276,17 @@ pub(crate) mod check {
         assert_eq!(text(whole), text(wrapped), "{what}: the wrapped text says something else");
     }
 
+    /// `wrapped` says what `whole` says: the same words, maybe in another order (cells
+    /// of a table wrap).
+    pub fn same_words(whole: &str, wrapped: &str, what: &str) {
+        let words = |s: &str| {
+            let mut v: Vec<String> = s.split_whitespace().filter(|w| *w != "│").map(str::to_string).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(words(whole), words(wrapped), "{what}: the wrapped text says something else");
+    }
+
     /// Colour escapes in `text`.
     pub fn coloured(text: &str) -> bool {
         text.contains('\x1b')
