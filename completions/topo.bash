@@ -870,7 +870,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__tune)
-            opts="-b -e -f -i -h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --minbytes --maxbytes --stepfactor --stepbytes --table --json --help --version broadcast reduce allgather reducescatter allreduce"
+            opts="-b -e -f -i -h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --minbytes --maxbytes --stepfactor --stepbytes --table --json --color --help --version broadcast reduce allgather reducescatter allreduce"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -926,6 +926,10 @@ _topo() {
                     ;;
                 -i)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

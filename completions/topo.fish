@@ -142,13 +142,16 @@ complete -c topo -n "__fish_topo_using_subcommand tune" -s b -l minbytes -d 'Sma
 complete -c topo -n "__fish_topo_using_subcommand tune" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f (default 2)' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -s i -l stepbytes -d 'Add this many bytes between rows instead, as nccl-tests\' -i' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand tune" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l table -d 'Also print NCCL\'s tuning table (latency/bandwidth per collective, algorithm and protocol)'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l json -d 'Print JSON'
-complete -c topo -n "__fish_topo_using_subcommand tune" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand tune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand tune" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand diff" -l against-version -d 'Model B as this NCCL release (A stays at --nccl-version): what changes on the same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5 --against-version 2.28.9`' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l ignore -d 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results' -r

@@ -680,6 +680,7 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
             }
             let _ = m.predict(tune::Func::Broadcast, 4096);
             let _ = render::tune::nccl_table(&m);
+            let _ = render::tune::nccl_table_with(&m, &NARROW);
             doc["tuning"] = render::tune::tuning_json(&m);
         }
         let _ = render::to_json_string(&doc);

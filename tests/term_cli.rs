@@ -139,3 +139,18 @@ fn search_fits_and_colours() {
         assert_fits(&stdout(&["search", "--topo", &f, "--nodes", "2"], &[("COLUMNS", "80")]), 80, "search");
     }
 }
+
+#[test]
+fn tune_fits_and_colours() {
+    fits_at(&["tune", "--table", "--fixture", "dgx-h100", "--nodes", "2"], 80);
+    colours_when_asked(&["tune", "--fixture", "dgx-h100"]);
+    // The sweep's rows stay rows: one per size, a note for each bottleneck.
+    let t = stdout(&["tune", "--fixture", "dgx-h100", "-b", "1K", "-e", "1M"], &[("COLUMNS", "80")]);
+    let rows: Vec<&str> = t.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows.len(), 11, "{t}");
+    assert!(rows.iter().all(|r| r.trim_end().ends_with(']')), "{t}");
+    assert!(t.contains("\n# bottlenecks"), "{t}");
+    if let Some(f) = shared("tune_fits_and_colours", "aws-p5-efa32.xml") {
+        fits_at(&["tune", "--table", "--topo", &f, "--nodes", "2"], 100);
+    }
+}
