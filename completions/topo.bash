@@ -434,7 +434,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__diff)
-            opts="-h -V --against-version --json --ignore --nodes --no-nic-fusion --help --version"
+            opts="-h -V --against-version --json --ignore --nodes --no-nic-fusion --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -450,6 +450,10 @@ _topo() {
                     ;;
                 --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -474,7 +478,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__fleet)
-            opts="-h -V --json --ignore --reference --skip-bad --nodes --no-nic-fusion --help --version"
+            opts="-h -V --json --ignore --reference --skip-bad --nodes --no-nic-fusion --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,6 +494,10 @@ _topo() {
                     ;;
                 --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

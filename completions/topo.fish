@@ -156,17 +156,23 @@ complete -c topo -n "__fish_topo_using_subcommand tune" -s V -l version -d 'Prin
 complete -c topo -n "__fish_topo_using_subcommand diff" -l against-version -d 'Model B as this NCCL release (A stays at --nccl-version): what changes on the same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5 --against-version 2.28.9`' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l ignore -d 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
+complete -c topo -n "__fish_topo_using_subcommand diff" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand diff" -l json -d 'Print JSON for scripts'
 complete -c topo -n "__fish_topo_using_subcommand diff" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
-complete -c topo -n "__fish_topo_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l ignore -d 'Also ignore these attributes (comma-separated or repeated), e.g. name to ignore NIC names; host_hash and guid are always ignored' -r
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l reference -d 'Compare with this dump\'s group instead of the largest group (a file of the fleet, or any other dump)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l json -d 'Print JSON for scripts'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l skip-bad -d 'Report unreadable dumps and go on, instead of stopping with exit status 2'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
-complete -c topo -n "__fish_topo_using_subcommand fleet" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand log" -l rank -d 'Show only this rank\'s per-rank lines (graphs, trees, connections)' -r
 complete -c topo -n "__fish_topo_using_subcommand log" -l topo -d 'The machine the log ran on, when the log has no system print (or to check a topology file against a log)' -r -F

@@ -747,6 +747,7 @@ fn run_diff(text: &str) {
     let (changes, hidden) = compare(&sa, &sb, &ignore);
     let why = topo::diff::release_changes(&sa, &sb);
     let _ = topo::render::diff::text(&sa, &sb, &changes, hidden, &why);
+    let _ = topo::render::diff::text_with(&sa, &sb, &changes, hidden, &why, &NARROW);
     let _ = topo::render::to_json_string(&topo::render::diff::json(&sa, &sb, &changes, hidden, &ignore, &why));
     let _ = sa.ring();
 }

@@ -154,3 +154,60 @@ fn tune_fits_and_colours() {
         fits_at(&["tune", "--table", "--topo", &f, "--nodes", "2"], 100);
     }
 }
+
+#[test]
+fn diff_fits_and_colours() {
+    fits_at(&["diff", "fixture:dgx-h100", "fixture:dgx1-v100"], 80);
+    fits_at(&["diff", "fixture:dgx-h100", "--nccl-version", "2.21.5", "--against-version", "2.28.9"], 80);
+    colours_when_asked(&["diff", "fixture:dgx-h100", "fixture:dgx1-v100"]);
+    let same = stdout(&["diff", "fixture:gh200", "fixture:gh200", "--color", "always"], &[]);
+    assert!(same.contains("\x1b[38;5;10msame topology\x1b[39m"), "{same}");
+    if let (Some(a), Some(b)) =
+        (shared("diff_fits_and_colours", "aws-p4d.xml"), shared("diff_fits_and_colours", "aws-p5-efa32.xml"))
+    {
+        fits_at(&["diff", &a, &b], 100);
+    }
+}
+
+#[test]
+fn fleet_fits_and_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, name) in ["dgx-h100", "dgx-h100", "dgx-h100", "dgx1-v100"].iter().enumerate() {
+        let text = topo::fixtures::get(name).unwrap().load().unwrap().0;
+        std::fs::write(dir.path().join(format!("node{i}.xml")), topo::xml::write(&text)).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    fits_at(&["fleet", d], 80);
+    colours_when_asked(&["fleet", d]);
+    let alike = stdout(&["fleet", &format!("{d}/node0.xml"), &format!("{d}/node1.xml"), "--color", "always"], &[]);
+    assert!(alike.contains("\x1b[38;5;10mall alike\x1b[39m"), "{alike}");
+    if let Some(f) = shared("fleet_fits_and_colours", "aws-p5-efa32.xml") {
+        let shared_dir = Path::new(&f).parent().unwrap().to_str().unwrap().to_string();
+        fits_at(&["fleet", &shared_dir], 100);
+    }
+}
+
+#[test]
+fn auto_colours_on_a_terminal_unless_no_color() {
+    let has_script = std::process::Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has_script {
+        common::skip("auto_colours_on_a_terminal_unless_no_color", "`script` (util-linux) is not installed");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("topo");
+    let on_tty = |no_color: bool| {
+        let mut c = std::process::Command::new("script");
+        c.args(["-qec", &format!("'{}' diff fixture:dgx-h100 fixture:dgx1-v100", bin.display()), "/dev/null"]);
+        c.env("COLUMNS", "70").env_remove("NO_COLOR");
+        if no_color {
+            c.env("NO_COLOR", "1");
+        }
+        let out = c.output().unwrap();
+        String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
+    };
+    let coloured = on_tty(false);
+    assert!(coloured.contains("\x1b[38;5;9merrors\x1b[39m"), "{coloured}");
+    assert_fits(&strip_escapes(&coloured), 70, "diff on a terminal");
+    let plain = on_tty(true);
+    assert!(plain.contains("errors:") && !plain.contains('\x1b'), "{plain}");
+}
