@@ -370,7 +370,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__check)
-            opts="-h -V --root --nvml-fake --topo --fixture --json --help --version"
+            opts="-h -V --root --nvml-fake --topo --fixture --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -390,6 +390,10 @@ _topo() {
                     ;;
                 --fixture)
                     COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

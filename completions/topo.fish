@@ -245,8 +245,11 @@ dgx1-v100\t''
 gb200-nvl72-tray\t''
 gh200\t''
 workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand check" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand check" -l json -d 'Write the findings as JSON'
-complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand check" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand fixtures" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand fixtures" -s V -l version -d 'Print version'

@@ -775,7 +775,8 @@ fn run_fsroot(text: &str, c: &Corpus) {
     let opts = topo::discover::Options { all: content.len() % 2 == 0, ..Default::default() };
     let Ok(det) = topo::discover::detect(&sys, nvml.as_ref(), &opts) else { return };
     let findings = topo::check::run_checks(&sys, &det);
-    let _ = topo::render::detect::check_text(&det, &findings);
+    let _ = topo::render::detect::check_text(&det, &findings, &topo::render::term::Term::default());
+    let _ = topo::render::detect::check_text(&det, &findings, &NARROW);
     let _ = topo::render::detect::check_json(&det, &findings);
     let written = topo::xml::write(&det.xml);
     let _ = topo::model::analyze(&det.xml, "detected", &options(topo::release::Release::NEWEST, 1));

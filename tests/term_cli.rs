@@ -188,6 +188,20 @@ fn fleet_fits_and_colours() {
 }
 
 #[test]
+fn check_fits_and_colours() {
+    let ws = root().join("fixtures/fsroot/ws-4gpu");
+    let ws = ws.to_str().unwrap();
+    fits_at(&["check", "--root", ws], 80);
+    colours_when_asked(&["check", "--root", ws]);
+    let fine = stdout(&["check", "--fixture", "dgx-h100", "--color", "always"], &[]);
+    assert!(fine.contains("\x1b[38;5;10mno problem found"), "{fine}");
+    if let Some(f) = shared("check_fits_and_colours", "aws-p5-efa32.xml") {
+        let out = stdout(&["check", "--topo", &f], &[("COLUMNS", "100")]);
+        assert_fits(&out, 100, "check aws-p5-efa32");
+    }
+}
+
+#[test]
 fn auto_colours_on_a_terminal_unless_no_color() {
     let has_script = std::process::Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
     if !has_script {
