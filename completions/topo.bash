@@ -722,7 +722,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__log)
-            opts="-v -o -h -V --json --xml --dot --rank --no-model --topo --verbose --output --help --version"
+            opts="-v -o -h -V --json --xml --dot --rank --no-model --topo --verbose --output --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -742,6 +742,10 @@ _topo() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -176,13 +176,16 @@ complete -c topo -n "__fish_topo_using_subcommand fleet" -s h -l help -d 'Print 
 complete -c topo -n "__fish_topo_using_subcommand fleet" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand log" -l rank -d 'Show only this rank\'s per-rank lines (graphs, trees, connections)' -r
 complete -c topo -n "__fish_topo_using_subcommand log" -l topo -d 'The machine the log ran on, when the log has no system print (or to check a topology file against a log)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand log" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand log" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written; the text unwrapped, as into a pipe, and coloured only with --color always)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand log" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand log" -l json -d 'Print JSON for scripts (the facts, what is unusual, the model\'s findings)'
 complete -c topo -n "__fish_topo_using_subcommand log" -l xml -d 'Print the topology rebuilt from the log\'s system print, as NCCL topology XML (what the log cannot tell is said on stderr)'
 complete -c topo -n "__fish_topo_using_subcommand log" -l dot -d 'Print the logged rings as Graphviz'
 complete -c topo -n "__fish_topo_using_subcommand log" -l no-model -d 'Do not hold the log against topo\'s model (by default it is, when the log has a system print or --topo names the machine)'
 complete -c topo -n "__fish_topo_using_subcommand log" -s v -l verbose -d 'Count the NCCL lines topo does not know, by first word'
-complete -c topo -n "__fish_topo_using_subcommand log" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand log" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s V -l version -d 'Print version'

@@ -713,6 +713,7 @@ fn run_log(text: &str) {
         verbose: true,
     };
     let _ = topo::render::log::text(&report);
+    let _ = topo::render::log::text_with(&report, &NARROW);
     let _ = topo::render::to_json_string(&topo::render::log::json(&report));
     let _ = topo::render::log::dot(&report);
 }

@@ -202,6 +202,48 @@ fn check_fits_and_colours() {
 }
 
 #[test]
+fn log_fits_and_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("nccl.log");
+    // A log of 64 ranks with long lines: the ring orders and trees of 16 channels.
+    let mut text = String::from("host-a:1:1 [0] NCCL INFO NCCL version 2.28.9+cuda12.8\n");
+    text.push_str("host-a:1:1 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /a/very/long/path/to/a/folder/of/topology/files/for/this/cluster/node-0042.xml\n");
+    for c in 0..16 {
+        let order: Vec<String> = (0..64).map(|r| format!("{:>2}", (r * 3 + c) % 64)).collect();
+        text.push_str(&format!("host-a:1:1 [0] NCCL INFO Channel {c:02}/16 :  {}\n", order.join(" ")));
+    }
+    text.push_str("host-a:1:1 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]\n");
+    let trees: Vec<String> = (0..16).map(|c| format!("[{c}] 1/-1/-1->0->-1")).collect();
+    text.push_str(&format!("host-a:1:1 [0] NCCL INFO Trees {}\n", trees.join(" ")));
+    std::fs::write(&log, text).unwrap();
+    let log = log.to_str().unwrap();
+    fits_at(&["log", log], 60);
+    colours_when_asked(&["log", log]);
+    // Written to a file, the text is as into a pipe: unwrapped, no colour unless always.
+    let out = dir.path().join("report.txt");
+    let o = out.to_str().unwrap();
+    stdout(&["log", log, "-o", o], &[("COLUMNS", "60")]);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), stdout(&["log", log], &[]));
+    if let Some(f) = shared("log_fits_and_colours", "aws-p5-efa32.xml") {
+        let logs = Path::new(&f).parent().unwrap().parent().unwrap().join("logs");
+        for l in
+            std::fs::read_dir(logs).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".txt"))
+        {
+            let p = l.path();
+            // (A log topo cannot read exits 2 with nothing on stdout.)
+            let out = topo().env("COLUMNS", "100").args(["log", "-v"]).arg(&p).output().unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(out.status.code() == Some(2) || !text.is_empty(), "{}", p.display());
+            for l in text.lines() {
+                assert!(l.chars().count() <= 100, "{}: a line over 100:\n{l}", p.display());
+            }
+        }
+    }
+}
+
+/// On a terminal, `auto` colours unless NO_COLOR is set, and text fits the terminal.
+/// Needs `script` (util-linux) to give topo a terminal.
+#[test]
 fn auto_colours_on_a_terminal_unless_no_color() {
     let has_script = std::process::Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
     if !has_script {
