@@ -83,11 +83,6 @@ impl Term {
         fit(&mut t, self.width);
         t
     }
-
-    /// A table's text: fitted to a width, without the spaces that end its lines.
-    pub fn table_text(&self, t: &Table) -> String {
-        table_text(t, self.width)
-    }
 }
 
 /// The spaces a line starts with.
