@@ -130,7 +130,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__analyze)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --json --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,6 +154,10 @@ _topo() {
                     ;;
                 --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -366,7 +370,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__check)
-            opts="-h -V --root --nvml-fake --topo --fixture --json --help --version"
+            opts="-h -V --root --nvml-fake --topo --fixture --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -386,6 +390,10 @@ _topo() {
                     ;;
                 --fixture)
                     COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -430,7 +438,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__diff)
-            opts="-h -V --against-version --json --ignore --nodes --no-nic-fusion --help --version"
+            opts="-h -V --against-version --json --ignore --nodes --no-nic-fusion --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -446,6 +454,10 @@ _topo() {
                     ;;
                 --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -470,7 +482,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__fleet)
-            opts="-h -V --json --ignore --reference --skip-bad --nodes --no-nic-fusion --help --version"
+            opts="-h -V --json --ignore --reference --skip-bad --nodes --no-nic-fusion --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -486,6 +498,10 @@ _topo() {
                     ;;
                 --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -706,7 +722,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__log)
-            opts="-v -o -h -V --json --xml --dot --rank --no-model --topo --verbose --output --help --version"
+            opts="-v -o -h -V --json --xml --dot --rank --no-model --topo --verbose --output --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -726,6 +742,10 @@ _topo() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -774,7 +794,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__search)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --xml --json --dot --channel --graph --rank --graph-file --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --xml --json --dot --channel --graph --rank --graph-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -816,6 +836,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -824,7 +848,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__show)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --xml --json --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --xml --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -850,6 +874,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -858,7 +886,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__tune)
-            opts="-b -e -f -i -h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --minbytes --maxbytes --stepfactor --stepbytes --table --json --help --version broadcast reduce allgather reducescatter allreduce"
+            opts="-b -e -f -i -h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --minbytes --maxbytes --stepfactor --stepbytes --table --json --color --help --version broadcast reduce allgather reducescatter allreduce"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -914,6 +942,10 @@ _topo() {
                     ;;
                 -i)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -48,13 +48,16 @@ workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand show" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand show" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand show" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand show" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand show" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
 complete -c topo -n "__fish_topo_using_subcommand show" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand show" -l xml -d 'Print the topology as normalised NCCL XML instead'
 complete -c topo -n "__fish_topo_using_subcommand show" -l json -d 'Print the system as JSON'
-complete -c topo -n "__fish_topo_using_subcommand show" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand show" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand paths" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand paths" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
@@ -86,12 +89,15 @@ workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand analyze" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -l json -d 'Print the JSON document (schema 1) instead of the human summary'
-complete -c topo -n "__fish_topo_using_subcommand analyze" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand analyze" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand analyze" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand search" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand search" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
@@ -111,6 +117,9 @@ collnet-direct\t''
 all\t''"
 complete -c topo -n "__fish_topo_using_subcommand search" -l rank -d 'Show this rank\'s Ring/Trees log lines instead of rank 0\'s' -r
 complete -c topo -n "__fish_topo_using_subcommand search" -l graph-file -d 'Load graphs from an NCCL graph file, as NCCL_GRAPH_FILE does (overrides it), and report what they cost: oversubscribed links and the bandwidth each channel gets' -r -F
+complete -c topo -n "__fish_topo_using_subcommand search" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand search" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand search" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand search" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
@@ -118,7 +127,7 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l no-nvls -d 'NVLink 
 complete -c topo -n "__fish_topo_using_subcommand search" -l xml -d 'Print exactly what NCCL writes to NCCL_GRAPH_DUMP_FILE (all graphs)'
 complete -c topo -n "__fish_topo_using_subcommand search" -l json -d 'Print the graphs and the channels NCCL runs (`run`) as JSON'
 complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)'
-complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
@@ -133,38 +142,50 @@ complete -c topo -n "__fish_topo_using_subcommand tune" -s b -l minbytes -d 'Sma
 complete -c topo -n "__fish_topo_using_subcommand tune" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f (default 2)' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -s i -l stepbytes -d 'Add this many bytes between rows instead, as nccl-tests\' -i' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand tune" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l table -d 'Also print NCCL\'s tuning table (latency/bandwidth per collective, algorithm and protocol)'
 complete -c topo -n "__fish_topo_using_subcommand tune" -l json -d 'Print JSON'
-complete -c topo -n "__fish_topo_using_subcommand tune" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand tune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand tune" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand diff" -l against-version -d 'Model B as this NCCL release (A stays at --nccl-version): what changes on the same machine when NCCL is upgraded, e.g. `topo diff m.xml --nccl-version 2.21.5 --against-version 2.28.9`' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l ignore -d 'Hide differences in these attributes (comma-separated or repeated), e.g. host_hash, guid, name, busid, affinity; `nccl` hides the NCCL results' -r
 complete -c topo -n "__fish_topo_using_subcommand diff" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
+complete -c topo -n "__fish_topo_using_subcommand diff" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand diff" -l json -d 'Print JSON for scripts'
 complete -c topo -n "__fish_topo_using_subcommand diff" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
-complete -c topo -n "__fish_topo_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l ignore -d 'Also ignore these attributes (comma-separated or repeated), e.g. name to ignore NIC names; host_hash and guid are always ignored' -r
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l reference -d 'Compare with this dump\'s group instead of the largest group (a file of the fleet, or any other dump)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l nodes -d 'Model each dump as one node of an N-node job (2 and more route rings and trees through the NICs, as on a cluster; 1 models a single machine)' -r
+complete -c topo -n "__fish_topo_using_subcommand fleet" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l json -d 'Print JSON for scripts'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l skip-bad -d 'Report unreadable dumps and go on, instead of stopping with exit status 2'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
-complete -c topo -n "__fish_topo_using_subcommand fleet" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand fleet" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand fleet" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand log" -l rank -d 'Show only this rank\'s per-rank lines (graphs, trees, connections)' -r
 complete -c topo -n "__fish_topo_using_subcommand log" -l topo -d 'The machine the log ran on, when the log has no system print (or to check a topology file against a log)' -r -F
-complete -c topo -n "__fish_topo_using_subcommand log" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand log" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written; the text unwrapped, as into a pipe, and coloured only with --color always)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand log" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand log" -l json -d 'Print JSON for scripts (the facts, what is unusual, the model\'s findings)'
 complete -c topo -n "__fish_topo_using_subcommand log" -l xml -d 'Print the topology rebuilt from the log\'s system print, as NCCL topology XML (what the log cannot tell is said on stderr)'
 complete -c topo -n "__fish_topo_using_subcommand log" -l dot -d 'Print the logged rings as Graphviz'
 complete -c topo -n "__fish_topo_using_subcommand log" -l no-model -d 'Do not hold the log against topo\'s model (by default it is, when the log has a system print or --topo names the machine)'
 complete -c topo -n "__fish_topo_using_subcommand log" -s v -l verbose -d 'Count the NCCL lines topo does not know, by first word'
-complete -c topo -n "__fish_topo_using_subcommand log" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand log" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s V -l version -d 'Print version'
@@ -227,8 +248,11 @@ dgx1-v100\t''
 gb200-nvl72-tray\t''
 gh200\t''
 workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand check" -l color -d 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal\'s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time' -r -f -a "auto\t'On a terminal, unless NO_COLOR is set'
+always\t'Always, even into a pipe or a file'
+never\t'Never'"
 complete -c topo -n "__fish_topo_using_subcommand check" -l json -d 'Write the findings as JSON'
-complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand check" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand fixtures" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand fixtures" -s V -l version -d 'Print version'

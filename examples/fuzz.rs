@@ -112,6 +112,9 @@ impl Target {
 /// Between the two machines of a `diff` input.
 const DIFF_MARK: &str = "\n<!-- topo-fuzz: machine B -->\n";
 
+/// Text for a narrow terminal, coloured: the renderers' wrapping on odd input too.
+const NARROW: topo::render::term::Term = topo::render::term::Term { width: Some(40), color: true };
+
 /// Values no machine has, and text that has broken parsers before.
 const EXTREMES: &[&str] = &[
     "0",
@@ -659,6 +662,7 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
         let Ok(an) = model::analyze(x, "fuzz.xml", &options(release, nodes)) else { continue };
         let _ = render::paths::text(&an, true);
         let _ = render::show::tree(&an);
+        let _ = render::show::tree_with(&an, &NARROW);
         let _ = render::dot::system(&an);
         let mut so = search::SearchOptions::from_analysis(&an);
         so.graph_file = graph_file.cloned().map(|g| ("fuzz-graph.xml".to_string(), g));
@@ -667,7 +671,8 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
         let mut doc = render::analysis::json(&an, graphs);
         let _ = search::xml::dump(&sys, &gs, release);
         let run = search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
-        let _ = render::search::text(&an, &gs, &[], &run, 0, None);
+        let _ = render::search::text(&an, &gs, &[], &run, 0, None, &render::term::Term::default());
+        let _ = render::search::text(&an, &gs, &[], &run, 0, None, &NARROW);
         doc["run"] = render::search::run_json(&run, 0);
         if let Ok(m) = tune::Model::new(&an, &gs) {
             for bytes in [0, 1, 1 << 20, u64::MAX / 2] {
@@ -675,6 +680,7 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
             }
             let _ = m.predict(tune::Func::Broadcast, 4096);
             let _ = render::tune::nccl_table(&m);
+            let _ = render::tune::nccl_table_with(&m, &NARROW);
             doc["tuning"] = render::tune::tuning_json(&m);
         }
         let _ = render::to_json_string(&doc);
@@ -707,6 +713,7 @@ fn run_log(text: &str) {
         verbose: true,
     };
     let _ = topo::render::log::text(&report);
+    let _ = topo::render::log::text_with(&report, &NARROW);
     let _ = topo::render::to_json_string(&topo::render::log::json(&report));
     let _ = topo::render::log::dot(&report);
 }
@@ -741,6 +748,7 @@ fn run_diff(text: &str) {
     let (changes, hidden) = compare(&sa, &sb, &ignore);
     let why = topo::diff::release_changes(&sa, &sb);
     let _ = topo::render::diff::text(&sa, &sb, &changes, hidden, &why);
+    let _ = topo::render::diff::text_with(&sa, &sb, &changes, hidden, &why, &NARROW);
     let _ = topo::render::to_json_string(&topo::render::diff::json(&sa, &sb, &changes, hidden, &ignore, &why));
     let _ = sa.ring();
 }
@@ -768,7 +776,8 @@ fn run_fsroot(text: &str, c: &Corpus) {
     let opts = topo::discover::Options { all: content.len() % 2 == 0, ..Default::default() };
     let Ok(det) = topo::discover::detect(&sys, nvml.as_ref(), &opts) else { return };
     let findings = topo::check::run_checks(&sys, &det);
-    let _ = topo::render::detect::check_text(&det, &findings);
+    let _ = topo::render::detect::check_text(&det, &findings, &topo::render::term::Term::default());
+    let _ = topo::render::detect::check_text(&det, &findings, &NARROW);
     let _ = topo::render::detect::check_json(&det, &findings);
     let written = topo::xml::write(&det.xml);
     let _ = topo::model::analyze(&det.xml, "detected", &options(topo::release::Release::NEWEST, 1));

@@ -11,7 +11,10 @@ use topo::xml::{self, NodeId, Xml};
 mod common;
 
 fn topo() -> Command {
-    Command::cargo_bin("topo").unwrap()
+    let mut c = Command::cargo_bin("topo").unwrap();
+    // The terminal's width and colour choice shape the text.
+    c.env_remove("COLUMNS").env_remove("NO_COLOR");
+    c
 }
 
 fn fixture(name: &str) -> Xml {

@@ -53,6 +53,16 @@ fn man_pages_and_completions_say_enough() {
     assert!(paths.contains("[\\fB\\-\\-topo\\fR \\fIFILE\\fR]"), "synopsis without the value name");
     assert!(paths.contains(".SH EXAMPLES") && paths.contains("COLUMNS=100 topo paths"), "no examples");
     assert!(read("man/topo-check.1").contains("topo check \\-\\-topo node.xml"));
+    // A nested command has a page of its own, which its parent's page names.
+    let allreduce = read("man/topo-bench-allreduce.1");
+    assert!(allreduce.contains(".TH topo-bench-allreduce 1"), "{allreduce}");
+    assert!(allreduce.contains("[\\fB\\-b\\fR|\\fB\\-\\-minbytes\\fR \\fISIZE\\fR]"), "{allreduce}");
+    assert!(allreduce.contains("topo bench allreduce \\-\\-compile\\-only \\-\\-arch sm_90"), "{allreduce}");
+    assert!(allreduce.contains(".SH \"SEE ALSO\"\n\\fBtopo\\-bench\\fR(1)"), "{allreduce}");
+    let bench = read("man/topo-bench.1");
+    assert!(bench.contains(".SH \"SEE ALSO\"\n\\fBtopo\\-bench\\-allreduce\\fR(1)"), "{bench}");
+    // No page names the `help` subcommand's, which does not exist.
+    assert!(!read("man/topo.1").contains("topo\\-help(1)") && !bench.contains("help(1)"));
     for f in ["completions/topo.bash", "completions/_topo", "completions/topo.fish"] {
         assert!(read(f).contains("gb200-nvl72-tray"), "{f}: no fixture names");
     }

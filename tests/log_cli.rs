@@ -12,7 +12,10 @@ use nccl_log::*;
 mod common;
 
 fn topo() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_topo"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_topo"));
+    // The terminal's width and colour choice shape the text.
+    c.env_remove("COLUMNS").env_remove("NO_COLOR");
+    c
 }
 
 fn write_log(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {

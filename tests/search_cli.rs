@@ -10,8 +10,9 @@ mod common;
 
 fn topo() -> Command {
     let mut c = Command::cargo_bin("topo").expect("binary");
-    // The graph file variable of the developer's shell must not leak into the tests.
-    c.env_remove("NCCL_GRAPH_FILE");
+    // The graph file variable of the developer's shell must not leak into the tests, nor
+    // the terminal's width and colour choice.
+    c.env_remove("NCCL_GRAPH_FILE").env_remove("COLUMNS").env_remove("NO_COLOR");
     c
 }
 

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::args::{InputArgs, ModelArgs};
+use super::args::{InputArgs, ModelArgs, TermArgs};
 use super::{Ctx, analyze_input, search_options, search_with_progress};
 use crate::error::Error;
 use crate::render;
@@ -16,6 +16,8 @@ pub struct AnalyzeArgs {
     /// Print the JSON document (schema 1) instead of the human summary.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
@@ -34,9 +36,11 @@ pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         doc["tuning"] = render::tune::tuning_json(&m);
         render::to_json_string(&doc)
     } else {
-        let mut s = render::show::tree(&an);
+        let term = ctx.term(a.term.color);
+        let mut s = render::show::tree_with(&an, &term);
         s.push('\n');
-        s.push_str(&render::paths::text(&an, false));
+        let opts = render::paths::TextOptions { explain: false, width: term.width, color: term.color };
+        s.push_str(&render::paths::text_with(&an, &opts));
         s
     };
     ctx.print(&text)?;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use clap::builder::PossibleValue;
 
+use super::io::ColorChoice;
 use crate::env::Env;
 use crate::input::Source;
 use crate::{discover, model};
@@ -70,6 +71,17 @@ impl InputArgs {
     pub fn named(&self) -> bool {
         self.topo.is_some() || self.fixture.is_some() || self.root.is_some()
     }
+}
+
+/// `--color` of the commands whose text is for people.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TermArgs {
+    /// Colour verdicts and severities (errors red, warnings yellow, what is fine green):
+    /// auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the
+    /// terminal's width (or COLUMNS when set); into a pipe without COLUMNS it is printed
+    /// unwrapped, the same every time.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
 /// Facts about the job and the machine that are not in the XML.

@@ -37,54 +37,54 @@ pub struct BenchAllreduceArgs {
 #[derive(Debug, Clone, Args)]
 pub struct AllreduceArgs {
     /// Smallest message size in bytes (K, M, G suffixes).
-    #[arg(short = 'b', long = "minbytes", default_value = "32M", value_parser = parse_size)]
+    #[arg(short = 'b', long = "minbytes", value_name = "SIZE", default_value = "32M", value_parser = parse_size)]
     pub minbytes: u64,
     /// Largest message size in bytes.
-    #[arg(short = 'e', long = "maxbytes", default_value = "32M", value_parser = parse_size)]
+    #[arg(short = 'e', long = "maxbytes", value_name = "SIZE", default_value = "32M", value_parser = parse_size)]
     pub maxbytes: u64,
     /// Size increment between steps, when no step factor is given (a sweep holds at
     /// most 4096 sizes).
-    #[arg(short = 'i', long = "stepbytes", default_value = "1M", value_parser = parse_size)]
+    #[arg(short = 'i', long = "stepbytes", value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
     pub stepbytes: u64,
     /// Multiply the size by this factor at each step (over 1 takes precedence over -i).
-    #[arg(short = 'f', long = "stepfactor", default_value_t = 1)]
+    #[arg(short = 'f', long = "stepfactor", value_name = "N", default_value_t = 1)]
     pub stepfactor: u64,
     /// Timed iterations per size (1 to 1000000).
-    #[arg(short = 'n', long = "iters", default_value_t = 20)]
+    #[arg(short = 'n', long = "iters", value_name = "N", default_value_t = 20)]
     pub iters: usize,
     /// Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000).
-    #[arg(short = 'w', long = "warmup_iters", default_value_t = 1)]
+    #[arg(short = 'w', long = "warmup_iters", value_name = "N", default_value_t = 1)]
     pub warmup_iters: usize,
     /// Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000).
-    #[arg(short = 'c', long = "check", default_value_t = 1)]
+    #[arg(short = 'c', long = "check", value_name = "N", default_value_t = 1)]
     pub check: usize,
     /// Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all.
-    #[arg(short = 'd', long = "datatype", default_value = "float", value_parser = parse_type)]
+    #[arg(short = 'd', long = "datatype", value_name = "TYPE", default_value = "float", value_parser = parse_type)]
     pub datatype: TypeSel,
     /// Reduction: sum, prod, min, max, avg, or all.
-    #[arg(short = 'o', long = "op", default_value = "sum", value_parser = parse_op)]
+    #[arg(short = 'o', long = "op", value_name = "OP", default_value = "sum", value_parser = parse_op)]
     pub op: OpSel,
     /// Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8).
-    #[arg(short = 'g', long = "ngpus")]
+    #[arg(short = 'g', long = "ngpus", value_name = "N")]
     pub ngpus: Option<usize>,
     /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1... instead).
-    #[arg(short = 'J', long = "output_file")]
+    #[arg(short = 'J', long = "output_file", value_name = "FILE")]
     pub output_file: Option<PathBuf>,
     /// Run on the GPUs (cuda) or on CPU threads (host).
-    #[arg(long, value_enum, default_value = "cuda")]
+    #[arg(long, value_enum, value_name = "BACKEND", default_value = "cuda")]
     pub backend: BackendKind,
     /// Channels (rings) to run, 1 to 64; repeats or trims the plan's rings (default: the
     /// plan's; without a search 8 on CUDA and 1 on the host backend).
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub channels: Option<usize>,
     /// Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format).
-    #[arg(long = "graph-file")]
+    #[arg(long = "graph-file", value_name = "FILE")]
     pub graph_file: Option<PathBuf>,
     /// Use this transport on every ring edge instead of the plan's (P2P when there is no model).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, value_name = "TRANSPORT")]
     pub transport: Option<Transport>,
     /// Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA.
-    #[arg(long = "slot-bytes", value_parser = parse_size)]
+    #[arg(long = "slot-bytes", value_name = "SIZE", value_parser = parse_size)]
     pub slot_bytes: Option<u64>,
     /// Only the in-place measurement.
     #[arg(long = "in-place", conflicts_with = "out_of_place")]
@@ -96,7 +96,7 @@ pub struct AllreduceArgs {
     #[arg(long = "compile-only")]
     pub compile_only: bool,
     /// Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs', else sm_80 and sm_90).
-    #[arg(long, requires = "compile_only")]
+    #[arg(long, value_name = "ARCH", requires = "compile_only")]
     pub arch: Vec<String>,
 }
 

@@ -3,7 +3,7 @@
 use clap::Args;
 
 use super::Ctx;
-use super::args::SourceArgs;
+use super::args::{SourceArgs, TermArgs};
 use crate::check::{Severity, check_dump, run_checks};
 use crate::discover::{self, detect};
 use crate::error::Error;
@@ -26,6 +26,8 @@ pub struct CheckArgs {
     /// Write the findings as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 /// Prints the findings; exit status 1 when one is an error, else 0.
@@ -42,7 +44,7 @@ pub fn run(args: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         let text = if args.json {
             render::detect::check_dump_json(&loaded.label, &findings)
         } else {
-            render::detect::check_dump_text(&loaded.label, &findings)
+            render::detect::check_dump_text(&loaded.label, &findings, &ctx.term(args.term.color))
         };
         ctx.print(&text)?;
         return Ok(status(&findings));
@@ -56,7 +58,7 @@ pub fn run(args: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let text = if args.json {
         render::detect::check_json(&det, &findings)
     } else {
-        render::detect::check_text(&det, &findings)
+        render::detect::check_text(&det, &findings, &ctx.term(args.term.color))
     };
     ctx.print(&text)?;
     Ok(status(&findings))

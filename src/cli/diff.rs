@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Ctx;
-use super::args::ImpactArgs;
+use super::args::{ImpactArgs, TermArgs};
 use crate::diff::{self, Ignore, Side, compare};
 use crate::error::Error;
 use crate::release::Release;
@@ -34,6 +34,8 @@ pub struct DiffArgs {
     pub ignore: Vec<String>,
     #[command(flatten)]
     pub model: ImpactArgs,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 /// Exit status 0 when the dumps are the same (after `--ignore`), 1 when they differ.
@@ -72,7 +74,7 @@ pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let text = if args.json {
         render::to_json_string(&render::diff::json(&a, &b, &changes, hidden, &ignore, &why))
     } else {
-        render::diff::text(&a, &b, &changes, hidden, &why)
+        render::diff::text_with(&a, &b, &changes, hidden, &why, &ctx.term(args.term.color))
     };
     ctx.print(&text)?;
     Ok(if changes.is_empty() { 0 } else { 1 })

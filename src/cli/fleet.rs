@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Ctx;
-use super::args::ImpactArgs;
+use super::args::{ImpactArgs, TermArgs};
 use crate::diff::fleet::{FleetOptions, fleet};
 use crate::error::Error;
 use crate::model::Analysis;
@@ -34,6 +34,8 @@ pub struct FleetArgs {
     pub skip_bad: bool,
     #[command(flatten)]
     pub model: ImpactArgs,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 /// Exit status 0 when every dump is alike, 1 when there are outliers or skipped dumps.
@@ -46,7 +48,11 @@ pub fn run(args: &FleetArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     };
     let graphs = graphs_fn(ctx, false)?;
     let r = fleet(&opts, &args.model.options(&ctx.env), &graphs)?;
-    let text = if args.json { render::to_json_string(&render::fleet::json(&r)) } else { render::fleet::text(&r) };
+    let text = if args.json {
+        render::to_json_string(&render::fleet::json(&r))
+    } else {
+        render::fleet::text_with(&r, &ctx.term(args.term.color))
+    };
     ctx.print(&text)?;
     let alike = r.outliers.is_empty() && r.reference_in_fleet && r.skipped.is_empty();
     Ok(if alike { 0 } else { 1 })

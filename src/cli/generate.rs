@@ -16,7 +16,8 @@ pub struct GenerateArgs {
     pub out: PathBuf,
 }
 
-/// Write completions for every shell clap_complete knows, and the man page.
+/// Write completions for every shell clap_complete knows, and the man pages: `topo.1`,
+/// one per command, and one per nested command (`topo-bench-allreduce.1`).
 pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
     let comp = dir.join("completions");
     let man = dir.join("man");
@@ -42,26 +43,33 @@ pub fn generate(dir: &std::path::Path) -> Result<(), Error> {
     }
     let cmd = Cli::command();
     let p = man.join("topo.1");
-    super::write_atomically(&p, &man_page(cmd.clone(), "").map_err(|e| Error::io(&man, e))?)?;
+    super::write_atomically(&p, &man_page(cmd.clone(), &[]).map_err(|e| Error::io(&man, e))?)?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name = format!("topo-{}", sub.get_name());
-        let static_name: &'static str = Box::leak(name.clone().into_boxed_str());
-        let sub = sub.clone().name(static_name);
-        let p = man.join(format!("{name}.1"));
-        let text = man_page(sub, sub_name(static_name)).map_err(|e| Error::io(&man, e))?;
-        super::write_atomically(&p, &text)?;
+        write_pages(&man, &["topo", sub.get_name()], sub)?;
     }
     Ok(())
 }
 
-fn sub_name(page: &str) -> &str {
-    page.strip_prefix("topo-").unwrap_or(page)
+/// The page of the command at `path` (`topo bench`), then one for each of its own
+/// subcommands, named as git names them (`topo-bench-allreduce`).
+fn write_pages(man: &std::path::Path, path: &[&str], cmd: &clap::Command) -> Result<(), Error> {
+    let name = path.join("-");
+    let static_name: &'static str = Box::leak(name.clone().into_boxed_str());
+    let text = man_page(cmd.clone().name(static_name), &path[1..]).map_err(|e| Error::io(man, e))?;
+    super::write_atomically(&man.join(format!("{name}.1")), &text)?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        write_pages(man, &[path, &[sub.get_name()]].concat(), sub)?;
+    }
+    Ok(())
 }
 
-/// A man page: clap_mangen's sections, with a synopsis that names every option's value
-/// and an EXAMPLES section.
-fn man_page(mut cmd: clap::Command, sub: &str) -> std::io::Result<String> {
-    // Built, the arguments know how many values they take.
+/// A man page: clap_mangen's sections, with a synopsis that names every option's value,
+/// an EXAMPLES section, and SEE ALSO naming the pages of the command above and below.
+/// `path`: the command's words after `topo` (none for topo's own page).
+fn man_page(cmd: clap::Command, path: &[&str]) -> std::io::Result<String> {
+    // No `help` subcommand: it has no page to name. Built, the arguments know how many
+    // values they take.
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     let m = clap_mangen::Man::new(cmd.clone());
     let mut buf = Vec::new();
@@ -75,17 +83,37 @@ fn man_page(mut cmd: clap::Command, sub: &str) -> std::io::Result<String> {
     if cmd.has_subcommands() {
         m.render_subcommands_section(&mut buf)?;
     }
-    let ex = examples(sub);
+    let ex = examples(&path.join(" "));
     if !ex.is_empty() {
         buf.extend_from_slice(b".SH EXAMPLES\n");
         for (line, what) in ex {
             buf.extend_from_slice(format!(".TP\n\\fB{}\\fR\n{}\n", roff(line), roff(what)).as_bytes());
         }
     }
+    buf.extend_from_slice(see_also(&cmd, path).as_bytes());
     if cmd.get_version().is_some() || cmd.get_long_version().is_some() {
         m.render_version_section(&mut buf)?;
     }
     Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// `.SH "SEE ALSO"` for a nested command's page (the page of the command above it) and
+/// for a page whose subcommands have pages of their own (theirs); nothing for the others,
+/// whose SUBCOMMANDS section, if any, already names the pages.
+fn see_also(cmd: &clap::Command, path: &[&str]) -> String {
+    let mut pages = Vec::new();
+    if path.len() > 1 {
+        pages.push(["topo"].iter().chain(&path[..path.len() - 1]).copied().collect::<Vec<_>>().join("-"));
+    }
+    if !path.is_empty() {
+        let me = ["topo"].iter().chain(path).copied().collect::<Vec<_>>().join("-");
+        pages.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| format!("{me}-{}", s.get_name())));
+    }
+    if pages.is_empty() {
+        return String::new();
+    }
+    let refs: Vec<String> = pages.iter().map(|p| format!("\\fB{}\\fR(1)", roff(p))).collect();
+    format!(".SH \"SEE ALSO\"\n{}\n", refs.join(",\n"))
 }
 
 /// Text for roff: backslashes and dashes escaped, no line starting with a dot.
@@ -166,6 +194,26 @@ fn examples(sub: &str) -> &'static [(&'static str, &'static str)] {
         "bench" => &[
             ("topo bench allreduce --backend host --fixture dgx-h100 -b 1K -e 16M -f 4", "Measure the host ring."),
             ("topo bench allreduce -g 8 -b 8 -e 8G -f 2", "Measure allreduce on 8 local GPUs (CUDA)."),
+        ],
+        "bench allreduce" => &[
+            (
+                "topo bench allreduce --backend host -g 4",
+                "Four CPU threads, one per rank, run the ring protocol on 32 MiB messages (the default sizes); no \
+                 GPU needed.",
+            ),
+            (
+                "topo bench allreduce -b 8 -e 128M -f 2",
+                "Every local GPU (CUDA), sizes doubling from 8 bytes to 128 MiB, as nccl-tests' all_reduce_perf \
+                 prints them.",
+            ),
+            (
+                "topo bench allreduce --compile-only --arch sm_90",
+                "Compile every kernel for sm_90 with NVRTC and report registers and spills; no GPU needed.",
+            ),
+            (
+                "topo bench allreduce --backend host --fixture dgx-h100 -J result.json",
+                "Run along the channels NCCL would pick on a DGX H100 and also write nccl-tests' JSON report.",
+            ),
         ],
         "detect" => &[
             ("topo detect > node.xml", "This machine's topology as NCCL would dump it."),

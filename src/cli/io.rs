@@ -10,6 +10,7 @@ use crate::env::Env;
 use crate::error::Error;
 use crate::notice::Diagnostic;
 use crate::release::Release;
+use crate::render::term::Term;
 
 fn nccl_env(release: Release, vars: &BTreeMap<String, String>) -> Env {
     Env::for_release(release, vars.iter().filter(|(k, _)| k.starts_with("NCCL_")).map(|(k, v)| (k.clone(), v.clone())))
@@ -75,6 +76,12 @@ impl<'a> Ctx<'a> {
             ColorChoice::Never => false,
             ColorChoice::Auto => self.out_is_terminal && self.vars.get("NO_COLOR").is_none_or(|v| v.is_empty()),
         }
+    }
+
+    /// How text for people is laid out here: the width to fit ([`Ctx::width`]) and
+    /// whether to colour ([`Ctx::color`]).
+    pub fn term(&self, choice: ColorChoice) -> Term {
+        Term { width: self.width(), color: self.color(choice) }
     }
 
     /// The NCCL release modelled.
@@ -301,6 +308,33 @@ mod tests {
         assert!(e.contains("no/such/r.json:") && !e.contains(".tmp-"), "{e}");
         write_new(Path::new("/dev/null"), "x").unwrap();
         assert!(is_special(Path::new("/dev/null")) && !is_special(&p) && !is_special(d.path()));
+    }
+
+    #[test]
+    fn colours_and_width_follow_the_terminal_and_the_environment() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let vars = |kv: &[(&str, &str)]| kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut ctx = Ctx::new(&mut out, &mut err, vars(&[]), vec![]);
+        // Into a pipe: no colour unless always, no width.
+        assert_eq!(ctx.term(ColorChoice::Auto), Term { width: None, color: false });
+        assert!(ctx.color(ColorChoice::Always) && !ctx.color(ColorChoice::Never));
+        // On a terminal: colours by default.
+        ctx.out_is_terminal = true;
+        assert!(ctx.color(ColorChoice::Auto) && !ctx.color(ColorChoice::Never));
+        // NO_COLOR (not empty) turns auto off; always stays always.
+        ctx.vars = vars(&[("NO_COLOR", "1"), ("COLUMNS", "100")]);
+        assert!(!ctx.color(ColorChoice::Auto) && ctx.color(ColorChoice::Always));
+        assert_eq!(ctx.term(ColorChoice::Auto), Term { width: Some(100), color: false });
+        ctx.vars = vars(&[("NO_COLOR", "")]);
+        assert!(ctx.color(ColorChoice::Auto));
+        // COLUMNS sets the width into a pipe too; nonsense is no width.
+        ctx.out_is_terminal = false;
+        ctx.vars = vars(&[("COLUMNS", "80")]);
+        assert_eq!(ctx.width(), Some(80));
+        ctx.vars = vars(&[("COLUMNS", "wide")]);
+        assert_eq!(ctx.width(), None);
+        ctx.vars = vars(&[("COLUMNS", "0")]);
+        assert_eq!(ctx.width(), None);
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{Ctx, write_atomically};
+use super::args::TermArgs;
+use super::{ColorChoice, Ctx, write_atomically};
 use crate::error::Error;
 use crate::log::compare::{self, CompareOptions, Machine};
 use crate::log::{self, LogFacts};
@@ -43,9 +44,12 @@ pub struct LogArgs {
     /// Count the NCCL lines topo does not know, by first word.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Write to FILE instead of standard output (replaced whole, never half-written).
+    /// Write to FILE instead of standard output (replaced whole, never half-written; the
+    /// text unwrapped, as into a pipe, and coloured only with --color always).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 /// Open the log. A FIFO blocks in open() until a writer comes: one that does not come
@@ -123,11 +127,19 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
     } else if args.dot {
         render::log::dot(&report)
     } else {
-        render::log::text(&report)
+        render::log::text_with(&report, &term(args, ctx))
     };
     emit(args, ctx, &text)?;
     let differ = model.as_ref().is_ok_and(|c| c.findings.iter().any(|f| f.severity == compare::Severity::Warning));
     Ok(if differ { 1 } else { 0 })
+}
+
+/// How the text report is laid out: for the terminal, or with --output as for a pipe.
+fn term(args: &LogArgs, ctx: &Ctx) -> render::term::Term {
+    match &args.output {
+        None => ctx.term(args.term.color),
+        Some(_) => render::term::Term { width: None, color: args.term.color == ColorChoice::Always },
+    }
 }
 
 fn emit(args: &LogArgs, ctx: &mut Ctx, text: &str) -> Result<(), Error> {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::args::{InputArgs, ModelArgs};
+use super::args::{InputArgs, ModelArgs, TermArgs};
 use super::{Ctx, analyze_input, graph_file, search_with_progress};
 use crate::error::Error;
 use crate::render::search::{self as view, GraphSel};
@@ -40,6 +40,8 @@ pub struct SearchArgs {
     /// report what they cost: oversubscribed links and the bandwidth each channel gets.
     #[arg(long, value_name = "FILE")]
     pub graph_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 pub fn run(a: &SearchArgs, ctx: &mut Ctx) -> Result<i32, Error> {
@@ -87,7 +89,7 @@ pub fn run(a: &SearchArgs, ctx: &mut Ctx) -> Result<i32, Error> {
             let graph = if a.channel.is_some() && a.graph.is_empty() { vec![GraphSel::Ring] } else { a.graph.clone() };
             view::dot(&an, &gs, &graph, a.channel)?
         } else {
-            view::text(&an, &gs, &a.graph, &run, rank, cost_ref)
+            view::text(&an, &gs, &a.graph, &run, rank, cost_ref, &ctx.term(a.term.color))
         }
     };
     ctx.print(&text)?;

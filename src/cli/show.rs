@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::args::{InputArgs, ModelArgs};
+use super::args::{InputArgs, ModelArgs, TermArgs};
 use super::{Ctx, analyze_input};
 use crate::error::Error;
 use crate::render;
@@ -19,6 +19,8 @@ pub struct ShowArgs {
     /// Print the system as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 pub fn run(a: &ShowArgs, ctx: &mut Ctx) -> Result<i32, Error> {
@@ -28,7 +30,7 @@ pub fn run(a: &ShowArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     } else if a.json {
         render::to_json_string(&render::show::system_json(&an))
     } else {
-        render::show::tree(&an)
+        render::show::tree_with(&an, &ctx.term(a.term.color))
     };
     ctx.print(&text)?;
     Ok(0)

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::args::{InputArgs, ModelArgs, parse_size};
+use super::args::{InputArgs, ModelArgs, TermArgs, parse_size};
 use super::{Ctx, analyze_input, search_options, search_with_progress};
 use crate::error::Error;
 use crate::tune::{self, Func, Model, Sweep};
@@ -34,6 +34,8 @@ pub struct TuneArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub term: TermArgs,
 }
 
 impl TuneArgs {
@@ -52,7 +54,7 @@ pub fn run(a: &TuneArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let (graphs, _) = search_with_progress(&an, &so, ctx)?;
     let m = Model::new(&an, &graphs)?;
     let swept = tune::sweep::sweep(&m, a.func, &a.sweep())?;
-    let text = crate::render::tune::report(&an, &m, a.func, &swept, a.table, a.json);
+    let text = crate::render::tune::report(&an, &m, a.func, &swept, a.table, a.json, &ctx.term(a.term.color));
     for w in &m.warnings {
         ctx.warn(w)?;
     }

@@ -9,16 +9,20 @@ use crate::diff::fleet::{FleetReport, Group};
 use crate::diff::{RingEstimate, counts};
 use crate::render::diff::{render_changes, ring_json, summary};
 use crate::render::gbs;
+use crate::render::term::{Term, Tone};
 
 /// Most file names listed for one group in the text output.
 const MAX_FILES: usize = 8;
 
-fn file_list(files: &[PathBuf]) -> String {
-    let mut s = files.iter().take(MAX_FILES).map(|f| f.display().to_string()).collect::<Vec<_>>().join(", ");
-    if files.len() > MAX_FILES {
-        s.push_str(&format!(" and {} more", files.len() - MAX_FILES));
+/// The files of a group, at most [`MAX_FILES`] of them, the last with "and N more".
+fn file_list(files: &[PathBuf]) -> Vec<String> {
+    let mut v: Vec<String> = files.iter().take(MAX_FILES).map(|f| f.display().to_string()).collect();
+    if files.len() > MAX_FILES
+        && let Some(last) = v.last_mut()
+    {
+        last.push_str(&format!(" and {} more", files.len() - MAX_FILES));
     }
-    s
+    v
 }
 
 fn dumps(n: usize) -> String {
@@ -42,60 +46,71 @@ fn ring_text(r: &Option<RingEstimate>, reference: &Option<RingEstimate>) -> Stri
     s
 }
 
-/// The text report.
+/// The text report, as wide as it takes.
 pub fn text(r: &FleetReport) -> String {
+    text_with(r, &Term::default())
+}
+
+/// The text report, laid out as `term` says: lines and file lists wrapped at the width;
+/// a fleet all alike in green, outliers in yellow, errors in red when colours are on.
+pub fn text_with(r: &FleetReport, term: &Term) -> String {
     let mut s = String::new();
+    let line = |s: &mut String, text: &str, indent: &str| {
+        s.push_str(&term.wrap(text, indent));
+        s.push('\n');
+    };
     let ngroups = r.outliers.len() + usize::from(r.reference_in_fleet);
     let ignored: Vec<&str> = r.ignore.0.iter().map(String::as_str).collect();
     if r.outliers.is_empty() && r.reference_in_fleet {
-        s.push_str(&format!(
-            "{}: all alike (signature {:016x}; ignoring {})\n",
+        let title = format!(
+            "{}: {} (signature {:016x}; ignoring {})",
             dumps(r.dumps - r.skipped.len()),
+            term.paint("all alike", Tone::Good),
             r.reference.signature,
             ignored.join(", ")
-        ));
+        );
+        line(&mut s, &title, "  ");
     } else {
-        s.push_str(&format!(
-            "{}, {ngroups} groups (ignoring {})\n",
-            dumps(r.dumps - r.skipped.len()),
-            ignored.join(", ")
-        ));
+        let title = format!("{}, {ngroups} groups (ignoring {})", dumps(r.dumps - r.skipped.len()), ignored.join(", "));
+        line(&mut s, &title, "  ");
     }
     let how = if r.reference_in_fleet { "" } else { " (given with --reference, not one of the fleet)" };
-    s.push_str(&format!(
-        "reference: {} (signature {:016x}){how}: {}\n  {}\n",
-        dumps(r.reference.files.len()),
-        r.reference.signature,
-        file_list(&r.reference.files),
-        ring_text(&r.reference_ring, &None)
-    ));
+    let head =
+        format!("reference: {} (signature {:016x}){how}: ", dumps(r.reference.files.len()), r.reference.signature);
+    s.push_str(&term.wrap_items(&head, &file_list(&r.reference.files), ", ", "  "));
+    s.push('\n');
+    line(&mut s, &format!("  {}", ring_text(&r.reference_ring, &None)), "    ");
     for (k, o) in r.outliers.iter().enumerate() {
-        s.push_str(&format!(
-            "\noutlier {} of {}: {} (signature {:016x}): {}\n",
-            k + 1,
-            r.outliers.len(),
+        let head = format!(
+            "{}: {} (signature {:016x}): ",
+            term.paint(&format!("outlier {} of {}", k + 1, r.outliers.len()), Tone::Warn),
             dumps(o.group.files.len()),
-            o.group.signature,
-            file_list(&o.group.files)
-        ));
+            o.group.signature
+        );
+        s.push('\n');
+        s.push_str(&term.wrap_items(&head, &file_list(&o.group.files), ", ", "  "));
+        s.push('\n');
         if let Some(e) = &o.error {
-            s.push_str(&format!("  cannot compare: {e}\n"));
+            line(&mut s, &format!("  {}: {e}", term.paint("cannot compare", Tone::Bad)), "    ");
             continue;
         }
-        s.push_str(&format!("  {}\n", ring_text(&o.ring, &r.reference_ring)));
+        line(&mut s, &format!("  {}", ring_text(&o.ring, &r.reference_ring)), "    ");
         if o.changes.is_empty() {
-            s.push_str(
-                "  no difference topo compares (only in elements NCCL does not read, or in ignored attributes)\n",
+            line(
+                &mut s,
+                "  no difference topo compares (only in elements NCCL does not read, or in ignored attributes)",
+                "    ",
             );
         } else {
-            s.push_str(&format!("  {}\n", summary(&o.changes)));
-            s.push_str(&render_changes(&o.changes, "  "));
+            line(&mut s, &format!("  {}", summary(&o.changes, term)), "    ");
+            s.push_str(&render_changes(&o.changes, "  ", term));
         }
     }
     if !r.skipped.is_empty() {
-        s.push_str(&format!("\nskipped {} that could not be read:\n", dumps(r.skipped.len())));
+        let title = term.paint(&format!("skipped {} that could not be read:", dumps(r.skipped.len())), Tone::Bad);
+        s.push_str(&format!("\n{title}\n"));
         for (_, e) in &r.skipped {
-            s.push_str(&format!("  {e}\n"));
+            line(&mut s, &format!("  {e}"), "    ");
         }
     }
     s
@@ -162,5 +177,40 @@ mod tests {
         assert!(r.outliers[0].changes.iter().any(|c| c.attr.as_deref() == Some("link_width")));
         let t = text(&r);
         assert!(t.contains("outlier 1 of 1: 1 dump"), "{t}");
+    }
+
+    /// Long file lists, ring lines and changes wrap at the width; nothing is lost.
+    #[test]
+    fn text_fits_the_width() {
+        use crate::render::term::check::{coloured, fits, same_text};
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("dumps-of-every-node-of-the-cluster-taken-after-the-firmware-update");
+        std::fs::create_dir(&folder).unwrap();
+        for i in 0..12 {
+            let name = if i < 10 {
+                "dgx-h100"
+            } else if i == 10 {
+                "dgx1-v100"
+            } else {
+                "gb200-nvl72-tray"
+            };
+            let mut x = fixture(name);
+            let cpu = find(&x, "cpu", "numaid", "0");
+            x.set_attr(cpu, "host_hash", format!("{i:#x}"));
+            std::fs::write(folder.join(format!("node-{i:04}.xml")), crate::xml::write(&x)).unwrap();
+        }
+        let args = crate::diff::fleet::FleetOptions::new(vec![folder]);
+        let opts = crate::model::Options { nodes: 2, ..crate::model::Options::default() };
+        let r = crate::diff::fleet::fleet(&args, &opts, &crate::diff::no_graphs).unwrap();
+        let whole = text(&r);
+        assert!(whole.contains("and 2 more") && whole.lines().any(|l| l.len() > 150), "{whole}");
+        for width in [60, 80, 100] {
+            let t = text_with(&r, &Term { width: Some(width), color: false });
+            fits(&t, width, "fleet");
+            same_text(&whole, &t, "fleet");
+        }
+        assert!(!coloured(&whole));
+        let c = text_with(&r, &Term { width: None, color: true });
+        assert!(c.contains("\x1b[38;5;11moutlier 1 of 2\x1b[39m") && c.contains("\x1b[38;5;9merrors\x1b[39m:"), "{c}");
     }
 }

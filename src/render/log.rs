@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::log::compare::{Comparison, Finding, Severity};
 use crate::log::{LogFacts, SystemPrint, VersionSource};
+use crate::render::term::{Term, Tone, visible_len};
 
 /// What the text and JSON reports hold besides the facts.
 pub struct Report<'a> {
@@ -44,8 +45,8 @@ fn version_line(f: &LogFacts) -> String {
     }
 }
 
-/// The system print as a tree, the way NCCL prints it.
-fn system_text(s: &SystemPrint, out: &mut String) {
+/// The system print as a tree, the way NCCL prints it; lines wrap under themselves.
+fn system_text(s: &SystemPrint, term: &Term, out: &mut String) {
     let who = match (&s.host, s.rank) {
         (Some(h), Some(r)) => format!("rank {r} on {h}"),
         (Some(h), None) => h.clone(),
@@ -53,7 +54,7 @@ fn system_text(s: &SystemPrint, out: &mut String) {
         _ => "one rank".into(),
     };
     let total = s.total_bw.map(|t| format!(", total {} GB/s", fmt_bw(t))).unwrap_or_default();
-    let _ = writeln!(out, "System ({who}): max {} GB/s{total}", fmt_bw(s.max_bw));
+    let _ = writeln!(out, "{}", term.wrap(&format!("System ({who}): max {} GB/s{total}", fmt_bw(s.max_bw)), "  "));
     let mut kids: BTreeMap<usize, Vec<(usize, &str, f64, bool)>> = BTreeMap::new();
     let mut has_parent = vec![false; s.nodes.len()];
     for l in &s.links {
@@ -79,18 +80,20 @@ fn system_text(s: &SystemPrint, out: &mut String) {
         depth: usize,
         kids: &BTreeMap<usize, Vec<(usize, &str, f64, bool)>>,
         label: &dyn Fn(usize) -> String,
+        term: &Term,
         out: &mut String,
     ) {
         for &(c, kind, bw, tree) in kids.get(&i).into_iter().flatten() {
-            let _ = writeln!(out, "{}+ {kind}[{}] - {}", "  ".repeat(depth), fmt_bw(bw), label(c));
+            let line = format!("{}+ {kind}[{}] - {}", "  ".repeat(depth), fmt_bw(bw), label(c));
+            let _ = writeln!(out, "{}", term.wrap_more(&line, 4));
             if tree && depth < 64 {
-                rec(c, depth + 1, kids, label, out);
+                rec(c, depth + 1, kids, label, term, out);
             }
         }
     }
     for i in (0..s.nodes.len()).filter(|&i| !has_parent[i] && s.nodes[i].kind == "CPU") {
-        let _ = writeln!(out, "  {}", label(i));
-        rec(i, 2, &kids, &label, out);
+        let _ = writeln!(out, "{}", term.wrap_more(&format!("  {}", label(i)), 4));
+        rec(i, 2, &kids, &label, term, out);
     }
     if s.truncated {
         let _ = writeln!(out, "  (the print ends early: the log is cut here)");
@@ -121,38 +124,54 @@ fn ranges(mut v: Vec<u32>) -> String {
     out.join(", ")
 }
 
-fn finding_text(f: &Finding, out: &mut String) {
-    let mark = if f.severity == Severity::Warning { "!" } else { "-" };
+/// A finding: `!` for a warning (yellow when colours are on), `-` for a note; what the
+/// model says and why, wrapped under their labels.
+fn finding_text(f: &Finding, term: &Term, out: &mut String) {
+    let mark = if f.severity == Severity::Warning { term.paint("!", Tone::Warn) } else { "-".to_string() };
     let ch = f.channel.map(|c| format!(" channel {c}")).unwrap_or_default();
-    let _ = writeln!(out, "  {mark} [{}]{ch} {}", f.kind, f.log);
+    let _ = writeln!(out, "{}", term.wrap(&format!("  {mark} [{}]{ch} {}", f.kind, f.log), "      "));
+    let under = " ".repeat(13);
     if !f.model.is_empty() {
-        let _ = writeln!(out, "      model: {}", f.model);
+        let _ = writeln!(out, "{}", term.wrap(&format!("      model: {}", f.model), &under));
     }
     if !f.cause.is_empty() {
-        let _ = writeln!(out, "      why:   {}", f.cause);
+        let _ = writeln!(out, "{}", term.wrap(&format!("      why:   {}", f.cause), &under));
     }
 }
 
-/// The text report.
+/// The text report, as wide as it takes.
 pub fn text(r: &Report) -> String {
+    text_with(r, &Term::default())
+}
+
+/// Spaces as wide as `head`: the indent of the lines that go on after it.
+fn under(head: &str) -> String {
+    " ".repeat(visible_len(head))
+}
+
+/// The text report, laid out as `term` says: lines wrap at the width (lists of ranks,
+/// devices, trees and connections between their items, under their label); warnings in
+/// yellow, a model that agrees with the log in green, when colours are on.
+pub fn text_with(r: &Report, term: &Term) -> String {
     let f = r.facts;
     let mut out = String::new();
     let l = &f.lines;
-    let _ = writeln!(out, "NCCL log {}: {}", r.name, version_line(f));
-    let _ = writeln!(
-        out,
+    let _ = writeln!(out, "{}", term.wrap(&format!("NCCL log {}: {}", r.name, version_line(f)), "  "));
+    let counts = format!(
         "  {} lines, {} NCCL records: {} read, {} known and not needed, {} unknown, {} cut by other output, {} truncated",
         l.physical, l.records, l.read, l.skipped_known, l.unknown, l.cut, l.truncated
     );
+    let _ = writeln!(out, "{}", term.wrap(&counts, "    "));
     if r.verbose && !l.unknown_by_word.is_empty() {
         let words: Vec<String> = l.unknown_by_word.iter().map(|(w, n)| format!("{w} {n}")).collect();
-        let _ = writeln!(out, "  unknown records by first word: {}", words.join(", "));
+        let _ = writeln!(out, "{}", term.wrap_items("  unknown records by first word: ", &words, ", ", "    "));
     }
     for w in &f.warnings {
-        let _ = writeln!(out, "  warning: {w}");
+        let _ = writeln!(out, "{}", term.wrap(&format!("  {}: {w}", term.paint("warning", Tone::Warn)), "    "));
     }
     if f.dialect == crate::log::Dialect::Rccl {
-        let _ = writeln!(out, "\nRCCL log: dialect not read yet (RCCL is AMD's fork; its lines differ from NCCL's).");
+        let rccl = "RCCL log: dialect not read yet (RCCL is AMD's fork; its lines differ from NCCL's).";
+        let _ = writeln!(out, "\n{}", term.wrap(rccl, "  "));
         return out;
     }
     for (i, c) in f.comms.iter().enumerate() {
@@ -160,7 +179,8 @@ pub fn text(r: &Report) -> String {
         let id = c.id.as_ref().map(|x| format!(" {x}")).unwrap_or_default();
         let func = c.func.as_ref().map(|x| format!(" ({x})")).unwrap_or_default();
         let primary = if c.primary && f.comms.len() > 1 { "  <- this report" } else { "" };
-        let _ = writeln!(out, "  communicator {i}{id}: {} ranks{nodes}{func}{primary}", c.nranks);
+        let line = format!("  communicator {i}{id}: {} ranks{nodes}{func}{primary}", c.nranks);
+        let _ = writeln!(out, "{}", term.wrap(&line, "    "));
     }
 
     let primary = f.primary();
@@ -169,8 +189,7 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "\nRanks\n  rank  host                  pid       bus id        cuda  nvml");
         for x in ranks {
             let o = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "  {:<5} {:<21} {:<9} {:<13} {:<5} {}",
                 x.rank,
                 x.host.as_deref().unwrap_or("-"),
@@ -179,11 +198,12 @@ pub fn text(r: &Report) -> String {
                 o(x.cuda_dev),
                 o(x.nvml_dev)
             );
+            let _ = writeln!(out, "{}", term.wrap(&line, "        "));
         }
     }
     for s in &f.systems {
         out.push('\n');
-        system_text(s, &mut out);
+        system_text(s, term, &mut out);
     }
     let nets: Vec<_> = f.nets.iter().collect();
     if !nets.is_empty() {
@@ -194,7 +214,8 @@ pub fn text(r: &Report) -> String {
                 .iter()
                 .map(|d| format!("[{}] {}{}", d.index, d.name, d.port.map(|p| format!(":{p}")).unwrap_or_default()))
                 .collect();
-            let _ = writeln!(out, "  {} {}: {}", u.host.as_deref().unwrap_or("-"), u.kind, devs.join(" "));
+            let head = format!("  {} {}: ", u.host.as_deref().unwrap_or("-"), u.kind);
+            let _ = writeln!(out, "{}", term.wrap_items(&head, &devs, " ", "    "));
         }
     }
     let graphs: Vec<_> = f.graphs.iter().filter(|g| in_rank(r.rank, g.rank)).collect();
@@ -204,15 +225,11 @@ pub fn text(r: &Report) -> String {
         for g in graphs {
             if last != Some((g.rank, g.host.clone())) {
                 let who = g.rank.map(|x| format!("rank {x}")).unwrap_or_else(|| "a rank".into());
-                let _ = writeln!(
-                    out,
-                    "  printed by {who}{}",
-                    g.host.as_ref().map(|h| format!(" on {h}")).unwrap_or_default()
-                );
+                let host = g.host.as_ref().map(|h| format!(" on {h}")).unwrap_or_default();
+                let _ = writeln!(out, "{}", term.wrap(&format!("  printed by {who}{host}"), "    "));
                 last = Some((g.rank, g.host.clone()));
             }
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "    Pattern {}, crossNic {}, nChannels {}, bw {}/{}, type {}/{}, sameChannels {}",
                 g.pattern,
                 g.crossnic,
@@ -223,16 +240,17 @@ pub fn text(r: &Report) -> String {
                 g.type_inter,
                 g.same_channels
             );
+            let _ = writeln!(out, "{}", term.wrap(&line, "      "));
             for ch in &g.channels {
                 let gpus: Vec<String> = ch.gpus.iter().map(|x| x.to_string()).collect();
-                let _ = writeln!(
-                    out,
+                let line = format!(
                     "      {:>2} : {}{}{}",
                     ch.channel,
                     ch.net_in.as_ref().map(|n| format!("NET/{n} ")).unwrap_or_default(),
                     gpus.join(" "),
                     ch.net_out.as_ref().map(|n| format!(" NET/{n}")).unwrap_or_default()
                 );
+                let _ = writeln!(out, "{}", term.wrap_hanging(&line));
             }
         }
     }
@@ -247,7 +265,11 @@ pub fn text(r: &Report) -> String {
         let _ = writeln!(out, "\nRings (rank 0's orders{})", if cut { "; cut after 20 ranks or at '...'" } else { "" });
         for (order, chans) in &orders {
             let o: Vec<String> = order.iter().map(|x| x.to_string()).collect();
-            let _ = writeln!(out, "  channels {}: {}", ranges(chans.clone()), o.join(" "));
+            let _ = writeln!(
+                out,
+                "{}",
+                term.wrap_hanging(&format!("  channels {}: {}", ranges(chans.clone()), o.join(" ")))
+            );
         }
     }
     let trees: Vec<_> = f
@@ -266,14 +288,15 @@ pub fn text(r: &Report) -> String {
                 .push(format!("[{}] {}/{}/{}->{}->{}", t.channel, t.down[0], t.down[1], t.down[2], t.rank, t.up));
         }
         for (rank, items) in by_rank {
-            let _ = writeln!(out, "  rank {rank}: {}", items.join(" "));
+            let head = format!("  rank {rank}: ");
+            let _ = writeln!(out, "{}", term.wrap_items(&head, &items, " ", &under(&head)));
         }
     }
     if !f.nvls_heads.is_empty() {
         let _ = writeln!(out, "\nNVLS heads");
         for h in &f.nvls_heads {
             let v: Vec<String> = h.heads.iter().map(|x| x.to_string()).collect();
-            let _ = writeln!(out, "  channel {}: {}", h.channel, v.join(" "));
+            let _ = writeln!(out, "{}", term.wrap_hanging(&format!("  channel {}: {}", h.channel, v.join(" "))));
         }
     }
     let conns: Vec<_> = f
@@ -304,46 +327,47 @@ pub fn text(r: &Report) -> String {
             by_t.entry(t).or_default().push(format!("{a}->{b} [{}]", ranges(ch)));
         }
         for (t, v) in by_t {
-            let _ = writeln!(out, "  {t}: {}", v.join(", "));
+            let head = format!("  {t}: ");
+            let _ = writeln!(out, "{}", term.wrap_items(&head, &v, ", ", &under(&head)));
         }
     }
     if let Some(c) = f.channel_counts.iter().find(|c| c.comm.is_none() || c.comm == primary) {
-        let _ = writeln!(
-            out,
-            "\nChannels: {} coll{}{}, {} p2p, {} p2p per peer",
+        let line = format!(
+            "Channels: {} coll{}{}, {} p2p, {} p2p per peer",
             c.coll,
             c.collnet.map(|n| format!(", {n} collnet")).unwrap_or_default(),
             c.nvls.map(|n| format!(", {n} nvls")).unwrap_or_default(),
             c.p2p,
             c.p2p_per_peer
         );
+        let _ = writeln!(out, "\n{}", term.wrap(&line, "  "));
     }
     if !f.env.is_empty() {
         let _ = writeln!(out, "\nEnvironment");
         let mut seen = BTreeSet::new();
         for e in &f.env {
             if seen.insert((e.name.clone(), e.value.clone())) {
-                let _ = writeln!(out, "  {}={}", e.name, e.value);
+                let _ = writeln!(out, "{}", term.wrap(&format!("  {}={}", e.name, e.value), "    "));
             }
         }
     }
     if let Some(t) = &f.tuning {
-        let _ = writeln!(out, "\nTuning table: {} cells (latency us / bandwidth GB/s)", t.rows.len());
+        let line = format!("Tuning table: {} cells (latency us / bandwidth GB/s)", t.rows.len());
+        let _ = writeln!(out, "\n{}", term.wrap(&line, "  "));
     }
     if !r.unusual.is_empty() {
         let _ = writeln!(out, "\nWhat is unusual");
         for u in r.unusual {
-            finding_text(u, &mut out);
+            finding_text(u, term, &mut out);
         }
     }
     out.push('\n');
     match &r.model {
         Err(why) => {
-            let _ = writeln!(out, "Model: not run ({why})");
+            let _ = writeln!(out, "{}", term.wrap(&format!("Model: not run ({why})"), "  "));
         }
         Ok(c) => {
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "Model: NCCL {}, {} node{}, machine {}{}",
                 c.release,
                 c.nodes,
@@ -351,36 +375,39 @@ pub fn text(r: &Report) -> String {
                 c.machine,
                 if c.p2p_support { "" } else { ", no P2P between local GPUs" }
             );
+            let _ = writeln!(out, "{}", term.wrap(&line, "  "));
             if !c.env.is_empty() {
                 let env: Vec<String> = c.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                let _ = writeln!(out, "  with the log's settings: {}", env.join(" "));
+                let _ = writeln!(out, "{}", term.wrap_items("  with the log's settings: ", &env, " ", "    "));
             }
             let checked: Vec<String> = c.checked.iter().map(|(k, n)| format!("{n} {k}")).collect();
             let total: usize = c.checked.values().sum();
             let differ = c.findings.iter().filter(|x| x.severity == Severity::Warning).count();
-            if total == 0 && differ == 0 {
-                let _ = writeln!(
-                    out,
-                    "  nothing to compare: the log prints no graph, path, ring, tree or connection of this \
-                     communicator"
-                );
+            let line = if total == 0 && differ == 0 {
+                "  nothing to compare: the log prints no graph, path, ring, tree or connection of this communicator"
+                    .to_string()
             } else if differ == 0 {
-                let _ = writeln!(out, "  agrees with the log on every fact compared ({total}: {})", checked.join(", "));
-            } else {
-                let _ = writeln!(
-                    out,
-                    "  {differ} difference{} in {total} facts compared ({}):",
-                    if differ == 1 { "" } else { "s" },
+                format!(
+                    "  {} on every fact compared ({total}: {})",
+                    term.paint("agrees with the log", Tone::Good),
                     checked.join(", ")
-                );
-            }
+                )
+            } else {
+                let differences = format!("{differ} difference{}", if differ == 1 { "" } else { "s" });
+                format!(
+                    "  {} in {total} facts compared ({}):",
+                    term.paint(&differences, Tone::Warn),
+                    checked.join(", ")
+                )
+            };
+            let _ = writeln!(out, "{}", term.wrap(&line, "    "));
             for x in &c.findings {
-                finding_text(x, &mut out);
+                finding_text(x, term, &mut out);
             }
             if !c.assumed.is_empty() {
                 let _ = writeln!(out, "  the rebuilt machine assumes:");
                 for a in &c.assumed {
-                    let _ = writeln!(out, "    {a}");
+                    let _ = writeln!(out, "{}", term.wrap(&format!("    {a}"), "      "));
                 }
             }
         }
@@ -474,4 +501,92 @@ pub fn dot(r: &Report) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::{Connection, EnvSetting, NetDevice, NetUse, RingOrder, TreeLink, TreeSource};
+    use crate::render::term::check::{coloured, fits, same_text};
+
+    /// The facts of a log of 64 ranks on hosts with 32 NICs: long ring orders, trees,
+    /// device lists and connection lists.
+    fn big_log() -> LogFacts {
+        let mut f = LogFacts::default();
+        f.warnings.push("the log ends in the middle of a record: the last line is cut and is not read".into());
+        f.nets.push(NetUse {
+            host: Some("a-rather-long-host-name-0042".into()),
+            kind: "IB".into(),
+            devices: (0..32)
+                .map(|i| NetDevice { index: i, name: format!("rdmap{}s0", 79 + i), port: Some(1), link: None })
+                .collect(),
+            oob: None,
+        });
+        for c in 0..4 {
+            let order = (0..64).map(|r| (r * (c + 1)) % 64).collect();
+            f.rings.push(RingOrder { channel: c as u32, nchannels: 4, order, ..RingOrder::default() });
+        }
+        for c in 0..32 {
+            f.trees.push(TreeLink {
+                comm: None,
+                rank: 0,
+                channel: c,
+                up: -1,
+                down: [1, 8, -1],
+                dn_up: None,
+                dn_down: None,
+                source: TreeSource::Trees,
+            });
+        }
+        for r in 0..63 {
+            let c = Connection {
+                from: r,
+                to: r + 1,
+                transport: "P2P".into(),
+                mode: "CUMEM".into(),
+                read: true,
+                ..Connection::default()
+            };
+            f.connections.push(c);
+        }
+        f.env.push(EnvSetting {
+            name: "NCCL_TOPO_FILE".into(),
+            value: "/a/very/long/path/to/a/folder/of/topology/files/for/this/cluster/node-0042.xml".into(),
+            source: "environment".into(),
+            host: None,
+        });
+        f
+    }
+
+    #[test]
+    fn text_fits_the_width() {
+        let facts = big_log();
+        let unusual = [Finding {
+            kind: "gdr_disabled".into(),
+            severity: Severity::Warning,
+            ranks: vec![0],
+            channel: Some(3),
+            log: "GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module or not supported by GPU)".into(),
+            model: String::new(),
+            cause: "the nvidia-peermem module is not loaded, or the GPU and the NIC are not under one PCIe switch"
+                .into(),
+        }];
+        let report = |rank| Report {
+            name: "/a/long/path/to/logs/of/a/job/nccl-debug-node0042.log",
+            facts: &facts,
+            rank,
+            model: Err("--no-model".into()),
+            unusual: &unusual,
+            verbose: false,
+        };
+        let whole = text(&report(None));
+        assert!(whole.lines().any(|l| l.len() > 150), "nothing to wrap:\n{whole}");
+        for width in [60, 80, 100] {
+            let t = text_with(&report(None), &Term { width: Some(width), color: false });
+            fits(&t, width, "log");
+            same_text(&whole, &t, "log");
+        }
+        assert!(!coloured(&whole));
+        assert!(coloured(&text_with(&report(None), &Term { width: None, color: true })), "warnings in yellow");
+    }
 }

@@ -11,6 +11,7 @@ pub mod log;
 pub mod paths;
 pub mod search;
 pub mod show;
+pub mod term;
 pub mod tune;
 
 /// Pretty JSON with a trailing newline.

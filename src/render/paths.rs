@@ -4,38 +4,30 @@
 
 use std::fmt::Write;
 
-use comfy_table::{Cell, CellAlignment, Color, Table, presets};
+use comfy_table::{Cell, CellAlignment};
 
 use crate::model::system::{NodeRef, id_local};
 use crate::model::{Analysis, NodeType, PathType, paths as mpaths};
 use crate::render::gbs;
 use crate::render::show::affinity_ranges;
+use crate::render::term::{Tone, fit, new_table, styled, table_text, trim_lines, wrap};
 use crate::types::GdrMode;
 
 fn cell(ty: PathType, bw: f32) -> String {
     if ty == PathType::Loc { "X".into() } else { format!("{ty} {}", gbs(bw)) }
 }
 
-/// The colour of a path type: green for NVLink and short PCIe, yellow through a host
+/// The tone of a path type: green for NVLink and short PCIe, yellow through a host
 /// bridge or another GPU, red across CPUs or the network.
-fn colour(ty: PathType) -> Option<Color> {
+pub(crate) fn path_tone(ty: PathType) -> Option<Tone> {
     match ty {
         PathType::Loc | PathType::Dis => None,
         PathType::Nvl | PathType::Nvb | PathType::C2c | PathType::Pix | PathType::Pxb | PathType::P2c => {
-            Some(Color::Green)
+            Some(Tone::Good)
         }
-        PathType::Pxn | PathType::Phb => Some(Color::Yellow),
-        PathType::Sys | PathType::Net => Some(Color::Red),
+        PathType::Pxn | PathType::Phb => Some(Tone::Warn),
+        PathType::Sys | PathType::Net => Some(Tone::Bad),
     }
-}
-
-pub(crate) fn new_table() -> Table {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING);
-    t.set_content_arrangement(comfy_table::ContentArrangement::Disabled);
-    // Renderers are pure: never ask the terminal whether to style or how wide it is.
-    t.force_no_tty();
-    t
 }
 
 /// How `topo paths` lays its text out.
@@ -51,20 +43,11 @@ pub struct TextOptions {
     pub color: bool,
 }
 
-/// A table with colours when asked.
-fn styled(color: bool) -> Table {
-    let mut t = new_table();
-    if color {
-        t.enforce_styling();
-    }
-    t
-}
-
 /// A cell, coloured by its path type when colours are on.
 fn path_cell(ty: PathType, bw: f32, color: bool) -> Cell {
     let c = Cell::new(cell(ty, bw));
-    match colour(ty) {
-        Some(k) if color => c.fg(k),
+    match path_tone(ty) {
+        Some(t) if color => c.fg(t.color()),
         _ => c,
     }
 }
@@ -72,8 +55,8 @@ fn path_cell(ty: PathType, bw: f32, color: bool) -> Cell {
 fn yes_no(v: Option<bool>, color: bool) -> Cell {
     match v {
         None => Cell::new("-"),
-        Some(true) if color => Cell::new("yes").fg(Color::Green),
-        Some(false) if color => Cell::new("no").fg(Color::Red),
+        Some(true) if color => Cell::new("yes").fg(Tone::Good.color()),
+        Some(false) if color => Cell::new("no").fg(Tone::Bad.color()),
         Some(b) => Cell::new(if b { "yes" } else { "no" }),
     }
 }
@@ -82,16 +65,8 @@ fn gdr_cell(m: GdrMode, color: bool) -> Cell {
     let c = Cell::new(m.name());
     match m {
         _ if !color => c,
-        GdrMode::Disabled => c.fg(Color::Red),
-        GdrMode::Default | GdrMode::Pci => c.fg(Color::Green),
-    }
-}
-
-/// A table that wraps its longest texts to fit in `width` columns, when given.
-fn fit(t: &mut Table, width: Option<usize>) {
-    if let Some(w) = width {
-        t.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
-        t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+        GdrMode::Disabled => c.fg(Tone::Bad.color()),
+        GdrMode::Default | GdrMode::Pci => c.fg(Tone::Good.color()),
     }
 }
 
@@ -135,43 +110,6 @@ fn blocks(
         j = end;
     }
     out
-}
-
-/// `line` broken at spaces so that no piece is longer than `width`; the pieces after the
-/// first start with `indent`.
-fn wrap(line: &str, width: Option<usize>, indent: &str) -> String {
-    let Some(width) = width else { return line.to_string() };
-    let mut out = String::new();
-    let body = line.trim_start();
-    let mut cur = line[..line.len() - body.len()].to_string();
-    // Words longer than a line (NIC names joined by `+`) are cut.
-    let room = width.saturating_sub(indent.len()).max(8);
-    let words = body.split(' ').flat_map(|w| {
-        let c: Vec<char> = w.chars().collect();
-        if c.len() <= room { vec![w.to_string()] } else { c.chunks(room).map(|p| p.iter().collect()).collect() }
-    });
-    for word in words {
-        if !cur.trim().is_empty() && cur.len() + 1 + word.len() > width {
-            out.push_str(cur.trim_end());
-            out.push('\n');
-            cur = indent.to_string();
-        } else if !cur.trim().is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(&word);
-    }
-    out.push_str(&cur);
-    out
-}
-
-/// A table's text; when fitted to a width, without the spaces that end its lines.
-fn table_text(t: &Table, width: Option<usize>) -> String {
-    if width.is_some() { trim_lines(&t.to_string()) } else { t.to_string() }
-}
-
-/// Tables of fixed-width columns end in spaces; a narrow terminal wraps on them.
-fn trim_lines(s: &str) -> String {
-    s.lines().map(str::trim_end).collect::<Vec<_>>().join("\n")
 }
 
 /// The text report, one matrix wide as it takes.

@@ -12,7 +12,7 @@ use graphviz_rust::dot_structures::{Attribute, Stmt};
 
 use crate::model::system::{NodeRef, System};
 use crate::model::{Analysis, NodeType};
-use crate::render::paths::new_table;
+use crate::render::term::{Term, Tone, new_table, wrap_items};
 use crate::render::{dot, gbs};
 use crate::search::channels::Run;
 use crate::search::cost::{self, Cost};
@@ -83,38 +83,65 @@ fn net_cell(sys: &System, id: i64) -> String {
     }
 }
 
-/// One graph: the summary line and its channels.
-fn graph_text(an: &Analysis, g: &Graph, out: &mut String) {
+/// One graph: the summary line and its channels. With a width, each channel's GPUs
+/// wrap inside their column.
+fn graph_text(an: &Analysis, g: &Graph, term: &Term, out: &mut String) {
     let sys = &an.system;
     let from = if g.from_file { " (loaded from the graph file)" } else { "" };
     let _ = writeln!(out, "{} graph{from}", g.name());
     if !g.computed || g.n_channels == 0 {
-        let _ = writeln!(out, "  none: {}\n", absent_reason(an, g));
+        let why = absent_reason(an, g);
+        let why = if g.computed { term.paint(why, Tone::Warn) } else { why.to_string() };
+        let _ = writeln!(out, "{}\n", term.wrap(&format!("  none: {why}"), "        "));
         return;
     }
-    let _ = writeln!(out, "  {}", g.summary());
+    let _ = writeln!(out, "{}", term.wrap(&format!("  {}", g.summary()), "    "));
     let n = sys.count(NodeType::Gpu);
+    let nvls = g.pattern == crate::search::Pattern::Nvls;
+    // Each channel: its NET in, its GPUs, its NET out.
+    let rows: Vec<(String, Vec<String>, String)> = (0..g.n_channels as usize)
+        .map(|c| {
+            let ranks = &g.intra[c * n..(c + 1) * n];
+            let gpus = ranks[..if nvls { 1 } else { n }].iter().map(|&r| gpu_cell(sys, r)).collect();
+            let (nin, nout) = if sys.inter {
+                (net_cell(sys, g.inter_number(c * 2)), net_cell(sys, g.inter_number(c * 2 + 1)))
+            } else {
+                Default::default()
+            };
+            (nin, gpus, nout)
+        })
+        .collect();
+    let gpus_title = if nvls { "HEAD GPU" } else { "GPUS (rank bus)" };
+    // The GPUs' room: the width less the table's indent and the other columns, each its
+    // longest text and a space either side.
+    let room = term.width.map(|w| {
+        let longest =
+            |title: &str, texts: &mut dyn Iterator<Item = usize>| texts.chain([title.len()]).max().unwrap_or(0) + 2;
+        let mut others = 2 + longest("CH", &mut std::iter::once((g.n_channels as usize - 1).to_string().len())) + 2;
+        if sys.inter {
+            others += longest("NET IN", &mut rows.iter().map(|r| r.0.len()));
+            others += longest("NET OUT", &mut rows.iter().map(|r| r.2.len()));
+        }
+        w.saturating_sub(others).max(gpus_title.len())
+    });
     let mut t = new_table();
     let mut header = vec![Cell::new("CH")];
     if sys.inter {
         header.push(Cell::new("NET IN"));
     }
-    header.push(Cell::new(if g.pattern == crate::search::Pattern::Nvls { "HEAD GPU" } else { "GPUS (rank bus)" }));
+    header.push(Cell::new(gpus_title));
     if sys.inter {
         header.push(Cell::new("NET OUT"));
     }
     t.set_header(header);
-    for c in 0..g.n_channels as usize {
-        let ranks = &g.intra[c * n..(c + 1) * n];
-        let width = if g.pattern == crate::search::Pattern::Nvls { 1 } else { n };
-        let gpus: Vec<String> = ranks[..width].iter().map(|&r| gpu_cell(sys, r)).collect();
+    for (c, (nin, gpus, nout)) in rows.iter().enumerate() {
         let mut row = vec![Cell::new(c).set_alignment(CellAlignment::Right)];
         if sys.inter {
-            row.push(Cell::new(net_cell(sys, g.inter_number(c * 2))));
+            row.push(Cell::new(nin));
         }
-        row.push(Cell::new(gpus.join("  ")));
+        row.push(Cell::new(wrap_items("", gpus, "  ", room, "")));
         if sys.inter {
-            row.push(Cell::new(net_cell(sys, g.inter_number(c * 2 + 1))));
+            row.push(Cell::new(nout));
         }
         t.add_row(row);
     }
@@ -124,46 +151,58 @@ fn graph_text(an: &Analysis, g: &Graph, out: &mut String) {
     out.push('\n');
 }
 
-/// The "Channels NCCL runs" section.
-fn run_text(run: &Run, rank: usize, out: &mut String) {
-    let _ = writeln!(
-        out,
+/// The "Channels NCCL runs" section. With a width, NCCL's log lines wrap: ring orders
+/// under their first rank, trees between channels.
+fn run_text(run: &Run, rank: usize, term: &Term, out: &mut String) {
+    let title = format!(
         "Channels NCCL runs ({} node(s) x {} GPUs = {} ranks): nChannels {}",
         run.nodes, run.local_ranks, run.n_ranks, run.n_channels
     );
+    let _ = writeln!(out, "{}", term.wrap(&title, "  "));
     for s in &run.steps {
-        let _ = writeln!(out, "  {:>3}  {}", s.n_channels, s.what);
+        let _ = writeln!(out, "{}", term.wrap(&format!("  {:>3}  {}", s.n_channels, s.what), "       "));
     }
     if run.cross_nic_swap {
         let _ = writeln!(out, "  odd nodes swap channel pairs (their rings cross NICs)");
     }
     for n in &run.notes {
-        let _ = writeln!(out, "  note: {n}");
+        let _ = writeln!(out, "{}", term.wrap_hanging(&format!("  note: {n}")));
     }
     let _ = writeln!(out, "\n  Rings, as rank 0 logs them:");
     for l in run.channel_lines() {
-        let _ = writeln!(out, "    {l}");
+        let _ = writeln!(out, "{}", term.wrap_hanging(&format!("    {l}")));
     }
     let _ = writeln!(out, "\n  Rank {rank}'s log lines:");
     for l in run.ring_lines(rank) {
-        let _ = writeln!(out, "    {l}");
+        let _ = writeln!(out, "{}", term.wrap_hanging(&format!("    {l}")));
     }
-    let _ = writeln!(out, "    {}", run.trees_line(rank));
+    let _ = writeln!(out, "{}", trees_line(&run.trees_line(rank), term));
     for l in run.tree_lines(rank) {
-        let _ = writeln!(out, "    {l}");
+        let _ = writeln!(out, "{}", term.wrap_hanging(&format!("    {l}")));
     }
 }
 
-/// The cost of the graphs loaded from a graph file.
-pub fn cost_text(file: &str, costs: &[Cost], out: &mut String) {
-    let _ = writeln!(
-        out,
-        "What the graphs of {file} cost (each channel's paths replayed over the links, one graph at a time):"
-    );
+/// NCCL's `Trees [0] a/b/c->r->p [1] ...` line, broken only between channels.
+fn trees_line(line: &str, term: &Term) -> String {
+    let Some(rest) = line.strip_prefix("Trees ") else { return term.wrap_more(&format!("    {line}"), 6) };
+    let mut parts = rest.split(" [");
+    let items: Vec<String> =
+        parts.next().map(str::to_string).into_iter().chain(parts.map(|p| format!("[{p}"))).collect();
+    term.wrap_items("    Trees ", &items, " ", "          ")
+}
+
+/// The cost of the graphs loaded from a graph file: tables fitted to the width, the
+/// oversubscribed links in red when colours are on.
+pub fn cost_text(file: &str, costs: &[Cost], term: &Term, out: &mut String) {
+    let title =
+        format!("What the graphs of {file} cost (each channel's paths replayed over the links, one graph at a time):");
+    let _ = writeln!(out, "{}", term.wrap(&title, "  "));
     let f = |v: Option<f32>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    // The tables are indented by four.
+    let inner = Term { width: term.width.map(|w| w.saturating_sub(4)), ..*term };
     for cost in costs {
         let _ = writeln!(out, "\n  {} graph", cost.graph);
-        let mut t = new_table();
+        let mut t = inner.table();
         t.set_header(vec!["CH", "ASKS intra/inter", "GETS intra/inter", "LIMITED BY"]);
         for c in &cost.channels {
             t.add_row(vec![
@@ -178,17 +217,18 @@ pub fn cost_text(file: &str, costs: &[Cost], out: &mut String) {
         }
         let over: Vec<_> = cost.oversubscribed().collect();
         if over.is_empty() {
-            let _ = writeln!(out, "    No link is oversubscribed.");
+            let _ = writeln!(out, "    {}", term.paint("No link is oversubscribed.", Tone::Good));
             continue;
         }
-        let _ = writeln!(out, "    Oversubscribed links (GB/s):");
-        let mut t = new_table();
+        let _ = writeln!(out, "    {}", term.paint("Oversubscribed links (GB/s):", Tone::Bad));
+        let mut t = inner.table();
         t.set_header(vec!["LINK", "CAPACITY", "DEMAND", "CHANNELS"]);
         for l in over {
+            let demand = Cell::new(format!("{:.1}", l.demand)).set_alignment(CellAlignment::Right);
             t.add_row(vec![
                 Cell::new(&l.link),
                 Cell::new(format!("{:.1}", l.capacity)).set_alignment(CellAlignment::Right),
-                Cell::new(format!("{:.1}", l.demand)).set_alignment(CellAlignment::Right),
+                if term.color { demand.fg(Tone::Bad.color()) } else { demand },
                 Cell::new(l.channels.join(" ")),
             ]);
         }
@@ -198,7 +238,8 @@ pub fn cost_text(file: &str, costs: &[Cost], out: &mut String) {
     }
 }
 
-/// Everything `topo search` prints by default.
+/// What `topo search` prints by default: the selected graphs, what the graph file's
+/// graphs cost (when one was given), and the channels NCCL runs, laid out as `term` says.
 pub fn text(
     an: &Analysis,
     gs: &Graphs,
@@ -206,27 +247,29 @@ pub fn text(
     run: &Result<Run, String>,
     rank: usize,
     cost: Option<(&str, &[Cost])>,
+    term: &Term,
 ) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}: {} node(s) x {} GPUs; graphs as NCCL {} computes them\n",
+    let title = format!(
+        "{}: {} node(s) x {} GPUs; graphs as NCCL {} computes them",
         an.input,
         an.options.nodes,
         an.system.count(NodeType::Gpu),
         an.options.env.release()
     );
+    let _ = writeln!(out, "{}\n", term.wrap(&title, "  "));
     for g in selected(gs, sel) {
-        graph_text(an, g, &mut out);
+        graph_text(an, g, term, &mut out);
     }
     if let Some((file, c)) = cost {
-        cost_text(file, c, &mut out);
+        cost_text(file, c, term, &mut out);
         out.push('\n');
     }
     match run {
-        Ok(r) => run_text(r, rank, &mut out),
+        Ok(r) => run_text(r, rank, term, &mut out),
         Err(e) => {
-            let _ = writeln!(out, "Channels NCCL runs: not modelled: {e}");
+            let line = format!("Channels NCCL runs: {}: {e}", term.paint("not modelled", Tone::Warn));
+            let _ = writeln!(out, "{}", term.wrap(&line, "  "));
         }
     }
     out
@@ -855,13 +898,37 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::render::term::check::{coloured, fits, same_words};
+
+    /// The channel tables and NCCL's log lines fit the width, and say what the whole
+    /// text says.
+    #[test]
+    fn text_fits_the_width() {
+        for (name, nodes) in [("dgx-h100", 2), ("gb200-nvl72-tray", 4), ("dgx1-v100", 1)] {
+            let (x, _) = crate::fixtures::get(name).unwrap().load().unwrap();
+            let opts = crate::model::Options { nodes, ..crate::model::Options::default() };
+            let an = crate::model::analyze(&x, name, &opts).unwrap();
+            let (gs, _) = crate::search::run(&an, &crate::search::SearchOptions::from_analysis(&an)).unwrap();
+            let run = crate::search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
+            let whole = text(&an, &gs, &[], &run, 0, None, &Term::default());
+            assert!(whole.lines().any(|l| l.len() > 100), "{name}: nothing to wrap");
+            for width in [80, 100] {
+                let t = text(&an, &gs, &[], &run, 0, None, &Term { width: Some(width), color: false });
+                fits(&t, width, name);
+                same_words(&whole, &t, name);
+            }
+            assert!(!coloured(&whole));
+        }
+    }
+
     /// A snake of GPUs: rows alternate direction, so each step is to a neighbour.
     #[test]
     fn snakes_turn_at_the_ends() {
-        assert_eq!(super::snake(8, 4), vec![vec![0, 1, 2, 3], vec![7, 6, 5, 4]]);
-        assert_eq!(super::snake_cols(8), 4);
-        assert_eq!(super::snake_cols(2), 1);
-        assert_eq!(super::snake_cols(72), 12);
-        assert_eq!(super::snake(3, 2), vec![vec![0, 1], vec![2]]);
+        assert_eq!(snake(8, 4), vec![vec![0, 1, 2, 3], vec![7, 6, 5, 4]]);
+        assert_eq!(snake_cols(8), 4);
+        assert_eq!(snake_cols(2), 1);
+        assert_eq!(snake_cols(72), 12);
+        assert_eq!(snake(3, 2), vec![vec![0, 1], vec![2]]);
     }
 }

@@ -8,6 +8,7 @@ use crate::model::analysis::node_label;
 use crate::model::system::{Kind, NodeRef, System, id_local};
 use crate::model::{Analysis, LinkType, NodeType, cpu};
 use crate::render::gbs;
+use crate::render::term::{Term, Tone};
 
 /// A CPU in words: `x86_64 Intel Sapphire Rapids, cpus 0-55`.
 pub fn cpu_desc(k: &Kind) -> String {
@@ -82,40 +83,51 @@ fn node_desc(an: &Analysis, r: NodeRef) -> String {
     }
 }
 
-fn tree_rec(an: &Analysis, r: NodeRef, up: Option<NodeRef>, prefix: &str, out: &mut String) {
-    let sys = &an.system;
-    let kids: Vec<(LinkType, f32, NodeRef)> = sys
-        .node(r)
+/// The children of `r` in the tree (PCI links down, and NIC to NET), coming from `up`.
+fn kids(sys: &System, r: NodeRef, up: Option<NodeRef>) -> Vec<(LinkType, f32, NodeRef)> {
+    sys.node(r)
         .links
         .iter()
         .filter(|l| {
             Some(l.rem) != up && (l.ty == LinkType::Pci || (l.ty == LinkType::Net && l.rem.ty == NodeType::Net))
         })
         .map(|l| (l.ty, l.bw, l.rem))
-        .collect();
-    for (i, (ty, b, k)) in kids.iter().enumerate() {
-        let last = i + 1 == kids.len();
-        let _ = writeln!(
-            out,
-            "{prefix}{}{} [{} {}]",
-            if last { "└─ " } else { "├─ " },
-            node_desc(an, *k),
-            ty.name(),
-            gbs(*b)
-        );
+        .collect()
+}
+
+/// A node's line of the tree: its text wraps under itself, with the line down to its
+/// children drawn beside when it has some.
+fn node_line(line: &str, under: &str, has_kids: bool, term: &Term) -> String {
+    term.wrap(line, &format!("{under}{}", if has_kids { "│  " } else { "   " }))
+}
+
+fn tree_rec(an: &Analysis, r: NodeRef, up: Option<NodeRef>, prefix: &str, term: &Term, out: &mut String) {
+    let sys = &an.system;
+    let kids_of_r = kids(sys, r, up);
+    for (i, (ty, b, k)) in kids_of_r.iter().enumerate() {
+        let last = i + 1 == kids_of_r.len();
+        let p = format!("{prefix}{}", if last { "   " } else { "│  " });
+        let below = if *ty == LinkType::Pci { kids(sys, *k, Some(r)) } else { Vec::new() };
+        let line =
+            format!("{prefix}{}{} [{} {}]", if last { "└─ " } else { "├─ " }, node_desc(an, *k), ty.name(), gbs(*b));
+        let _ = writeln!(out, "{}", node_line(&line, &p, !below.is_empty(), term));
         if *ty == LinkType::Pci {
-            let p = format!("{prefix}{}", if last { "   " } else { "│  " });
-            tree_rec(an, *k, Some(r), &p, out);
+            tree_rec(an, *k, Some(r), &p, term, out);
         }
     }
 }
 
-/// The human tree.
+/// The human tree, as wide as it takes.
 pub fn tree(an: &Analysis) -> String {
+    tree_with(an, &Term::default())
+}
+
+/// The human tree, fitted to `term`'s width: long lines wrap under themselves (the tree's
+/// lines drawn beside); trimmed ranks and link types coloured when asked.
+pub fn tree_with(an: &Analysis, term: &Term) -> String {
     let sys = &an.system;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
+    let head = format!(
         "{}: {} GPU(s) as ranks 0..{} of {}, {} network device(s), {} CPU(s){}",
         an.input,
         an.gpus.len(),
@@ -125,37 +137,54 @@ pub fn tree(an: &Analysis) -> String {
         sys.count(NodeType::Cpu),
         if an.options.nodes > 1 { format!(", {} nodes", an.options.nodes) } else { String::new() }
     );
-    let _ = writeln!(
-        out,
+    let _ = writeln!(out, "{}", term.wrap(&head, "  "));
+    let system = format!(
         "NCCL system: maxBw {} GB/s per channel, totalBw {} GB/s, {}",
         gbs(sys.max_bw),
         gbs(sys.total_bw),
         if sys.inter { "inter-node (rings go through the network)" } else { "single node" }
     );
+    let _ = writeln!(out, "{}", term.wrap(&system, "  "));
     if !an.trimmed.is_empty() {
-        let _ = writeln!(out, "Trimmed ranks (reachable from rank 0 only through the network): {:?}", an.trimmed);
+        let line = format!(
+            "{} (reachable from rank 0 only through the network): {:?}",
+            term.paint("Trimmed ranks", Tone::Warn),
+            an.trimmed
+        );
+        let _ = writeln!(out, "{}", term.wrap(&line, "  "));
     }
     out.push('\n');
     for c in 0..sys.count(NodeType::Cpu) {
         let r = NodeRef::new(NodeType::Cpu, c);
-        let _ = writeln!(out, "{}", node_desc(an, r));
-        tree_rec(an, r, None, "", &mut out);
+        let _ = writeln!(out, "{}", node_line(&node_desc(an, r), "", !kids(sys, r, None).is_empty(), term));
+        tree_rec(an, r, None, "", term, &mut out);
     }
-    let extra = other_links(sys);
+    let extra = other_links(sys, term);
     if !extra.is_empty() {
-        out.push_str("\nOther links (NVLink, C2C, inter-CPU, switch P2P; <-> both ways, -> one way):\n");
+        let title = "Other links (NVLink, C2C, inter-CPU, switch P2P; <-> both ways, -> one way):";
+        let _ = writeln!(out, "\n{}", term.wrap(title, "  "));
         for e in extra {
-            out.push_str(&e);
+            out.push_str(&term.wrap_more(&e, 4));
             out.push('\n');
         }
     }
     out
 }
 
+/// The colour of a link type outside the PCI tree, as `topo paths` colours path types:
+/// NVLink and C2C green, the inter-CPU link red.
+fn link_tone(ty: LinkType) -> Option<Tone> {
+    match ty {
+        LinkType::Nvl | LinkType::C2c => Some(Tone::Good),
+        LinkType::Sys => Some(Tone::Bad),
+        _ => None,
+    }
+}
+
 /// The links outside the PCI tree, one line per pair of nodes and link type, in the
 /// order the links are met. A pair linked both ways with the same bandwidth reads
 /// `A <-> B  NVL 40.0 GB/s`; with different bandwidths each direction is given.
-fn other_links(sys: &System) -> Vec<String> {
+fn other_links(sys: &System, term: &Term) -> Vec<String> {
     // (one end, other end, type) -> bandwidth one way, bandwidth back (if linked back).
     type Pair = (NodeRef, NodeRef, LinkType);
     let mut pairs: Vec<(Pair, f32, Option<f32>)> = Vec::new();
@@ -186,7 +215,10 @@ fn other_links(sys: &System) -> Vec<String> {
         .into_iter()
         .map(|((a, b, ty), there, back)| {
             let (a, b) = (node_label(sys, a), node_label(sys, b));
-            let ty = ty.name();
+            let ty = match link_tone(ty) {
+                Some(tone) => term.paint(ty.name(), tone),
+                None => ty.name().to_string(),
+            };
             match back {
                 Some(back) if back == there => format!("  {a} <-> {b}  {ty} {} GB/s", gbs(there)),
                 Some(back) => format!("  {a} <-> {b}  {ty} {} GB/s, {} GB/s back", gbs(there), gbs(back)),
@@ -252,7 +284,7 @@ mod tests {
     fn other_links_print_each_pair_once() {
         let (x, _) = crate::fixtures::get("dgx1-v100").unwrap().load().unwrap();
         let an = crate::model::analyze(&x, "t", &crate::model::Options::default()).unwrap();
-        let lines = other_links(&an.system);
+        let lines = other_links(&an.system, &Term::default());
         // One inter-CPU link and the 16 NVLink pairs of the cube mesh.
         assert_eq!(lines.iter().filter(|l| l.contains(" SYS ")).count(), 1, "{lines:#?}");
         assert_eq!(lines.iter().filter(|l| l.contains(" NVL ")).count(), 16, "{lines:#?}");
@@ -272,8 +304,28 @@ mod tests {
             gpu("0000:01:00.0", 0, "0000:02:00.0", 4),
             gpu("0000:02:00.0", 1, "0000:01:00.0", 2)
         );
-        let lines = other_links(&analysis(&text).system);
+        let lines = other_links(&analysis(&text).system, &Term::default());
         assert_eq!(lines, vec!["  DEV/0000:01:00.0 <-> DEV/0000:02:00.0  NVL 48.0 GB/s, 24.0 GB/s back".to_string()]);
+    }
+
+    #[test]
+    fn the_tree_fits_the_width() {
+        use crate::render::term::check::{coloured, fits, same_text};
+        for name in ["dgx-h100", "dgx1-v100", "gb200-nvl72-tray"] {
+            let (x, _) = crate::fixtures::get(name).unwrap().load().unwrap();
+            let opts = crate::model::Options { nodes: 2, ..crate::model::Options::default() };
+            let an = crate::model::analyze(&x, "a/long/path/to/the/topology/file/of/this/machine.xml", &opts).unwrap();
+            let whole = tree(&an);
+            assert!(whole.lines().any(|l| l.chars().count() > 80), "{name}: nothing to wrap");
+            for width in [60, 80, 100] {
+                let text = tree_with(&an, &Term { width: Some(width), color: false });
+                fits(&text, width, name);
+                same_text(&whole, &text, name);
+            }
+            // NVLink and inter-CPU links in colour, when asked.
+            assert!(coloured(&tree_with(&an, &Term { width: None, color: true })), "{name}");
+            assert!(!coloured(&whole));
+        }
     }
 
     #[test]
