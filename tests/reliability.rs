@@ -391,6 +391,25 @@ fn names_and_values_longer_than_nccls_buffer() {
     refused(&["show", "--topo", s(&f), "--nccl-version", "2.18.1"], &["element name", "254 bytes"]);
 }
 
+/// A GPU below a NIC's <pci> is never added to NCCL's system (the build does not
+/// descend a NIC), so its rank's init fails; the search once indexed the missing GPU
+/// and panicked (fuzz seed 7, through `topo diff`).
+#[test]
+fn a_gpu_nccl_never_adds_fails_its_rank() {
+    let d = tempfile::tempdir().unwrap();
+    let under_nic = nic(0).trim_end().strip_suffix("</pci>").unwrap().to_string() + &gpu(8) + "</pci>\n";
+    let text = machine(&[under_nic]);
+    assert!(text.contains("class=\"0x020000\"") && text.contains("<gpu dev=\"8\""), "{text}");
+    let f = write(d.path(), "gpu-under-nic.xml", &text);
+    for args in [&["search", "--topo", s(&f)][..], &["analyze", "--json", "--topo", s(&f)], &["paths", "--topo", s(&f)]]
+    {
+        refused(args, &["gpu-under-nic.xml", "rank 0", "ncclTopoRankToIndex could not find rank 0"]);
+    }
+    let out = topo().args(["diff", s(&f), s(&f)]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    assert!(matches!(out.status.code(), Some(0..=2)), "{out:?}");
+}
+
 // ------------------------------------------------------------ 6. machine size
 
 #[test]

@@ -222,6 +222,20 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     diags.extend(prep.diags.iter().cloned());
     let opts_build = BuildOptions { split_mlopart: env.nets.split_mlopart, release: env.release() };
     let mut sys = build::build(&prep.xml, input, opts_build)?;
+    // Each rank's NCCL looks its own GPU up in the system it built
+    // (ncclTopoGetCpuAffinity, after the trim, which keeps the rank's own GPU): a GPU
+    // of the file that the build never added fails that rank's init.
+    if let Some(g) = prep.gpus.iter().find(|g| !sys.list(NodeType::Gpu).iter().any(|n| n.gpu_rank() == g.rank)) {
+        return Err(Error::Input {
+            file: input.into(),
+            message: format!(
+                "GPU {} (dev {}, rank {}) is not in the system NCCL builds from this file (its <pci> is never \
+                 reached as a GPU: it sits under a NIC's or another end device's <pci>, say), so that rank's init \
+                 fails ('ncclTopoRankToIndex could not find rank {}')",
+                g.busid, g.dev, g.rank, g.rank
+            ),
+        });
+    }
     let params = Params::new(env, opts.p2p_support);
     diags.extend(env.warnings().iter().map(Diagnostic::warning));
 
