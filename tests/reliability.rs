@@ -535,6 +535,11 @@ fn bench_arguments_are_bounded_before_any_work() {
         let mut args = base.to_vec();
         args.extend(extra);
         refused(&args, &[needle]);
+        // Checked before the release is chosen (which, with no TOPO_NCCL_VERSION, says
+        // which NCCL it found here) or anything is detected: the error is all that is said.
+        let out = topo().env_remove("TOPO_NCCL_VERSION").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: only the error line: {err}");
     }
 }
 

@@ -205,6 +205,26 @@ fn json_destination(path: &Path) -> PathBuf {
         .unwrap_or_else(|| path.to_path_buf())
 }
 
+/// The bench's arguments within their documented bounds, and the `-J` file's folder
+/// writable, before any detection, search or run.
+pub fn check_args(a: &BenchAllreduceArgs, ctx: &Ctx) -> Result<(), Error> {
+    a.bench.options(&ctx.vars).check()?;
+    match &a.bench.output_file {
+        Some(p) => writable_folder(p),
+        None => Ok(()),
+    }
+}
+
+impl BenchAllreduceArgs {
+    /// Whether the rings come from the channel search on a machine (named, or this
+    /// one for CUDA); otherwise a graph file's or the plain rings, which need no model.
+    pub fn searches(&self) -> bool {
+        !self.bench.compile_only
+            && self.bench.graph_file.is_none()
+            && (self.bench.backend != BackendKind::Host || self.input.named())
+    }
+}
+
 pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match b {
         BenchCommand::Allreduce(a) => allreduce(&a, ctx),
@@ -218,14 +238,13 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
 /// runs the plain rings instead. Exit status 1 when a result was wrong (or below
 /// `NCCL_TESTS_MIN_BW`).
 fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
-    let opts = a.bench.options(&ctx.vars);
-    opts.check()?;
+    let opts = a.bench.options(&ctx.vars); // checked by check_args before the command ran
     if opts.compile_only {
         let reports = bench::cuda::compile_only(&opts.arch)?;
         ctx.print(&render::bench::compile_only(&reports))?;
         return Ok(0);
     }
-    let plan = if opts.graph_file.is_some() || (opts.backend == BackendKind::Host && !a.input.named()) {
+    let plan = if !a.searches() {
         bench::default_plan(&opts)?
     } else {
         if opts.backend == BackendKind::Cuda {
@@ -349,9 +368,6 @@ fn fits_in_memory(opts: &bench::Options, plan: &Plan) -> Result<(), Error> {
 
 fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ctx) -> Result<i32, Error> {
     let plan = bench::adjust_plan(opts, plan)?;
-    if let Some(p) = json {
-        writable_folder(p)?;
-    }
     if opts.backend == BackendKind::Host {
         fits_in_memory(opts, &plan)?;
     }

@@ -123,6 +123,10 @@ where
 
 /// Run a parsed command. Returns the exit status.
 pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
+    // Bad bench arguments are refused before anything is looked up or said.
+    if let Command::Bench(bench::BenchCommand::Allreduce(a)) = &cli.command {
+        bench::check_args(a, ctx)?;
+    }
     // A log says which NCCL wrote it: `topo log` chooses its release itself.
     if !matches!(cli.command, Command::Log(_)) {
         choose_release(cli.nccl_version.as_deref(), cli.command.models_live_machine(), ctx)?;
@@ -182,7 +186,7 @@ impl Command {
             Command::Analyze(a) => &a.input,
             Command::Search(a) => &a.input,
             Command::Tune(a) => &a.input,
-            Command::Bench(bench::BenchCommand::Allreduce(a)) => &a.input,
+            Command::Bench(bench::BenchCommand::Allreduce(a)) if a.searches() => &a.input,
             _ => return false,
         };
         !input.named()
