@@ -32,8 +32,9 @@
 //! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
 //! | [`fixtures`] | the machines topo carries built in |
 //! | [`release`] | the NCCL release modelled (`--nccl-version`) and every behaviour that depends on it |
-//! | [`types`], [`notice`], [`error`], [`fileio`] | the vocabulary, notices, errors and bounded file reading every stage shares |
+//! | [`types`], [`notice`], [`error`], [`fileio`], [`ansi`] | the vocabulary, notices, errors, bounded file reading and terminal escapes every stage shares |
 
+pub mod ansi;
 pub mod bench;
 pub mod check;
 pub mod cli;

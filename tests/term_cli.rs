@@ -82,25 +82,8 @@ fn colours_when_asked(args: &[&str]) {
     assert!(!plain.contains('\x1b'), "{what}: colour with --color never");
     assert!(!with("auto", &[]).contains('\x1b'), "{what}: colour into a pipe");
     assert!(!with("auto", &[("NO_COLOR", "1")]).contains('\x1b'), "{what}: colour with NO_COLOR");
-    assert_eq!(strip_escapes(&coloured), plain, "{what}: colours change the text");
+    assert_eq!(topo::ansi::strip(&coloured), plain, "{what}: colours change the text");
     assert_eq!(stdout(args, &[]), plain, "{what}: --color never is the default into a pipe");
-}
-
-fn strip_escapes(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[test]
@@ -263,7 +246,7 @@ fn auto_colours_on_a_terminal_unless_no_color() {
     };
     let coloured = on_tty(false);
     assert!(coloured.contains("\x1b[38;5;9merrors\x1b[39m"), "{coloured}");
-    assert_fits(&strip_escapes(&coloured), 70, "diff on a terminal");
+    assert_fits(&topo::ansi::strip(&coloured), 70, "diff on a terminal");
     let plain = on_tty(true);
     assert!(plain.contains("errors:") && !plain.contains('\x1b'), "{plain}");
 }

@@ -90,23 +90,9 @@ pub fn leading(line: &str) -> &str {
     &line[..line.len() - line.trim_start().len()]
 }
 
-/// The columns `s` takes on a terminal: its characters, less ANSI colour escapes.
+/// The columns `s` takes on a terminal: its characters, less escape sequences.
 pub fn visible_len(s: &str) -> usize {
-    let mut n = 0;
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\x1b' {
-            // CSI: ESC [ parameters final-byte.
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            n += 1;
-        }
-    }
-    n
+    crate::ansi::visible(s).count()
 }
 
 /// A table without borders, as wide as its texts.
