@@ -337,12 +337,13 @@ impl CudaBackend {
                 // A P2P edge needs access both ways: the sender writes the receiver's
                 // FIFO and tail, the receiver writes the sender's head.
                 if t == Transport::P2p && dr != dp {
-                    let mut blocked = None;
-                    for (from, to) in [(dp, dr), (dr, dp)] {
-                        if blocked.is_none() && !b.peer_access(from, to)? {
-                            blocked = Some((from, to));
-                        }
-                    }
+                    let blocked = if !b.peer_access(dp, dr)? {
+                        Some((dp, dr))
+                    } else if !b.peer_access(dr, dp)? {
+                        Some((dr, dp))
+                    } else {
+                        None
+                    };
                     if let Some((from, to)) = blocked {
                         b.notes.push(format!(
                             "channel {c}: GPU {} cannot access GPU {} (no peer access): edge {prev}->{r} is host-staged",

@@ -39,7 +39,7 @@ pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         let term = ctx.term(a.term.color);
         let mut s = render::show::tree_with(&an, &term);
         s.push('\n');
-        let opts = render::paths::TextOptions { explain: false, width: term.width, color: term.color };
+        let opts = render::paths::TextOptions { explain: false, term };
         s.push_str(&render::paths::text_with(&an, &opts));
         s
     };

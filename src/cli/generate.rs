@@ -103,10 +103,10 @@ fn man_page(cmd: clap::Command, path: &[&str]) -> std::io::Result<String> {
 fn see_also(cmd: &clap::Command, path: &[&str]) -> String {
     let mut pages = Vec::new();
     if path.len() > 1 {
-        pages.push(["topo"].iter().chain(&path[..path.len() - 1]).copied().collect::<Vec<_>>().join("-"));
+        pages.push(format!("topo-{}", path[..path.len() - 1].join("-")));
     }
     if !path.is_empty() {
-        let me = ["topo"].iter().chain(path).copied().collect::<Vec<_>>().join("-");
+        let me = format!("topo-{}", path.join("-"));
         pages.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| format!("{me}-{}", s.get_name())));
     }
     if pages.is_empty() {

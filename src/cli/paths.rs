@@ -37,7 +37,7 @@ pub fn run(a: &PathsArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     } else if a.dot {
         render::dot::system(&an)
     } else {
-        let opts = render::paths::TextOptions { explain: a.explain, width: ctx.width(), color: ctx.color(a.color) };
+        let opts = render::paths::TextOptions { explain: a.explain, term: ctx.term(a.color) };
         render::paths::text_with(&an, &opts)
     };
     ctx.print(&text)?;

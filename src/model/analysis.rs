@@ -225,7 +225,8 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     // Each rank's NCCL looks its own GPU up in the system it built
     // (ncclTopoGetCpuAffinity, after the trim, which keeps the rank's own GPU): a GPU
     // of the file that the build never added fails that rank's init.
-    if let Some(g) = prep.gpus.iter().find(|g| !sys.list(NodeType::Gpu).iter().any(|n| n.gpu_rank() == g.rank)) {
+    let built: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|n| n.gpu_rank()).collect();
+    if let Some(g) = prep.gpus.iter().find(|g| !built.contains(&g.rank)) {
         return Err(Error::Input {
             file: input.into(),
             message: format!(

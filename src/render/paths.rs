@@ -10,7 +10,7 @@ use crate::model::system::{NodeRef, id_local};
 use crate::model::{Analysis, NodeType, PathType, paths as mpaths};
 use crate::render::gbs;
 use crate::render::show::affinity_ranges;
-use crate::render::term::{Tone, fit, new_table, styled, table_text, trim_lines, wrap};
+use crate::render::term::{Term, Tone, fit, new_table, styled, table_text, trim_lines, wrap};
 use crate::types::GdrMode;
 
 fn cell(ty: PathType, bw: f32) -> String {
@@ -35,12 +35,10 @@ pub(crate) fn path_tone(ty: PathType) -> Option<Tone> {
 pub struct TextOptions {
     /// The reasons and routes too.
     pub explain: bool,
-    /// Fit every line in this many columns: the matrix is split into GPU x GPU and GPU x
-    /// NIC tables, each cut into blocks of columns. `None`: one matrix, as wide
-    /// as it takes (for scripts).
-    pub width: Option<usize>,
-    /// Colour verdicts and path types with ANSI escapes.
-    pub color: bool,
+    /// Width and colours. With a width the matrix is split into GPU x GPU and GPU x NIC
+    /// tables, each cut into blocks of columns; without, one matrix, as wide as it takes
+    /// (for scripts). Colours mark verdicts and path types.
+    pub term: Term,
 }
 
 /// A cell, coloured by its path type when colours are on.
@@ -119,7 +117,7 @@ pub fn text(an: &Analysis, explain: bool) -> String {
 
 /// The text report, laid out as `opts` says.
 pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
-    let (explain, color) = (opts.explain, opts.color);
+    let (explain, color, width) = (opts.explain, opts.term.color, opts.term.width);
     let sys = &an.system;
     let mut out = String::new();
     let gpus: Vec<(usize, i32)> = sys.list(NodeType::Gpu).iter().enumerate().map(|(i, g)| (i, g.gpu_rank())).collect();
@@ -153,8 +151,8 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         nets.iter().map(|&n| (NodeRef::new(NodeType::Net, n), net_name(n))).collect();
 
     let title = "Paths (NCCL path type and bandwidth in GB/s, from row to column):";
-    let _ = writeln!(out, "{}", wrap(title, opts.width, ""));
-    match opts.width {
+    let _ = writeln!(out, "{}", wrap(title, width, ""));
+    match width {
         None => {
             let mut t = styled(color);
             let mut header = vec![Cell::new("")];
@@ -220,7 +218,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         let _ = writeln!(out, "  {:<4} = {}", ty.name(), ty.meaning());
     }
     let unit = "  The number after the type is the path's bandwidth in GB/s (its narrowest link).";
-    let _ = writeln!(out, "{}", wrap(unit, opts.width, "  "));
+    let _ = writeln!(out, "{}", wrap(unit, width, "  "));
     out.push('\n');
     if !an.nets.is_empty() {
         let _ = writeln!(out, "Network devices:");
@@ -233,7 +231,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
                 if d.is_virtual { format!(" (fused from {:?})", d.physdevs) } else { String::new() },
                 if in_sys { "" } else { " (not in the system: fused into a virtual device or unused)" }
             );
-            let _ = writeln!(out, "{}", wrap(&line, opts.width, "         "));
+            let _ = writeln!(out, "{}", wrap(&line, width, "         "));
         }
         out.push('\n');
     }
@@ -242,9 +240,9 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         "P2P level {} ({}); GDR level {} ({})",
         an.levels.p2p, an.levels.p2p_source, an.levels.gdr, an.levels.gdr_source
     );
-    let _ = writeln!(out, "{}", wrap(&levels, opts.width, "  "));
+    let _ = writeln!(out, "{}", wrap(&levels, width, "  "));
     let mut t = styled(color);
-    fit(&mut t, opts.width);
+    fit(&mut t, width);
     t.set_header(vec!["from", "to", "transport", "p2p", "read", "via", "why"]);
     for p in &an.p2p {
         if !explain && p.from > p.to {
@@ -261,11 +259,11 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         ]);
     }
     let _ = writeln!(out, "Between GPUs{}:", if explain { "" } else { " (one line per pair; --explain for reasons)" });
-    let _ = writeln!(out, "{}", table_text(&t, opts.width));
+    let _ = writeln!(out, "{}", table_text(&t, width));
     if !an.gdr.is_empty() {
         out.push('\n');
         let mut t = styled(color);
-        fit(&mut t, opts.width);
+        fit(&mut t, width);
         t.set_header(vec!["rank", "net", "recv (GDR write)", "send (GDR read)", "proxy rank", "why"]);
         for g in &an.gdr {
             t.add_row(vec![
@@ -286,7 +284,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
             ]);
         }
         let _ = writeln!(out, "GPUDirect RDMA:");
-        let _ = writeln!(out, "{}", table_text(&t, opts.width));
+        let _ = writeln!(out, "{}", table_text(&t, width));
     }
     if explain {
         out.push_str("\nRoutes:\n");
@@ -295,7 +293,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
                 continue;
             }
             let line = format!("  {} {} ({} hops): {}", p.ty, gbs(p.bw), p.hops, p.route.join(" "));
-            let _ = writeln!(out, "{}", wrap(&line, opts.width, "      "));
+            let _ = writeln!(out, "{}", wrap(&line, width, "      "));
         }
     }
     out
