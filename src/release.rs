@@ -485,6 +485,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 28, 7),
+        scope: Scope::MultiNode,
+        text: "a job of several nodes is searched across nodes even on a host without a NET (system->inter from the rank count; before, from the NETs left: such a host was searched, rated and tuned as one node)",
+    },
+    Change {
+        since: r(2, 28, 7),
         scope: Scope::TwoGpuNvSwitch,
         text: "NVLink SHARP (NVLS) is set up with two GPUs (before: three)",
     },
@@ -950,6 +955,14 @@ impl Release {
     /// A NIC's guid is read as hex whatever its form (`strtoull`, 2.28.7); before, only
     /// as `0x...` (`sscanf "0x%lx"`), and a NIC without one took its dev as ASIC.
     pub fn net_guid_any_hex(self) -> bool {
+        self.since(2, 28, 7)
+    }
+
+    /// A job spans nodes when the node holds fewer GPUs than the job has ranks
+    /// (`system->inter`, set by `ncclTopoTrimSystem` from 2.28.7); before, when any NET
+    /// is left after trimming (which drops every NET when the node holds every rank), so
+    /// a job of several nodes on a host without a NET is searched as one node.
+    pub fn inter_from_ranks(self) -> bool {
         self.since(2, 28, 7)
     }
 
@@ -1633,6 +1646,13 @@ mod tests {
     }
 
     /// paths.cc ncclTopoSetPaths: the type-first update is 2.30.7's.
+    /// paths.cc ncclTopoTrimSystem sets `system->inter` from 2.28.7 (search.cc
+    /// ncclTopoSearchInit read the NET count until 2.28.3).
+    #[test]
+    fn inter_boundary() {
+        assert!(!r(2, 28, 3).inter_from_ranks() && r(2, 28, 7).inter_from_ranks());
+    }
+
     #[test]
     fn path_update_boundary() {
         assert!(!r(2, 30, 4).paths_type_first() && r(2, 30, 7).paths_type_first());

@@ -245,7 +245,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let n_ranks = n_local * opts.nodes;
     // Only a system that trimming changes is worth keeping whole (a copy of every path).
     let untrimmed = if paths::trims_any(&sys, 0) { Some(sys.clone()) } else { None };
-    let trimmed = paths::trim_system(&mut sys, 0, n_ranks);
+    let trimmed = paths::trim_system(&mut sys, 0, n_ranks, env.release());
     paths::compute_paths(&mut sys, &params)?;
     paths::search_init(&mut sys);
 
@@ -364,7 +364,7 @@ impl Analysis {
     /// `ncclTopoSearchInit`). Returns it with the ranks that rank trimmed away.
     pub fn system_of_rank(&self, rank: i32) -> Result<(System, Vec<i32>), Error> {
         let mut sys = self.untrimmed.as_ref().unwrap_or(&self.system).clone();
-        let trimmed = paths::trim_system(&mut sys, rank, self.n_ranks);
+        let trimmed = paths::trim_system(&mut sys, rank, self.n_ranks, self.params.release);
         paths::compute_paths(&mut sys, &self.params)?;
         paths::search_init(&mut sys);
         Ok((sys, trimmed))

@@ -746,9 +746,10 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
     Ok(())
 }
 
-/// `ncclTopoTrimSystem`: drop GPUs rank `my_rank` cannot reach without the network.
-/// Returns the ranks removed.
-pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize) -> Vec<i32> {
+/// `ncclTopoTrimSystem`: drop GPUs rank `my_rank` cannot reach without the network, and
+/// say whether the job spans nodes ([`Release::inter_from_ranks`]). Returns the ranks
+/// removed.
+pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize, release: Release) -> Vec<i32> {
     let ngpus = sys.count(NodeType::Gpu);
     let (domains, my_domain) = gpu_domains(sys, my_rank);
     let ids: Vec<i64> = sys.list(NodeType::Gpu).iter().map(|g| g.id).collect();
@@ -762,7 +763,9 @@ pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize) -> Vec<i32> {
             sys.remove_node(NodeType::Gpu, g);
         }
     }
-    sys.inter = sys.count(NodeType::Gpu) != n_ranks;
+    // Before 2.28.7 the trim drops every NET when the node holds every rank, and the
+    // search asks whether any NET is left.
+    sys.inter = sys.count(NodeType::Gpu) != n_ranks && (release.inter_from_ranks() || sys.count(NodeType::Net) > 0);
     removed
 }
 

@@ -267,3 +267,50 @@ mod release_fork_tests {
         }
     }
 }
+
+/// A job of several nodes on a host without a NET: searched as one node before 2.28.7,
+/// across nodes with nothing to cross from 2.28.7.
+mod netless_host_tests {
+    use super::*;
+    use crate::env::Env;
+
+    const TWO_PCIE_GPUS: &str = r#"<system version="1">
+  <cpu numaid="0" affinity="000000ff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:11:00.0" class="0x030200" vendor="0x10de" device="0x20b0" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" rank="0" gdr="0"/>
+    </pci>
+    <pci busid="0000:12:00.0" class="0x030200" vendor="0x10de" device="0x20b0" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="80" rank="1" gdr="0"/>
+    </pci>
+  </cpu>
+</system>
+"#;
+
+    fn analyze_at(v: &str) -> crate::model::Analysis {
+        let (x, _) = crate::xml::parse(TWO_PCIE_GPUS, None).unwrap();
+        let env = Env::for_release(Release::parse(v).unwrap(), Vec::<(String, String)>::new());
+        let opts = crate::model::Options { nodes: 2, env, ..Default::default() };
+        crate::model::analyze(&x, "two-pcie-gpus", &opts).unwrap()
+    }
+
+    // search.cc ncclTopoSearchInit until 2.28.3: `inter = system->nodes[NET].count`.
+    #[test]
+    fn searched_as_one_node_before_2_28_7() {
+        let an = analyze_at("2.28.3");
+        assert!(!an.system.inter);
+        assert!(an.system.max_bw > 0.0, "{}", an.system.max_bw);
+        let (gs, _) = run(&an, &SearchOptions::from_analysis(&an)).unwrap();
+        assert!(gs.ring.n_channels > 0 && gs.ring.bw_intra > 0.1, "{:?}", gs.ring.bw_intra);
+    }
+
+    // paths.cc ncclTopoTrimSystem from 2.28.7: `system->inter` from the rank count; the
+    // search from no NET finds nothing and 2.28.9's fallback takes NET 0 unchecked.
+    #[test]
+    fn searched_across_nodes_from_2_28_7() {
+        let an = analyze_at("2.28.9");
+        assert!(an.system.inter);
+        assert_eq!(an.system.max_bw, 0.0);
+        let (gs, _) = run(&an, &SearchOptions::from_analysis(&an)).unwrap();
+        assert_eq!((gs.ring.n_channels, gs.ring.bw_intra), (1, 0.1));
+    }
+}
