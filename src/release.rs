@@ -509,7 +509,7 @@ pub const CHANGES: &[Change] = &[
     Change {
         since: r(2, 29, 2),
         scope: Scope::Any,
-        text: "a graph the search finds nothing for uses NETs picked for its first and last GPU (before: NET 0 both ways)",
+        text: "a graph the search finds nothing for uses NETs picked for its first and last GPU (before: NET 0 both ways); on a host without a NET that fails the init ('Could not find any local path from gpu 0 to net')",
     },
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 80 GB/s" },
     Change { since: r(2, 29, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceiling 40" },
@@ -1234,7 +1234,8 @@ impl Release {
     }
 
     /// A graph the search found nothing for falls back to NETs `ncclTopoSelectNets`
-    /// picks for the first and last GPU (2.29.2); before, to NET id 0 both ways.
+    /// picks for the first and last GPU (2.29.2), which fails the init when a GPU has
+    /// no NET; before, to NET id 0 both ways.
     pub fn fallback_selects_nets(self) -> bool {
         self.since(2, 29, 2)
     }

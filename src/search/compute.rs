@@ -316,6 +316,13 @@ fn search_graph<B: LinkBw>(
         graph.bw_intra = 0.1;
         graph.type_intra = PathType::Sys;
         let mut s = Search::<Rounded>::new(sys, p, o, None);
+        // ncclTopoSelectNets starts from the NETs ncclTopoGetLocalNet gives each GPU
+        // asked for, and that fails the init when the GPU has none (no NET at all).
+        for g in [0, ngpus.saturating_sub(1)] {
+            if s.local_net(s.sys.list(NodeType::Gpu)[g].gpu_rank(), 0).is_none() {
+                return Err(no_local_net(g));
+            }
+        }
         let first = s.select_nets(-1, Some(0)).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
         let last = s.select_nets(-1, Some(ngpus.saturating_sub(1))).first().map(|&n| s.sys.list(NodeType::Net)[n].id);
         match (first, last) {
@@ -335,6 +342,18 @@ fn search_graph<B: LinkBw>(
         graph.n_channels = 1;
     }
     Ok(true)
+}
+
+/// NCCL's init failure when a GPU reaches no NET (`ncclTopoGetLocalNet`); `g` is the
+/// GPU's index in the system, as NCCL names it.
+fn no_local_net(g: usize) -> Error {
+    Error::Input {
+        file: "<graphs>".into(),
+        message: format!(
+            "GPU index {g} reaches no NET, and the search found no graph: its fallback asks for the GPU's NETs and \
+             NCCL's init fails ('Could not find any local path from gpu {g} to net.')"
+        ),
+    }
 }
 
 /// Compute the graphs NCCL computes at init, in its order, on one system.

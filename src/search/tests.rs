@@ -269,7 +269,8 @@ mod release_fork_tests {
 }
 
 /// A job of several nodes on a host without a NET: searched as one node before 2.28.7,
-/// across nodes with nothing to cross from 2.28.7.
+/// across nodes with nothing to cross from 2.28.7, and failing the init from 2.29.2
+/// (the fallback graph asks for the GPUs' NETs).
 mod netless_host_tests {
     use super::*;
     use crate::env::Env;
@@ -312,5 +313,16 @@ mod netless_host_tests {
         assert_eq!(an.system.max_bw, 0.0);
         let (gs, _) = run(&an, &SearchOptions::from_analysis(&an)).unwrap();
         assert_eq!((gs.ring.n_channels, gs.ring.bw_intra), (1, 0.1));
+    }
+
+    // search.cc ncclTopoCompute from 2.29.2: the fallback calls ncclTopoSelectNets,
+    // whose ncclTopoGetLocalNet fails on a GPU without a NET.
+    #[test]
+    fn fallback_fails_the_init_from_2_29_2() {
+        for v in ["2.29.2", "2.30.7"] {
+            let an = analyze_at(v);
+            let err = run(&an, &SearchOptions::from_analysis(&an)).unwrap_err().to_string();
+            assert!(err.contains("Could not find any local path from gpu 0 to net."), "{v}: {err}");
+        }
     }
 }
