@@ -528,6 +528,11 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Nets,
         text: "a virtual NIC fuses up to 8 ports (before: 4); a PXN relay GPU must be able to use GPUDirect RDMA",
     },
+    Change {
+        since: r(2, 30, 3),
+        scope: Scope::Any,
+        text: "the search's per-channel bottleneck is read over the DEV nodes' paths, which P2P settings never reroute (before: over the GPUs' paths, through the CPU where P2P is off)",
+    },
     Change { since: r(2, 30, 3), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 86 GB/s" },
     Change {
         since: r(2, 30, 3),
@@ -1080,6 +1085,13 @@ impl Release {
     /// always builds DEV nodes (the decisions are the same) and reports paths as the
     /// release counts them.
     pub fn dev_nodes(self) -> bool {
+        self.since(2, 30, 3)
+    }
+
+    /// `ncclTopoSearchInit` takes the per-channel bottleneck over the DEV nodes' paths
+    /// (2.30.3), which the P2P and GDR rules never reroute; before, over the GPUs'
+    /// paths, so that with P2P off between NVLink peers it is their path through the CPU.
+    pub fn max_bw_from_dev_paths(self) -> bool {
         self.since(2, 30, 3)
     }
 
@@ -1652,6 +1664,12 @@ mod tests {
     #[test]
     fn inter_boundary() {
         assert!(!r(2, 28, 3).inter_from_ranks() && r(2, 28, 7).inter_from_ranks());
+    }
+
+    /// search.cc ncclTopoSearchInit walks DEV nodes from 2.30.3 (GPUs in 2.29.7).
+    #[test]
+    fn max_bw_paths_boundary() {
+        assert!(!r(2, 29, 7).max_bw_from_dev_paths() && r(2, 30, 3).max_bw_from_dev_paths());
     }
 
     #[test]

@@ -247,7 +247,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let untrimmed = if paths::trims_any(&sys, 0) { Some(sys.clone()) } else { None };
     let trimmed = paths::trim_system(&mut sys, 0, n_ranks, env.release());
     paths::compute_paths(&mut sys, &params)?;
-    paths::search_init(&mut sys);
+    paths::search_init(&mut sys, env.release());
 
     let gpu_ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
     let labels = Labels::new(&sys);
@@ -366,7 +366,7 @@ impl Analysis {
         let mut sys = self.untrimmed.as_ref().unwrap_or(&self.system).clone();
         let trimmed = paths::trim_system(&mut sys, rank, self.n_ranks, self.params.release);
         paths::compute_paths(&mut sys, &self.params)?;
-        paths::search_init(&mut sys);
+        paths::search_init(&mut sys, self.params.release);
         Ok((sys, trimmed))
     }
 

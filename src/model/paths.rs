@@ -795,7 +795,7 @@ pub fn trims_any(sys: &System, my_rank: i32) -> bool {
 }
 
 /// `ncclTopoSearchInit`: the per-channel and total bandwidth the search starts from.
-pub fn search_init(sys: &mut System) {
+pub fn search_init(sys: &mut System, release: Release) {
     sys.max_bw = 0.0;
     sys.total_bw = 0.0;
     if !sys.inter && sys.count(NodeType::Gpu) == 1 {
@@ -803,10 +803,13 @@ pub fn search_init(sys: &mut System) {
         sys.total_bw = bw::LOC;
         return;
     }
-    let target = if sys.inter { NodeType::Net } else { NodeType::Dev };
+    // The bottleneck over the DEV nodes' paths (2.30.3), which the P2P and GDR rules
+    // never reroute; before, over the GPUs' own paths, which they do.
+    let (from, peer) =
+        if release.max_bw_from_dev_paths() { (NodeType::Dev, NodeType::Dev) } else { (NodeType::Gpu, NodeType::Gpu) };
+    let target = if sys.inter { NodeType::Net } else { peer };
     let mut max_bw = 0.0f32;
-    let mut total = 0.0f32;
-    for d in sys.list(NodeType::Dev) {
+    for d in sys.list(from) {
         let mut m = 0.0f32;
         for p in d.paths[target as usize].iter().take(sys.count(target)) {
             if p.count() == 0 {
@@ -815,6 +818,9 @@ pub fn search_init(sys: &mut System) {
             m = m.max(p.bw);
         }
         max_bw = max_bw.max(m);
+    }
+    let mut total = 0.0f32;
+    for d in sys.list(NodeType::Dev) {
         let mut nvl = 0.0f32;
         let mut pci = 0.0f32;
         for l in &d.links {
@@ -869,6 +875,31 @@ mod tests {
         assert_eq!(level(amd, 2, "2.23.4"), PathType::Sys);
         assert_eq!(level(intel, 4, "2.22.3"), PathType::Pxb);
         assert_eq!(level(r#"arch="arm64""#, 4, "2.21.5"), PathType::Pxb);
+    }
+
+    /// search.cc ncclTopoSearchInit: the per-channel bottleneck over the GPUs' paths
+    /// until 2.29.7 (with P2P off, NVLink peers' path through the CPU), over the DEV
+    /// nodes' paths from 2.30.3 (the NVLink itself).
+    #[test]
+    fn max_bw_with_p2p_off_by_release() {
+        let gpu = |b: &str, peer: &str, d: i32| {
+            format!(
+                r#"<pci busid="0000:{b}:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="{d}" sm="80" gdr="1"><nvlink target="0000:{peer}:00.0" count="4" tclass="0x030200"/></gpu></pci>"#
+            )
+        };
+        let doc = format!(
+            r#"<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">{}{}</cpu></system>"#,
+            gpu("10", "11", 0),
+            gpu("11", "10", 1)
+        );
+        let x = crate::xml::parse(&doc, None).unwrap().0;
+        let max_bw = |v: &str| {
+            let env = Env::for_release(Release::parse(v).unwrap(), [("NCCL_P2P_DISABLE", "1")]);
+            let an = crate::model::analyze(&x, "t", &crate::model::Options { env, ..Default::default() }).unwrap();
+            an.system.max_bw
+        };
+        assert!(max_bw("2.29.7") < 30.0, "{}", max_bw("2.29.7"));
+        assert!(max_bw("2.30.3") > 60.0, "{}", max_bw("2.30.3"));
     }
 
     #[test]
