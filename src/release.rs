@@ -531,7 +531,7 @@ pub const CHANGES: &[Change] = &[
     Change {
         since: r(2, 30, 3),
         scope: Scope::Any,
-        text: "the search's per-channel bottleneck is read over the DEV nodes' paths, which P2P settings never reroute (before: over the GPUs' paths, through the CPU where P2P is off)",
+        text: "the search starts from the DEV nodes: the per-channel bottleneck over their paths, which P2P settings never reroute, the total over every DEV's links, a trimmed GPU's too (before: over the GPUs left, their paths through the CPU where P2P is off, without NVLinks to GPUs trimmed away)",
     },
     Change { since: r(2, 30, 3), scope: Scope::Blackwell, text: "Blackwell ladder across nodes gains 86 GB/s" },
     Change {
@@ -1088,10 +1088,12 @@ impl Release {
         self.since(2, 30, 3)
     }
 
-    /// `ncclTopoSearchInit` takes the per-channel bottleneck over the DEV nodes' paths
-    /// (2.30.3), which the P2P and GDR rules never reroute; before, over the GPUs'
-    /// paths, so that with P2P off between NVLink peers it is their path through the CPU.
-    pub fn max_bw_from_dev_paths(self) -> bool {
+    /// `ncclTopoSearchInit` walks the DEV nodes (2.30.3): the per-channel bottleneck
+    /// over their paths, which the P2P and GDR rules never reroute, the total over the
+    /// links of every DEV, a trimmed GPU's too. Before, it walks the GPUs left after
+    /// trimming: their paths (through the CPU where P2P is off) and their links, those to
+    /// the GPUs trimmed away gone.
+    pub fn search_init_over_devs(self) -> bool {
         self.since(2, 30, 3)
     }
 
@@ -1668,8 +1670,8 @@ mod tests {
 
     /// search.cc ncclTopoSearchInit walks DEV nodes from 2.30.3 (GPUs in 2.29.7).
     #[test]
-    fn max_bw_paths_boundary() {
-        assert!(!r(2, 29, 7).max_bw_from_dev_paths() && r(2, 30, 3).max_bw_from_dev_paths());
+    fn search_init_boundary() {
+        assert!(!r(2, 29, 7).search_init_over_devs() && r(2, 30, 3).search_init_over_devs());
     }
 
     #[test]

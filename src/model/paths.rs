@@ -806,7 +806,7 @@ pub fn search_init(sys: &mut System, release: Release) {
     // The bottleneck over the DEV nodes' paths (2.30.3), which the P2P and GDR rules
     // never reroute; before, over the GPUs' own paths, which they do.
     let (from, peer) =
-        if release.max_bw_from_dev_paths() { (NodeType::Dev, NodeType::Dev) } else { (NodeType::Gpu, NodeType::Gpu) };
+        if release.search_init_over_devs() { (NodeType::Dev, NodeType::Dev) } else { (NodeType::Gpu, NodeType::Gpu) };
     let target = if sys.inter { NodeType::Net } else { peer };
     let mut max_bw = 0.0f32;
     for d in sys.list(from) {
@@ -819,11 +819,20 @@ pub fn search_init(sys: &mut System, release: Release) {
         }
         max_bw = max_bw.max(m);
     }
+    // The links of every DEV node, the trimmed GPUs' included, from 2.30.3 (removing a
+    // GPU leaves its DEV); before, of the GPUs left, which held the links themselves and
+    // lost those to the GPUs trimmed away.
+    let devs: Vec<usize> = if release.search_init_over_devs() {
+        (0..sys.count(NodeType::Dev)).collect()
+    } else {
+        sys.list(NodeType::Gpu).iter().filter_map(|g| g.gpu_parent()).collect()
+    };
+    let kept = |r: NodeRef| r.ty != NodeType::Dev || release.search_init_over_devs() || devs.contains(&r.idx);
     let mut total = 0.0f32;
-    for d in sys.list(NodeType::Dev) {
+    for d in devs.iter().map(|&d| &sys.list(NodeType::Dev)[d]) {
         let mut nvl = 0.0f32;
         let mut pci = 0.0f32;
-        for l in &d.links {
+        for l in d.links.iter().filter(|l| kept(l.rem)) {
             if l.ty == LinkType::Nvl {
                 nvl += l.bw;
             }
@@ -900,6 +909,31 @@ mod tests {
         };
         assert!(max_bw("2.29.7") < 30.0, "{}", max_bw("2.29.7"));
         assert!(max_bw("2.30.3") > 60.0, "{}", max_bw("2.30.3"));
+    }
+
+    /// search.cc ncclTopoSearchInit: the total over the GPUs left after trimming until
+    /// 2.29.7; over every DEV node from 2.30.3 (a trimmed GPU leaves its DEV behind).
+    #[test]
+    fn total_bw_after_trimming_by_release() {
+        let half = |cpu: i32, b: u32, width: i32, d: i32| {
+            format!(
+                r#"<cpu numaid="{cpu}" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85"><pci busid="0000:{:02x}:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16"><pci busid="0000:{:02x}:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="{width}"><gpu dev="{d}" sm="80" gdr="1"/></pci><pci busid="0000:{:02x}:00.0" class="0x020000" link_speed="16.0 GT/s PCIe" link_width="16"><nic><net name="mlx5_{d}" dev="{d}" speed="200000" port="1" guid="0x{:x}" maxconn="131072" gdr="1"/></nic></pci></pci></cpu>"#,
+                b,
+                b + 1,
+                b + 2,
+                0x100 + d
+            )
+        };
+        let doc = format!(r#"<system version="1">{}{}</system>"#, half(0, 0x10, 8, 0), half(1, 0x20, 16, 1));
+        let x = crate::xml::parse(&doc, None).unwrap().0;
+        let total = |v: &str| {
+            let env = Env::for_release(Release::parse(v).unwrap(), Vec::<(String, String)>::new());
+            let opts = crate::model::Options { nodes: 2, env, ..Default::default() };
+            let an = crate::model::analyze(&x, "t", &opts).unwrap();
+            assert_eq!(an.trimmed, [1], "{v}");
+            an.system.total_bw
+        };
+        assert!(total("2.29.7") < total("2.30.3"), "{} {}", total("2.29.7"), total("2.30.3"));
     }
 
     #[test]
