@@ -541,6 +541,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 30, 7),
+        scope: Scope::Any,
+        text: "a GPU's local CPU (where traffic without P2P or GPUDirect RDMA goes through) is the one with the best path (before: the fewest hops, the first among equals, so a CPU reached through an NVLink peer)",
+    },
+    Change {
+        since: r(2, 30, 7),
         scope: Scope::Nets,
         text: "each GPU starts at NIC (device mod GPUs per NIC group), spreading GPUs over their NICs",
     },
@@ -1086,6 +1091,14 @@ impl Release {
     /// release counts them.
     pub fn dev_nodes(self) -> bool {
         self.since(2, 30, 3)
+    }
+
+    /// A GPU's local CPU (`ncclGetLocalCpu`, through which P2P and GDR traffic is
+    /// diverted) is the one with the best path, fewest hops among equals, from 2.30.7
+    /// (`ncclTopoGetLocal`); before, the CPU the fewest hops away, the first among
+    /// equals, even when that is through an NVLink peer and the other socket.
+    pub fn local_cpu_by_path(self) -> bool {
+        self.since(2, 30, 7)
     }
 
     /// `ncclTopoSearchInit` walks the DEV nodes (2.30.3): the per-channel bottleneck
@@ -1672,6 +1685,12 @@ mod tests {
     #[test]
     fn search_init_boundary() {
         assert!(!r(2, 29, 7).search_init_over_devs() && r(2, 30, 3).search_init_over_devs());
+    }
+
+    /// paths.cc ncclGetLocalCpu asks ncclTopoGetLocal from 2.30.7 (hop count in 2.30.4).
+    #[test]
+    fn local_cpu_boundary() {
+        assert!(!r(2, 30, 4).local_cpu_by_path() && r(2, 30, 7).local_cpu_by_path());
     }
 
     #[test]

@@ -178,11 +178,18 @@ pub fn get_local(sys: &System, from: NodeRef, result: NodeType) -> (Vec<usize>, 
     (out, min_ty)
 }
 
-/// `ncclGetLocalCpu`: the closest CPU, fewest hops among equals.
-pub fn local_cpu(sys: &System, gpu: usize) -> Option<usize> {
+/// `ncclGetLocalCpu`: the CPU with the best path, fewest hops among equals (2.30.7);
+/// before, the CPU the fewest hops away, the first among equals
+/// ([`Release::local_cpu_by_path`]).
+pub fn local_cpu(sys: &System, gpu: usize, release: Release) -> Option<usize> {
     let from = NodeRef::new(NodeType::Gpu, gpu);
-    let (cpus, _) = get_local(sys, from, NodeType::Cpu);
     let paths = &sys.node(from).paths[NodeType::Cpu as usize];
+    if !release.local_cpu_by_path() {
+        // A CPU not reached (no hop: another host's) is never the closest.
+        let reached = (0..sys.count(NodeType::Cpu)).filter(|&c| paths[c].count() > 0);
+        return reached.min_by_key(|&c| paths[c].count());
+    }
+    let (cpus, _) = get_local(sys, from, NodeType::Cpu);
     let mut best = *cpus.first()?;
     for &c in &cpus[1..] {
         if paths[c].count() < paths[best].count() {
@@ -582,7 +589,7 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
         distance == PathType::P2c
     } else {
         distance == PathType::Phb
-            && local_cpu(sys, g)
+            && local_cpu(sys, g, p.release)
                 .is_some_and(|c| sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c)
     };
     if old_c2c && p.env.gdr_c2c && over_c2c {
@@ -597,7 +604,9 @@ fn check_gdr_why(sys: &System, p: &Params, rank: i32, net: usize, read: bool, ex
             }),
         );
     }
-    let Some(c) = local_cpu(sys, g) else { return (GdrMode::Default, why(explain, || "no local CPU".into())) };
+    let Some(c) = local_cpu(sys, g, p.release) else {
+        return (GdrMode::Default, why(explain, || "no local CPU".into()));
+    };
     let direct = if old_c2c { PathType::C2c } else { PathType::P2c };
     if sys.list(NodeType::Gpu)[g].paths[NodeType::Cpu as usize][c].ty == PathType::C2c && distance != direct {
         (
@@ -645,7 +654,7 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
         for q in 0..ngpus {
             let rq = sys.list(NodeType::Gpu)[q].gpu_rank();
             if !check_p2p_why(sys, p, rq, rg, false, Some(&fast))?.p2p
-                && let Some(c) = local_cpu(sys, g)
+                && let Some(c) = local_cpu(sys, g, p.release)
             {
                 add_inter_step(
                     sys,
@@ -670,7 +679,7 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
     // GPU to NIC over C2C then PCIe (P2C, 2.27.3): from 2.29.2 only towards the closest
     // NICs, before towards every NIC.
     for g in 0..if p.release.p2c_paths() { ngpus } else { 0 } {
-        let Some(c) = local_cpu(sys, g) else { continue };
+        let Some(c) = local_cpu(sys, g, p.release) else { continue };
         let nets = if p.release.p2c_local_nets_only() {
             get_local(sys, NodeRef::new(NodeType::Gpu, g), NodeType::Net).0
         } else {
@@ -727,7 +736,7 @@ pub fn compute_paths(sys: &mut System, p: &Params) -> Result<(), Error> {
             if sys.list(NodeType::Gpu)[g].paths[NodeType::Net as usize][n].ty < PathType::Phb {
                 let rank = sys.list(NodeType::Gpu)[g].gpu_rank();
                 if check_gdr_why(sys, p, rank, n, false, false).0 == GdrMode::Disabled
-                    && let Some(c) = local_cpu(sys, g)
+                    && let Some(c) = local_cpu(sys, g, p.release)
                 {
                     let cpu = NodeRef::new(NodeType::Cpu, c);
                     add_inter_step(sys, cpu, NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Gpu, g));
@@ -934,6 +943,41 @@ mod tests {
             an.system.total_bw
         };
         assert!(total("2.29.7") < total("2.30.3"), "{} {}", total("2.29.7"), total("2.30.3"));
+    }
+
+    /// paths.cc ncclGetLocalCpu: until 2.30.4 the CPU the fewest hops away, the first
+    /// among equals (here the other socket, through the NVLink peer); from 2.30.7 the
+    /// CPU with the best path (ncclTopoGetLocal).
+    #[test]
+    fn local_cpu_by_release() {
+        let cpu = |n: i32, body: &str| {
+            format!(r#"<cpu numaid="{n}" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">{body}</cpu>"#)
+        };
+        let gpu = |b: &str, width: i32, d: i32, peer: &str| {
+            format!(
+                r#"<pci busid="0000:{b}:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="{width}"><gpu dev="{d}" sm="80" gdr="1"><nvlink target="0000:{peer}:00.0" count="2" tclass="0x030200"/></gpu></pci>"#
+            )
+        };
+        let switch = |b: &str, body: &str| {
+            format!(
+                r#"<pci busid="0000:{b}:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16">{body}</pci>"#
+            )
+        };
+        let doc = format!(
+            r#"<system version="1">{}{}</system>"#,
+            cpu(0, &gpu("10", 8, 0, "21")),
+            cpu(1, &switch("20", &gpu("21", 16, 1, "10")))
+        );
+        let x = crate::xml::parse(&doc, None).unwrap().0;
+        let local = |v: &str| {
+            let release = Release::parse(v).unwrap();
+            let env = Env::for_release(release, Vec::<(String, String)>::new());
+            let an = crate::model::analyze(&x, "t", &crate::model::Options { env, ..Default::default() }).unwrap();
+            let g = an.system.gpu_by_rank(1).unwrap();
+            local_cpu(&an.system, g, release)
+        };
+        assert_eq!(local("2.30.4"), Some(0));
+        assert_eq!(local("2.30.7"), Some(1));
     }
 
     #[test]

@@ -129,7 +129,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
 
     let cpu_cols = |from: NodeRef| -> (String, String) {
         let c = if from.ty == NodeType::Gpu {
-            mpaths::local_cpu(sys, from.idx)
+            mpaths::local_cpu(sys, from.idx, an.params.release)
         } else {
             mpaths::get_local(sys, from, NodeType::Cpu).0.first().copied()
         };
