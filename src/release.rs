@@ -490,6 +490,11 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 28, 7),
+        scope: Scope::Nets,
+        text: "a job on one node keeps its NETs after trimming (before: all dropped, so SHM was not refused for a faster NET and NCCL_CROSS_NIC=1 left crossNic 0)",
+    },
+    Change {
+        since: r(2, 28, 7),
         scope: Scope::TwoGpuNvSwitch,
         text: "NVLink SHARP (NVLS) is set up with two GPUs (before: three)",
     },
@@ -969,9 +974,11 @@ impl Release {
     }
 
     /// A job spans nodes when the node holds fewer GPUs than the job has ranks
-    /// (`system->inter`, set by `ncclTopoTrimSystem` from 2.28.7); before, when any NET
-    /// is left after trimming (which drops every NET when the node holds every rank), so
-    /// a job of several nodes on a host without a NET is searched as one node.
+    /// (`system->inter`, set by `ncclTopoTrimSystem` from 2.28.7), and the NETs stay on
+    /// one node; before, the trim drops every NET when the node holds every rank (so a
+    /// one-node job searches, checks P2P/SHM and crosses NICs without NETs) and a job
+    /// spans nodes when any NET is left (so one of several nodes on a host without a NET
+    /// is searched as one node).
     pub fn inter_from_ranks(self) -> bool {
         self.since(2, 28, 7)
     }

@@ -774,6 +774,11 @@ pub fn trim_system(sys: &mut System, my_rank: i32, n_ranks: usize, release: Rele
     }
     // Before 2.28.7 the trim drops every NET when the node holds every rank, and the
     // search asks whether any NET is left.
+    if !release.inter_from_ranks() && sys.count(NodeType::Gpu) == n_ranks {
+        for n in (0..sys.count(NodeType::Net)).rev() {
+            sys.remove_node(NodeType::Net, n);
+        }
+    }
     sys.inter = sys.count(NodeType::Gpu) != n_ranks && (release.inter_from_ranks() || sys.count(NodeType::Net) > 0);
     removed
 }

@@ -326,3 +326,42 @@ mod netless_host_tests {
         }
     }
 }
+
+/// A job on one node: NCCL drops the NETs after trimming before 2.28.7, so that
+/// NCCL_CROSS_NIC=1 leaves crossNic 0 (`system->nodes[NET].count > 1` fails); from 2.28.7
+/// the NETs stay and crossNic is 1.
+mod one_node_nets_tests {
+    use super::*;
+    use crate::env::Env;
+
+    fn two_gpus_two_nics() -> String {
+        let half = |b: u32, d: i32| {
+            format!(
+                r#"<pci busid="0000:{:02x}:00.0" class="0x060400" link_speed="16.0 GT/s PCIe" link_width="16"><pci busid="0000:{:02x}:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="{d}" sm="80" gdr="1"/></pci><pci busid="0000:{:02x}:00.0" class="0x020000" link_speed="16.0 GT/s PCIe" link_width="16"><nic><net name="mlx5_{d}" dev="{d}" speed="200000" port="1" guid="0x{:x}" maxconn="131072" gdr="1"/></nic></pci></pci>"#,
+                b,
+                b + 1,
+                b + 2,
+                0x200 + d
+            )
+        };
+        format!(
+            r#"<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">{}{}</cpu></system>"#,
+            half(0x10, 0),
+            half(0x20, 1)
+        )
+    }
+
+    #[test]
+    fn cross_nic_by_release() {
+        let (x, _) = crate::xml::parse(&two_gpus_two_nics(), None).unwrap();
+        let ring = |v: &str| {
+            let env = Env::for_release(Release::parse(v).unwrap(), [("NCCL_CROSS_NIC", "1")]);
+            let an = crate::model::analyze(&x, "t", &crate::model::Options { env, ..Default::default() }).unwrap();
+            let (gs, _) = run(&an, &SearchOptions::from_analysis(&an)).unwrap();
+            (an.system.count(NodeType::Net), gs.ring.cross_nic)
+        };
+        // paths.cc ncclTopoTrimSystem until 2.28.3 removes every NET on one node.
+        assert_eq!(ring("2.28.3"), (0, crate::search::CrossNic::Off));
+        assert_eq!(ring("2.28.7"), (2, crate::search::CrossNic::On));
+    }
+}
