@@ -756,21 +756,17 @@ fn fuse_rec(dst: &mut Xml, dparent: NodeId, src: &Xml, sparent: NodeId) {
 fn ib_port_merge(x: &mut Xml, nets: &[NetDevice], mixed_unmerges: bool, collnet: bool) -> Vec<NetDevice> {
     let nodes: Vec<Option<NodeId>> = nets.iter().map(|d| x.find_tag_kv("net", "name", &d.name)).collect();
     // Where a port sits: the element above its PCI device and that device's bus (its
-    // bus id without the trailing "dd.f"), or its <nic> when it has no PCI device.
-    let place = |n: Option<NodeId>| -> (Option<NodeId>, String) {
-        let nic = n.and_then(|n| x.parent(n));
-        match nic.and_then(|c| x.parent(c)).filter(|&p| x.name(p) == "pci") {
-            Some(p) => {
-                let b = x.attr(p, "busid").unwrap_or("");
-                (x.parent(p), b.get(..b.len().saturating_sub(4)).unwrap_or("").to_ascii_lowercase())
-            }
-            None => (nic, String::new()),
-        }
+    // bus id without the trailing "dd.f"). A port without a PCI device has no PCI path
+    // (the plugin's realpath of its sysfs device fails) and matches no other port.
+    let place = |n: Option<NodeId>| -> Option<(Option<NodeId>, String)> {
+        let p = n.and_then(|n| x.parent(n)).and_then(|c| x.parent(c)).filter(|&p| x.name(p) == "pci")?;
+        let b = x.attr(p, "busid").unwrap_or("");
+        Some((x.parent(p), b.get(..b.len().saturating_sub(4)).unwrap_or("").to_ascii_lowercase()))
     };
-    let keys: Vec<_> = nets.iter().zip(&nodes).map(|(d, &n)| (place(n), d.guid)).collect();
+    let keys: Vec<_> = nets.iter().zip(&nodes).map(|(d, &n)| place(n).map(|p| (p, d.guid))).collect();
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for i in 0..nets.len() {
-        match groups.iter_mut().find(|g| g.len() < IB_PORTS_PER_DEVICE && keys[g[0]] == keys[i]) {
+        match groups.iter_mut().find(|g| g.len() < IB_PORTS_PER_DEVICE && keys[i].is_some() && keys[g[0]] == keys[i]) {
             Some(g) => g.push(i),
             None => groups.push(vec![i]),
         }
@@ -909,6 +905,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(p.nets.len(), 2);
+    }
+
+    /// net_ib.cc ncclIbFindMatchingDev (2.20.3 to 2.23.4) pairs ports by PCI path: two
+    /// ports of a NIC the topology places under no PCI device stay apart.
+    #[test]
+    fn ib_plugin_leaves_ports_without_pci_apart() {
+        let bare = r#"</pci>
+    <nic>
+      <net name="mlx5_2" dev="2" speed="200000" port="1" guid="0x3" gdr="1"/>
+      <net name="mlx5_3" dev="3" speed="200000" port="2" guid="0x3" gdr="1"/>
+    </nic>
+  </cpu>"#;
+        let doc = TWO_PORT.replacen("</pci>\n  </cpu>", bare, 1);
+        assert!(doc.contains("mlx5_3"));
+        let p = prepare(&parse(&doc), "t", &at("2.21.5")).unwrap();
+        let names: Vec<_> = p.nets.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, vec!["mlx5_0+mlx5_1", "mlx5_2", "mlx5_3"]);
     }
 
     /// net_ib.cc at 2.22.3: a one-port device next to a two-port one lists every port
