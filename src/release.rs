@@ -301,6 +301,11 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::MultiNode,
         text: "a crossing graph (crossNic 1) pairs each odd channel with the one before: in by its way out, out by its way in; a graph that does not cross NICs no longer gets a 15% edge",
     },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::Any,
+        text: "graph dumps write `dev` as the node's topology id in hex (`0x1`; before, the device number in decimal) and an NVLS channel as its head GPU only",
+    },
     Change { since: r(2, 21, 5), scope: Scope::Hopper, text: "Hopper search ladder inside the node gains 11 GB/s" },
     Change {
         since: r(2, 21, 5),
@@ -906,6 +911,19 @@ impl Release {
             FIVE
         };
         DumpDialect { graphs, gpu_rank: self.since(2, 30, 3) }
+    }
+
+    /// A graph dump's `<net dev>` and `<gpu dev>` are the nodes' topology ids written
+    /// `%#lx` (2.21: `xmlSetAttrLong`); before, the device numbers written `%d`
+    /// (`xmlSetAttrInt`), as in a real 2.18.1 dump.
+    pub fn graph_dump_hex_ids(self) -> bool {
+        self.since(2, 21, 0)
+    }
+
+    /// A graph dump's NVLS channels name only their head GPU (2.21); before, every GPU
+    /// of the channel, like the other graphs.
+    pub fn graph_dump_nvls_head_only(self) -> bool {
+        self.since(2, 21, 0)
     }
 
     /// How much topology the release holds (xml.h, topo.h). Before 2.21 a document
@@ -1698,6 +1716,14 @@ mod tests {
     #[test]
     fn local_cpu_boundary() {
         assert!(!r(2, 30, 4).local_cpu_by_path() && r(2, 30, 7).local_cpu_by_path());
+    }
+
+    /// search.cc ncclTopoGetXmlFromChannel: xmlSetAttrInt until 2.20.5, xmlSetAttrLong
+    /// and the NVLS head-only break from 2.21.5.
+    #[test]
+    fn graph_dump_writer_boundaries() {
+        assert!(!r(2, 20, 5).graph_dump_hex_ids() && r(2, 21, 5).graph_dump_hex_ids());
+        assert!(!r(2, 20, 5).graph_dump_nvls_head_only() && r(2, 21, 5).graph_dump_nvls_head_only());
     }
 
     #[test]

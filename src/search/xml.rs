@@ -73,7 +73,10 @@ fn type_from(s: &str) -> PathType {
     GRAPH_TYPES.iter().copied().find(|t| s.starts_with(t.name())).unwrap_or(PathType::Loc)
 }
 
-fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, gpu_rank: bool) -> Result<(), Error> {
+fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, release: Release) -> Result<(), Error> {
+    let gpu_rank = release.dump_dialect().gpu_rank;
+    // `%#lx` of the topology id (2.21), `%d` of the device number before.
+    let dev_text = |v: i64| if release.graph_dump_hex_ids() { fmt_hex(v) } else { v.to_string() };
     let id = x.add(Some(parent), "graph");
     x.set_attr(id, "id", number.to_string());
     x.set_attr(id, "pattern", g.pattern.number().to_string());
@@ -90,7 +93,7 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, g
         let ch = x.add(Some(id), "channel");
         if sys.inter {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", fmt_hex(g.inter_number(c * 2)));
+            x.set_attr(n, "dev", dev_text(g.inter_number(c * 2)));
         }
         for k in 0..ngpus {
             let rank = g.intra[c * ngpus + k];
@@ -98,19 +101,23 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, g
                 file: "<graph>".into(),
                 message: format!("channel {c} names rank {rank}, which is not a GPU of this system"),
             })?;
-            let dev = topo_id(id_system(gpu.id), gpu.gpu_dev() as i64);
+            let dev = if release.graph_dump_hex_ids() {
+                topo_id(id_system(gpu.id), gpu.gpu_dev() as i64)
+            } else {
+                gpu.gpu_dev() as i64
+            };
             let n = x.add(Some(ch), "gpu");
-            x.set_attr(n, "dev", fmt_hex(dev));
+            x.set_attr(n, "dev", dev_text(dev));
             if gpu_rank {
                 x.set_attr(n, "rank", rank.to_string());
             }
-            if g.id == GraphId::Nvls {
+            if g.id == GraphId::Nvls && release.graph_dump_nvls_head_only() {
                 break;
             }
         }
         if sys.inter {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", fmt_hex(g.inter_number(c * 2 + 1)));
+            x.set_attr(n, "dev", dev_text(g.inter_number(c * 2 + 1)));
         }
     }
     Ok(())
@@ -130,7 +137,7 @@ pub fn dump(sys: &System, gs: &Graphs, release: Release) -> Result<String, Error
             DumpGraph::CollNetChain => &gs.collnet_chain,
             DumpGraph::Nvls => &gs.nvls,
         };
-        add_graph(&mut x, root, g, number, sys, dialect.gpu_rank)?;
+        add_graph(&mut x, root, g, number, sys, release)?;
     }
     Ok(xml::write(&x))
 }
@@ -317,6 +324,30 @@ mod tests {
             let e = load_graph(&gx, "g.xml", &sys, &mut g, 2).unwrap_err().to_string();
             assert!(e.contains(&format!("nchannels=\"{n}\"")) && e.contains("0 to 64"), "{e}");
         }
+    }
+
+    /// search.cc ncclTopoGetXmlFromChannel: `dev` is `%d` of the device number until
+    /// 2.20.5 (a real 2.18.1 dump writes `<gpu dev="1"/>`), `%#lx` of the topology id
+    /// from 2.21.5, where an NVLS channel also names only its head.
+    #[test]
+    fn dev_format_and_nvls_channels_by_release() {
+        let (x, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+        let dump_at = |v: &str| {
+            let env = crate::env::Env::for_release(Release::parse(v).unwrap(), Vec::<(String, String)>::new());
+            let opts = crate::model::Options { nodes: 2, env, ..Default::default() };
+            let an = crate::model::analyze(&x, "dgx-h100", &opts).unwrap();
+            let (gs, sys) = crate::search::run(&an, &crate::search::SearchOptions::from_analysis(&an)).unwrap();
+            (dump(&sys, &gs, an.params.release).unwrap(), gs.nvls.n_channels)
+        };
+        let (old, old_nvls) = dump_at("2.20.5");
+        assert!(old_nvls > 0);
+        assert!(old.contains("<gpu dev=\"1\"/>") && !old.contains("dev=\"0x"), "{old}");
+        let nvls = &old[old.find("<graph id=\"3\"").unwrap()..];
+        assert_eq!(nvls.matches("<gpu ").count(), 8 * old_nvls as usize, "{nvls}");
+        let (new, new_nvls) = dump_at("2.21.5");
+        assert!(new.contains("<gpu dev=\"0x1\"/>"), "{new}");
+        let nvls = &new[new.find("<graph id=\"3\"").unwrap()..];
+        assert_eq!(nvls.matches("<gpu ").count(), new_nvls as usize, "{nvls}");
     }
 
     #[test]
