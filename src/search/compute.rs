@@ -201,7 +201,7 @@ fn search_graph<B: LinkBw>(
     };
 
     if let Some((file, gx)) = &o.graph_file {
-        let n = xml::load_graph(gx, file, sys, graph, o.cross_nic)?;
+        let n = xml::load_graph(gx, file, sys, graph, o.cross_nic, p.release)?;
         if n > 0 && graph.n_channels > 0 {
             graph.from_file = true;
             return Ok(true);

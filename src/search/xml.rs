@@ -191,7 +191,14 @@ impl<'x> GraphFile<'x> {
 /// Load the graph with `graph.id` from a graph file into `graph`, as NCCL does for
 /// NCCL_GRAPH_FILE. Returns the number of channels read (0 when the file has none for
 /// this graph, or when NCCL_CROSS_NIC=0 rules out a cross-NIC graph).
-pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_nic_env: i32) -> Result<usize, Error> {
+pub fn load_graph(
+    gx: &Xml,
+    file: &str,
+    sys: &System,
+    graph: &mut Graph,
+    cross_nic_env: i32,
+    release: Release,
+) -> Result<usize, Error> {
     let gf = match GraphFile::new(gx) {
         Ok(gf) => gf,
         Err(NotGraphFile::Empty) => return Ok(0),
@@ -256,7 +263,14 @@ pub fn load_graph(gx: &Xml, file: &str, sys: &System, graph: &mut Graph, cross_n
             graph.inter[c * 2 + 1] = Some(0);
             let (mut n, mut k) = (0, 0);
             for &sub in gf.hops(ch) {
-                let dev = i64::from_str_radix(req(sub, "dev")?.trim_start_matches("0x"), 16).unwrap_or(0);
+                // `strtol(s, NULL, 16)` of a topology id (2.21), `strtol(s, NULL, 0)` of a
+                // device number before.
+                let text = req(sub, "dev")?;
+                let dev = if release.graph_dump_hex_ids() {
+                    i64::from_str_radix(text.trim_start_matches("0x"), 16).unwrap_or(0)
+                } else {
+                    xml::strtol(&text)
+                };
                 match gx.name(sub) {
                     "net" if n < 2 => {
                         graph.inter[c * 2 + n] = Some(dev);
@@ -321,7 +335,7 @@ mod tests {
             );
             let (gx, _) = xml::parse(&text, None).unwrap();
             let mut g = Graph::new(crate::search::GraphId::Ring, Pattern::Ring, 8);
-            let e = load_graph(&gx, "g.xml", &sys, &mut g, 2).unwrap_err().to_string();
+            let e = load_graph(&gx, "g.xml", &sys, &mut g, 2, Release::NEWEST).unwrap_err().to_string();
             assert!(e.contains(&format!("nchannels=\"{n}\"")) && e.contains("0 to 64"), "{e}");
         }
     }
@@ -348,6 +362,25 @@ mod tests {
         assert!(new.contains("<gpu dev=\"0x1\"/>"), "{new}");
         let nvls = &new[new.find("<graph id=\"3\"").unwrap()..];
         assert_eq!(nvls.matches("<gpu ").count(), new_nvls as usize, "{nvls}");
+    }
+
+    /// search.cc ncclTopoGetChannelFromXml reads `dev` with strtol base 0 until 2.20.5
+    /// (base 16 from 2.21.5): a 2.20.5 dump reads back as the graph it was written from.
+    #[test]
+    fn decimal_dev_reads_back_before_2_21() {
+        let (x, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+        let env = crate::env::Env::for_release(Release::parse("2.20.5").unwrap(), Vec::<(String, String)>::new());
+        let opts = crate::model::Options { nodes: 2, env, nic_fusion: false, ..Default::default() };
+        let an = crate::model::analyze(&x, "dgx-h100", &opts).unwrap();
+        let (gs, sys) = crate::search::run(&an, &crate::search::SearchOptions::from_analysis(&an)).unwrap();
+        let text = dump(&sys, &gs, an.params.release).unwrap();
+        assert!(text.contains("<net dev=\"10\"/>"), "{text}");
+        let (gx, _) = xml::parse(&text, None).unwrap();
+        let mut g = Graph::new(crate::search::GraphId::Ring, Pattern::Ring, sys.count(NodeType::Gpu));
+        let n = load_graph(&gx, "g.xml", &sys, &mut g, 0, an.params.release).unwrap();
+        assert_eq!(n, gs.ring.n_channels as usize);
+        let c = 2 * n;
+        assert_eq!(g.inter[..c], gs.ring.inter[..c]);
     }
 
     #[test]
