@@ -914,8 +914,9 @@ impl Release {
     }
 
     /// A graph dump's `<net dev>` and `<gpu dev>` are the nodes' topology ids written
-    /// `%#lx` (2.21: `xmlSetAttrLong`); before, the device numbers written `%d`
-    /// (`xmlSetAttrInt`), as in a real 2.18.1 dump.
+    /// `%#lx` (2.21: `xmlSetAttrLong`) and a graph file's are read as hex; before, the
+    /// device numbers written `%d` (`xmlSetAttrInt`), as in a real 2.18.1 dump, and read
+    /// with `strtol` base 0.
     pub fn graph_dump_hex_ids(self) -> bool {
         self.since(2, 21, 0)
     }
