@@ -1,5 +1,6 @@
 //! Output for people and scripts: text trees and tables, JSON, Graphviz.
 
+pub mod algo;
 pub mod analysis;
 pub mod bench;
 pub mod detect;

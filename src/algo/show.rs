@@ -1,0 +1,1 @@
+//! `topo algo show`: placeholder.
