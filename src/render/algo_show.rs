@@ -201,7 +201,7 @@ pub fn show_dot(file: &str, p: &Program, shown: &Shown) -> String {
         let (node, fill) = match per_node {
             Some(pn) => {
                 let k = g.id as usize / pn;
-                (format!(" (node {k})"), if k % 2 == 0 { "#c6e5b3" } else { "#cfd8ea" })
+                (format!(" (node {k})"), if k.is_multiple_of(2) { "#c6e5b3" } else { "#cfd8ea" })
             }
             None => (String::new(), "#c6e5b3"),
         };
