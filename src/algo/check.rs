@@ -486,9 +486,12 @@ fn deadlock(
 mod tests {
     use super::*;
 
+    /// One thread block of [`program`]: send, recv and its steps.
+    type Tb<'a> = (i32, i32, &'a [&'a str]);
+
     /// A program from a compact description: per GPU, per thread block (send, recv,
     /// chan), its steps as `type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep`.
-    fn program(head: &str, gpus: &[(&str, &[(i32, i32, &[&str])])]) -> String {
+    fn program(head: &str, gpus: &[(&str, &[Tb])]) -> String {
         let mut s = format!("<algo name=\"t\" {head} minBytes=\"0\" maxBytes=\"0\">\n");
         for (g, (chunks, tbs)) in gpus.iter().enumerate() {
             s += &format!("  <gpu id=\"{g}\" {chunks}>\n");
