@@ -1699,7 +1699,6 @@ mod tests {
         assert!(new.gpu_pci_from_nvml && new.nvlink_hidden_sentinel && new.mlopart);
     }
 
-    /// paths.cc ncclTopoSetPaths: the type-first update is 2.30.7's.
     /// paths.cc ncclTopoTrimSystem sets `system->inter` from 2.28.7 (search.cc
     /// ncclTopoSearchInit read the NET count until 2.28.3).
     #[test]
@@ -1727,6 +1726,7 @@ mod tests {
         assert!(!r(2, 20, 5).graph_dump_nvls_head_only() && r(2, 21, 5).graph_dump_nvls_head_only());
     }
 
+    /// paths.cc ncclTopoSetPaths: the type-first update is 2.30.7's.
     #[test]
     fn path_update_boundary() {
         assert!(!r(2, 30, 4).paths_type_first() && r(2, 30, 7).paths_type_first());

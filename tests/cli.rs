@@ -593,14 +593,15 @@ fn ring_pair_swap_by_release() {
 
 /// topo.h: 2.27.3 numbers PATH_P2C (7) after PATH_PXN (6); 2.27.5 swapped them. With
 /// NCCL_NET_GDR_LEVEL=PXN (and the C2C rule off), Grace Hopper's P2C path to its NICs
-/// is above the level in 2.27.3 and within it in 2.27.5.
+/// is above the level in 2.27.3 and within it in 2.27.5. Two nodes: before 2.28.7 a
+/// one-node job has no NET left after trimming, and so no GDR verdict.
 #[test]
 fn p2c_after_pxn_in_2_27_3() {
     let gdr = |v: &str| {
         let out = topo()
             .env("NCCL_NET_GDR_C2C", "0")
             .env("NCCL_NET_GDR_LEVEL", "PXN")
-            .args(["analyze", "--json", "--fixture", "gh200", "--nccl-version", v])
+            .args(["analyze", "--json", "--fixture", "gh200", "--nodes", "2", "--nccl-version", v])
             .assert()
             .success();
         json(&out.get_output().stdout)["gdr"][0]["recv"].as_str().unwrap().to_string()
