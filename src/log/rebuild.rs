@@ -434,7 +434,9 @@ fn gdr_from_paths(
         return None;
     }
     let env = crate::env::Env::for_release(release, settings);
-    let opts = crate::model::Options { nodes: 1, env, ..crate::model::Options::default() };
+    // Two nodes: before 2.28.7 a one-node job keeps no NET after trimming, and so no
+    // path to compare with the print's.
+    let opts = crate::model::Options { nodes: 2, env, ..crate::model::Options::default() };
     let an = crate::model::analyze(x, "rebuilt", &opts).ok()?;
     // Per pair within GDR reach in the model: whether the print shows GDR off.
     let mut off: BTreeMap<(i32, i32), bool> = BTreeMap::new();
