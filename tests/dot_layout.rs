@@ -18,16 +18,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// A machine: its name and the arguments that load it.
+/// A machine: its name, the arguments that load it, and whether it can run a job of
+/// several nodes (NCCL fails the init of one on a host without a NET).
 struct Machine {
     name: String,
     args: Vec<String>,
+    multi_node: bool,
 }
 
 fn machines(scratch: &Path) -> Vec<Machine> {
     let mut out: Vec<Machine> = topo::fixtures::all()
         .iter()
-        .map(|f| Machine { name: f.name.to_string(), args: vec!["--fixture".into(), f.name.into()] })
+        .map(|f| Machine { name: f.name.to_string(), args: vec!["--fixture".into(), f.name.into()], multi_node: true })
         .collect();
     // 72 GPUs under 18 PCIe switches, with NIC counts from none to 6 (with more the
     // document holds more elements than NCCL's XML parser, and topo refuses it as NCCL
@@ -43,7 +45,7 @@ fn machines(scratch: &Path) -> Vec<Machine> {
         let path = scratch.join(format!("nvl72-{nics}nics.xml"));
         let xml = topo::fixtures::synthetic_nvl72(nics).unwrap();
         std::fs::write(&path, topo::xml::write(&xml)).unwrap();
-        out.push(Machine { name: format!("synthetic-nvl72-{nics}nics"), args: topo_arg(&path) });
+        out.push(Machine { name: format!("synthetic-nvl72-{nics}nics"), args: topo_arg(&path), multi_node: nics > 0 });
     }
     out
 }
@@ -64,7 +66,11 @@ fn shared_dumps() -> Option<Vec<Machine>> {
     Some(
         files
             .iter()
-            .map(|p| Machine { name: p.file_stem().unwrap().to_string_lossy().into_owned(), args: topo_arg(p) })
+            .map(|p| Machine {
+                name: p.file_stem().unwrap().to_string_lossy().into_owned(),
+                args: topo_arg(p),
+                multi_node: std::fs::read_to_string(p).is_ok_and(|t| t.contains("<net ")),
+            })
             .collect(),
     )
 }
@@ -217,6 +223,9 @@ fn check(machines: &[Machine]) -> Vec<String> {
             ("search-nodes2", &["search", "--dot", "--nodes", "2"][..]),
             ("search-channel0", &["search", "--dot", "--channel", "0"][..]),
         ] {
+            if what == "search-nodes2" && !m.multi_node {
+                continue;
+            }
             let mut args: Vec<String> = cmd.iter().map(|s| s.to_string()).collect();
             args.extend(m.args.iter().cloned());
             let src = topo_out(&args);
