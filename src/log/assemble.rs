@@ -18,10 +18,11 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use super::classify::{self, Conn, InitPhase, Rec, TuneLine};
+use super::classify::{self, system};
 use super::facts::*;
+use super::record::{self, Conn, InitPhase, Rec, TuneLine};
 use super::segment::{Level, Seg};
-use super::system::{self, SysBuilder};
+use super::system::SysBuilder;
 use super::version::{Evidence, Fp};
 use crate::xml::i64_to_busid;
 
@@ -1000,10 +1001,10 @@ impl Assembler {
             }
             Rec::SysHeader(h) => {
                 self.ev.see(match h.form {
-                    classify::HeaderForm::WidthSpeed => Fp::HeaderWidthSpeed,
-                    classify::HeaderForm::Width => Fp::HeaderWidth,
-                    classify::HeaderForm::WidthTotal => Fp::HeaderWidthTotal,
-                    classify::HeaderForm::Bw => Fp::HeaderBw,
+                    record::HeaderForm::WidthSpeed => Fp::HeaderWidthSpeed,
+                    record::HeaderForm::Width => Fp::HeaderWidth,
+                    record::HeaderForm::WidthTotal => Fp::HeaderWidthTotal,
+                    record::HeaderForm::Bw => Fp::HeaderBw,
                 });
                 let host = self.host_name(self.streams[si].host);
                 self.streams[si].sys = Some(if self.sink.sys_complete.contains(&host) {
@@ -1424,7 +1425,7 @@ impl Assembler {
         });
     }
 
-    fn init(&mut self, si: usize, i: &classify::Init<'_>) {
+    fn init(&mut self, si: usize, i: &record::Init<'_>) {
         self.ev.see(match (i.nvml_dev, i.comm_id, i.phase) {
             (Some(_), _, _) | (_, _, InitPhase::Start) => Fp::InitNvml,
             (None, Some(_), _) => Fp::InitNoNvml,
@@ -1538,7 +1539,7 @@ impl Assembler {
         }
     }
 
-    fn sys_fingerprints(&mut self, l: &classify::SysLine<'_>) {
+    fn sys_fingerprints(&mut self, l: &record::SysLine<'_>) {
         let id = &l.node.id;
         let far = matches!(l.link, Some((k, _)) if k != "PCI");
         if far {
@@ -1578,7 +1579,7 @@ impl Assembler {
         }
     }
 
-    fn path_fingerprints(&mut self, p: &classify::PathLine<'_>) {
+    fn path_fingerprints(&mut self, p: &record::PathLine<'_>) {
         if let Some((head, _)) = system::node_id(p.head) {
             if head.dashed {
                 self.ev.see(Fp::PathHeadDashed);

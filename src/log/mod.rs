@@ -17,6 +17,7 @@ mod known;
 mod rccl;
 mod reader;
 pub mod rebuild;
+mod record;
 mod scan;
 mod segment;
 mod system;
