@@ -8,9 +8,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::classify::system::type_code;
-use super::facts::{PathEntry, SysLink, SysNode, SystemPrint};
-use super::record::{NodeText, PathLine, SysHeader, SysLine};
+use crate::log::classify::system::type_code;
+use crate::log::facts::{PathEntry, SysLink, SysNode, SystemPrint};
+use crate::log::record::{NodeText, PathLine, SysHeader, SysLine};
 use crate::xml::i64_to_busid;
 
 /// Most nodes, links and path entries one print may hold (a print never ends on its own
@@ -18,6 +18,17 @@ use crate::xml::i64_to_busid;
 const MAX_NODES: usize = 8192;
 const MAX_LINKS: usize = 65536;
 const MAX_PATHS: usize = 262144;
+
+/// The system print a stream is reading.
+#[derive(Debug)]
+pub(super) enum SysBlock {
+    Build(Box<SysBuilder>),
+    /// A print of a host whose complete print was already kept: read, not stored.
+    Skip {
+        ended: bool,
+        in_paths: bool,
+    },
+}
 
 /// One system print being read.
 #[derive(Debug)]
@@ -192,10 +203,10 @@ impl SysBuilder {
 
 #[cfg(test)]
 mod tests {
-    use super::super::classify::classify;
-    use super::super::facts::CpuAttrs;
-    use super::super::record::Rec;
     use super::*;
+    use crate::log::classify::classify;
+    use crate::log::facts::CpuAttrs;
+    use crate::log::record::Rec;
 
     fn feed(b: &mut SysBuilder, msg: &str) {
         match classify(msg) {
