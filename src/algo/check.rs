@@ -488,7 +488,10 @@ mod tests {
 
     /// A program from a compact description: per GPU, per thread block (send, recv,
     /// chan), its steps as `type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep`.
-    fn program(head: &str, gpus: &[(&str, &[(i32, i32, &[&str])])]) -> String {
+    /// A thread block: send peer, receive peer, steps.
+    type Tb<'a> = (i32, i32, &'a [&'a str]);
+
+    fn program(head: &str, gpus: &[(&str, &[Tb])]) -> String {
         let mut s = format!("<algo name=\"t\" {head} minBytes=\"0\" maxBytes=\"0\">\n");
         for (g, (chunks, tbs)) in gpus.iter().enumerate() {
             s += &format!("  <gpu id=\"{g}\" {chunks}>\n");
