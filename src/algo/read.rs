@@ -13,6 +13,8 @@ use super::lexer::{self, Close, Element};
 use super::program::{Buffer, Collective, Dep, Gpu, Header, Program, Protocol, Slot, Step, StepKind, ThreadBlock};
 use super::runtime::Runtime;
 
+/// The largest program file topo reads (the largest real ones are a few MB).
+pub const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 /// The largest program topo models: more GPUs or chunks than any runtime can run, and
 /// whose simulation would take memory out of proportion to the file.
 pub const MAX_GPUS: i64 = 4096;
