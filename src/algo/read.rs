@@ -31,6 +31,28 @@ pub struct Reading {
     pub program: Option<Program>,
     pub complete: bool,
     pub findings: Vec<Finding>,
+    /// Why the runtime's folder scan (which reads only the first element's attributes
+    /// of every file in MSCCL_ALGO_DIR) fails on this file, ending MSCCL's set-up.
+    pub scan_error: Option<String>,
+}
+
+/// What the folder scan of msccl-executor-nccl and RCCL needs of a file's first
+/// element: an `<algo>` with these attributes among its first 16, and a collective it knows.
+fn scan_error(roots: &[Element], runtime: Runtime) -> Option<String> {
+    if runtime == Runtime::Legacy {
+        return None;
+    }
+    let first = roots.first()?;
+    let needed = ["nchunksperloop", "nchannels", "ngpus", "coll", "minBytes", "maxBytes", "inplace", "outofplace"];
+    for key in needed {
+        if !matches!(lookup(first, key), Lookup::Found(_)) {
+            return Some(format!("Attribute {key} of node {} not found", first.name));
+        }
+    }
+    match lookup(first, "coll") {
+        Lookup::Found(c) if runtime.collective(c).is_none() => Some(format!("unsupported collective {c}")),
+        _ => None,
+    }
 }
 
 /// Read an MSCCL-IR file's bytes. `Err` is one line saying why the bytes are not an
@@ -67,7 +89,7 @@ pub fn read(text: &[u8], runtime: Runtime) -> Result<Reading, String> {
     let algo = &lexed.roots[algo_at];
     r.structure(&lexed.roots, algo);
     let program = r.program(algo)?;
-    Ok(Reading { program, complete: r.complete, findings: r.findings })
+    Ok(Reading { program, complete: r.complete, findings: r.findings, scan_error: scan_error(&lexed.roots, runtime) })
 }
 
 fn not_a_program(roots: &[Element]) -> String {

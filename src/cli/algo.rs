@@ -104,7 +104,9 @@ fn check(a: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         });
         rows.push((f.display().to_string(), r));
     }
-    let text = if a.json { render::algo::check_json(&rows) } else { render::algo::check_summary_text(&rows, &term) };
+    let folder = a.programs.len() == 1 && a.programs[0].is_dir();
+    let text =
+        if a.json { render::algo::check_json(&rows) } else { render::algo::check_summary_text(&rows, folder, &term) };
     ctx.print(&text)?;
     if rows.iter().any(|(_, r)| r.is_err()) {
         return Ok(2);
