@@ -33,14 +33,15 @@ fn rows(text: &str) -> Vec<Vec<String>> {
 fn dgx_h100_tuning_table_matches_snapshot() {
     let got = stdout_of(&["tune", "--fixture", "dgx-h100", "--table"]);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tune-dgx-h100-table.txt");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+    if common::update_snapshots() {
         std::fs::write(&path, &got).expect("write snapshot");
+        common::updated_snapshots(&format!("{} written", path.display()));
     }
-    let want = std::fs::read_to_string(&path).expect("snapshot present (UPDATE_SNAPSHOTS=1 writes it)");
+    let want = std::fs::read_to_string(&path).expect("snapshot present (TOPO_UPDATE_SNAPSHOTS=1 writes it)");
     if got != want {
         for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
             if g != w {
-                panic!("line {}: got\n{g}\nwant\n{w}\n(UPDATE_SNAPSHOTS=1 rewrites the snapshot)", i + 1);
+                panic!("line {}: got\n{g}\nwant\n{w}\n(TOPO_UPDATE_SNAPSHOTS=1 rewrites the snapshot)", i + 1);
             }
         }
         panic!("output has {} lines, snapshot {}", got.lines().count(), want.lines().count());
