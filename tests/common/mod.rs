@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+mod external;
 mod skip;
+#[allow(unused_imports)]
+pub use external::{external_limit, run_external, run_limited};
 #[allow(unused_imports)]
 pub use skip::skip;
 
