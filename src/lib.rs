@@ -34,6 +34,7 @@
 //! | [`release`] | the NCCL release modelled (`--nccl-version`) and every behaviour that depends on it |
 //! | [`types`], [`notice`], [`error`], [`fileio`], [`ansi`] | the vocabulary, notices, errors, bounded file reading and terminal escapes every stage shares |
 
+pub mod algo;
 pub mod ansi;
 pub mod bench;
 pub mod check;
