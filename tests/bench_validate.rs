@@ -321,23 +321,30 @@ fn the_codecs_round_trip() {
     assert_eq!(wrap(-1, 8, false), u64::MAX as i128);
 }
 
+/// Validate every type, operator and placement on `b`; the cases whose count of wrong
+/// elements is not `want`, said.
+fn validate_all(b: &mut dyn Backend, count: usize, want: u64, what: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for dtype in DataType::ALL {
+        for op in RedOp::ALL {
+            for in_place in [false, true] {
+                let w = validate(b, dtype, op, count, in_place);
+                if w != want {
+                    bad.push(format!("{what}, {dtype} {}, in place {in_place}: {w} wrong", op.name()));
+                }
+            }
+        }
+    }
+    bad
+}
+
 /// Results computed without topo's arithmetic validate, for every type and operator,
 /// odd rank counts too, in and out of place.
 #[test]
 fn an_independent_reduction_validates() {
     let mut bad = Vec::new();
     for n in [2, 3, 5] {
-        let mut b = Independent::new(n);
-        for dtype in DataType::ALL {
-            for op in RedOp::ALL {
-                for in_place in [false, true] {
-                    let w = validate(&mut b, dtype, op, 1001, in_place);
-                    if w != 0 {
-                        bad.push(format!("{n} ranks {dtype} {} in place {in_place}: {w} wrong", op.name()));
-                    }
-                }
-            }
-        }
+        bad.extend(validate_all(&mut Independent::new(n), 1001, 0, &format!("{n} ranks")));
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
@@ -349,16 +356,7 @@ fn one_wrong_element_on_any_rank_is_counted() {
     let mut bad = Vec::new();
     for rank in 0..n {
         let mut b = Corrupt { inner: Independent::new(n), rank, elem: 123, size: 1 };
-        for dtype in DataType::ALL {
-            for op in RedOp::ALL {
-                for in_place in [false, true] {
-                    let w = validate(&mut b, dtype, op, 300, in_place);
-                    if w != 1 {
-                        bad.push(format!("rank {rank} {dtype} {} in place {in_place}: {w} counted", op.name()));
-                    }
-                }
-            }
-        }
+        bad.extend(validate_all(&mut b, 300, 1, &format!("element 123 of rank {rank} changed")));
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // The host backend's own output, changed on its last rank.

@@ -56,8 +56,11 @@ fn matrix(an: &Analysis) -> String {
     out
 }
 
-fn p2p(an: &Analysis) -> Vec<(i32, i32, Transport)> {
-    an.p2p.iter().filter(|p| p.from < p.to).map(|p| (p.from, p.to, p.transport)).collect()
+/// The GPU pairs that use P2P, and the ranks whose NET reads with GPUDirect RDMA.
+fn p2p_and_gdr(an: &Analysis) -> (Vec<(i32, i32)>, Vec<i32>) {
+    let p2p = an.p2p.iter().filter(|p| p.from < p.to && p.transport == Transport::P2p).map(|p| (p.from, p.to));
+    let gdr = an.gdr.iter().filter(|g| g.recv != GdrMode::Disabled).map(|g| g.rank);
+    (p2p.collect(), gdr.collect())
 }
 
 fn assert_text(what: &str, got: &str, want: &str) {
@@ -86,15 +89,10 @@ GPU4: PHB 24.0 | PHB 24.0 | PHB 12.0 | PHB 12.0 | X | PHB 12.5
     let back: Vec<String> = an.paths.net_gpu.iter().map(|p| format!("{} {:.1}", p.ty.name(), p.bw)).collect();
     assert_eq!(back, ["PIX 12.5", "PIX 12.5", "PXB 12.0", "PXB 12.0", "PHB 12.5"]);
     // Intel CPU, 2.30.7: P2P up to PXB, so across the two lower switches but not
-    // through the CPU.
-    let (s, p) = (Transport::Shm, Transport::P2p);
-    assert_eq!(
-        p2p(&an),
-        [(0, 1, p), (0, 2, p), (0, 3, p), (0, 4, s), (1, 2, p), (1, 3, p), (1, 4, s), (2, 3, p), (2, 4, s), (3, 4, s)]
-    );
-    // GPUDirect RDMA up to the default level: for every GPU below the top switch.
-    let gdr: Vec<GdrMode> = an.gdr.iter().map(|g| g.recv).collect();
-    assert_eq!(gdr, [GdrMode::Default, GdrMode::Default, GdrMode::Default, GdrMode::Default, GdrMode::Disabled]);
+    // through the CPU (SHM to GPU 4); GPUDirect RDMA for every GPU below the top switch.
+    let (p2p, gdr) = p2p_and_gdr(&an);
+    assert_eq!(p2p, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
+    assert_eq!(gdr, [0, 1, 2, 3]);
 }
 
 /// NCCL_P2P_LEVEL=PIX and NCCL_NET_GDR_LEVEL=PIX: the PXB paths lose P2P and GDR, the
@@ -102,13 +100,9 @@ GPU4: PHB 24.0 | PHB 24.0 | PHB 12.0 | PHB 12.0 | X | PHB 12.5
 #[test]
 fn pix_levels_stop_at_the_second_switch() {
     let an = analyze(&cascaded(), &[("NCCL_P2P_LEVEL", "PIX"), ("NCCL_NET_GDR_LEVEL", "PIX")]);
-    let (s, p) = (Transport::Shm, Transport::P2p);
-    assert_eq!(
-        p2p(&an),
-        [(0, 1, p), (0, 2, s), (0, 3, s), (0, 4, s), (1, 2, s), (1, 3, s), (1, 4, s), (2, 3, p), (2, 4, s), (3, 4, s)]
-    );
-    let gdr: Vec<GdrMode> = an.gdr.iter().map(|g| g.recv).collect();
-    assert_eq!(gdr, [GdrMode::Default, GdrMode::Default, GdrMode::Disabled, GdrMode::Disabled, GdrMode::Disabled]);
+    let (p2p, gdr) = p2p_and_gdr(&an);
+    assert_eq!(p2p, [(0, 1), (2, 3)]);
+    assert_eq!(gdr, [0, 1]);
 }
 
 /// Broadcom's second level is folded into the first: one switch, every path below it
