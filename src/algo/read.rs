@@ -38,7 +38,7 @@ pub fn read(text: &[u8], runtime: Runtime) -> Result<Reading, String> {
     if text.iter().take(1 << 16).any(|&b| b == 0) {
         return Err("binary data (NUL bytes): not an MSCCL-IR program".into());
     }
-    let lexed = lexer::lex(text).map_err(|e| format!("line {}: {}", e.line, e.message))?;
+    let lexed = lexer::lex(text).map_err(|e| format!("not an MSCCL-IR program: line {}: {}", e.line, e.message))?;
     let Some(algo_at) = lexed.roots.iter().position(|e| e.name == "algo") else {
         return Err(not_a_program(&lexed.roots));
     };
@@ -350,7 +350,11 @@ impl Reader {
             if let Some(v) = v
                 && i64::from(v) > max
             {
-                return Err(format!("line {}: {key}=\"{v}\" is more than topo models (at most {max})", algo.line));
+                let written = match lookup(algo, key) {
+                    Lookup::Found(t) if t.trim() != v.to_string() => format!("\"{t}\" (read as {v})"),
+                    _ => format!("\"{v}\""),
+                };
+                return Err(format!("line {}: {key}={written} is more than topo models (at most {max})", algo.line));
             }
         }
         if let (Some(lo), Some(hi)) = (min_bytes, max_bytes) {

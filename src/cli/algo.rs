@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::render;
 
 /// The largest program file topo reads (the largest real ones are a few MB).
-const MAX_PROGRAM_BYTES: u64 = 256 << 20;
+pub const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 
 #[derive(Debug, Subcommand)]
 pub enum AlgoCommand {

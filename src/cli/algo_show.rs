@@ -9,7 +9,7 @@ use crate::render;
 
 pub fn run(a: &ShowArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let file = a.program.display().to_string();
-    let bytes = crate::fileio::read_capped(&a.program, 256 << 20, "an MSCCL-IR program")?;
+    let bytes = crate::fileio::read_capped(&a.program, super::algo::MAX_PROGRAM_BYTES, "an MSCCL-IR program")?;
     let input = |message: String| Error::Input { file: file.clone(), message };
     let reading = read::read(&bytes, a.runtime.runtime()).map_err(input)?;
     let Some(program) = reading.program else {

@@ -10,6 +10,10 @@ use crate::algo::show::{ConnShape, Shown};
 /// GPU pairs listed in text before the rest are counted.
 const PAIRS_SHOWN: usize = 24;
 
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}
+
 /// `0-3,8,10-11` for a sorted list.
 pub fn ranges(v: &[u32]) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -77,10 +81,10 @@ pub fn show_text(file: &str, p: &Program, shown: &Shown, term: &Term) -> String 
     let _ = writeln!(out, "{} connections", shown.connections.len());
     if let Some(b) = shown.busiest.map(|i| &shown.connections[i]) {
         let line = format!(
-            "busiest connection: {}: {} chunks per loop in {} messages (tb {} -> tb {}){}",
+            "busiest connection: {}: {} per loop in {} (tb {} -> tb {}){}",
             b.conn,
-            b.chunks,
-            b.messages,
+            plural(b.chunks, "chunk"),
+            plural(b.messages as u64, "message"),
             ranges(&b.send_tbs),
             ranges(&b.recv_tbs),
             if b.route.is_some() { format!(", over {}", route_text(b)) } else { String::new() }
