@@ -193,6 +193,14 @@ const CASES: &[Case] = &[
         "invalid",
         &["line 4, gpu 0, tb 0, step 0: depid=130: the runtime stores it in 8 bits and waits on thread block -126"],
     ),
+    // microsoft/msccl stores it in 8 bits too (include/msccl.h: int8_t dependentBid[], with
+    // up to 216 thread blocks).
+    case(
+        "misread-depid-128.xml",
+        "legacy",
+        "invalid",
+        &["line 4, gpu 0, tb 0, step 0: depid=130: the runtime stores it in 8 bits and waits on thread block -126"],
+    ),
     case(
         "misread-nop-shift.xml",
         "executor",
