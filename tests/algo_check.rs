@@ -879,3 +879,24 @@ fn fused_reduction_of_16_drops_the_destination() {
     assert_ne!(v["verdict"], "ok", "{v:#}");
     assert!(v["findings"].to_string().contains("16"), "{v:#}");
 }
+
+/// The writer adds outofplace, minBytes and maxBytes (and name) to a header that lacked
+/// them, and then writes every extra attribute after them: a header of 7 known and 7
+/// extra attributes (14, all kept by the runtime) is written with 17, and the runtime's
+/// tokenizer keeps 16, so the last extra is gone when the text is read again and
+/// `write(read(write(p)))` differs from `write(p)` (fuzz seed 2, msccl, input 370). The
+/// writer also writes extra attribute names that are no XML names (`<gpu`, the empty
+/// name two spaces make). Fix (src/algo/write.rs): write only extras whose key is an
+/// XML name, and no more of them than leave the element at 16 attributes.
+#[test]
+#[ignore = "writer bug: extra attributes pushed past the 16 the runtime keeps"]
+fn writing_keeps_the_header_within_16_attributes() {
+    let pair = std::fs::read_to_string(fixture("allreduce-pair.xml")).unwrap();
+    let extras = " a1=\"1\" a2=\"2\" a3=\"3\" a4=\"4\" a5=\"5\" a6=\"6\" a7=\"7\"";
+    let old = pair.replace(" outofplace=\"1\" minBytes=\"0\" maxBytes=\"0\"", extras);
+    let p = topo::algo::read::read(old.as_bytes(), Runtime::Legacy).unwrap().program.unwrap();
+    assert_eq!(p.header.extra.len(), 7);
+    let once = topo::algo::write::write(&p, Runtime::Executor).unwrap();
+    let back = topo::algo::read::read(once.as_bytes(), Runtime::Executor).unwrap().program.unwrap();
+    assert_eq!(topo::algo::write::write(&back, Runtime::Executor).unwrap(), once);
+}
