@@ -726,19 +726,11 @@ fn without_lines(mut p: Program) -> Program {
     p
 }
 
-const COLLS: [Collective; 11] = [
-    Collective::AllReduce,
-    Collective::AllGather,
-    Collective::ReduceScatter,
-    Collective::AllToAll,
-    Collective::Broadcast,
-    Collective::Reduce,
-    Collective::Send,
-    Collective::Recv,
-    Collective::Gather,
-    Collective::Scatter,
-    Collective::AllToAllV,
-];
+/// Every collective the executor names, as its reader types them.
+fn collectives() -> Vec<Collective> {
+    let rt = Runtime::Executor;
+    topo::algo::lexer::collective_names(rt).into_iter().filter_map(|n| rt.collective(n)).collect()
+}
 const KINDS: [StepKind; 9] = [
     StepKind::Send,
     StepKind::Recv,
@@ -798,7 +790,10 @@ fn program() -> impl Strategy<Value = Program> {
             gpus.prop_map(move |gs| {
                 let header = Header {
                     name: name.clone(),
-                    coll: COLLS[coll],
+                    coll: {
+                        let all = collectives();
+                        all[coll % all.len()]
+                    },
                     proto: [Protocol::Simple, Protocol::LL, Protocol::LL128][proto],
                     nchannels: nch,
                     chunks_per_loop: chunks,
