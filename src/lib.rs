@@ -6,7 +6,7 @@
 //!   input ---------------+---------------- render (pure: data -> text, JSON, DOT)
 //!     |    discover -> check                  |
 //!     |       |          \                    |
-//!     +-- xml <-----------+-- model -> search -> tune        diff, log, bench beside them
+//!     +-- xml <-----------+-- model -> search -> tune        diff, log, bench, algo beside them
 //!                              |
 //!                   env (NCCL_* typed)   types (NCCL's vocabulary)   release   notice   error
 //! ```
@@ -29,6 +29,7 @@
 //! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
 //! | [`log`] | NCCL debug logs read into facts, a topology rebuilt from them, held against the model |
 //! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
+//! | [`algo`] | collective programs (MSCCL-IR): read and written as the MSCCL runtimes do, checked, shown over a machine |
 //! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
 //! | [`fixtures`] | the machines topo carries built in |
 //! | [`release`] | the NCCL release modelled (`--nccl-version`) and every behaviour that depends on it |

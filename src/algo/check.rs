@@ -84,6 +84,8 @@ pub struct Report {
     pub root: Option<u32>,
     /// The message size the FIFO simulation is for, and how it cuts steps into calls.
     pub regime: Option<Regime>,
+    /// Why the runtime's scan of an algorithm folder stops at this file.
+    pub scan_error: Option<String>,
 }
 
 /// Races reported per mode before the rest are only counted.
@@ -104,6 +106,7 @@ pub fn check(text: &[u8], opts: CheckOptions) -> Result<Report, String> {
         findings: Vec::new(),
         root: None,
         regime: None,
+        scan_error: reading.scan_error.clone(),
     };
     let Some(p) = reading.program else {
         report.skipped.push("simulation, correctness and races: the header could not be read".into());
@@ -161,8 +164,10 @@ pub fn check(text: &[u8], opts: CheckOptions) -> Result<Report, String> {
                 match verify(&p, mode, &memory) {
                     Correctness::Right { root } => report.root = report.root.or(root),
                     Correctness::Undefined => {
-                        report.skipped.push(format!("correctness: {} has no chunk-level definition", p.header.coll));
-                        break;
+                        let why = format!("correctness: {} has no chunk-level definition", p.header.coll);
+                        if !report.skipped.contains(&why) {
+                            report.skipped.push(why);
+                        }
                     }
                     Correctness::Wrong { root, chunks } => {
                         let of_root = root.map(|r| format!(" (closest: root {r})")).unwrap_or_default();
@@ -478,4 +483,120 @@ fn deadlock(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program from a compact description: per GPU, per thread block (send, recv,
+    /// chan), its steps as `type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep`.
+    /// A thread block: send peer, receive peer, steps.
+    type Tb<'a> = (i32, i32, &'a [&'a str]);
+
+    fn program(head: &str, gpus: &[(&str, &[Tb])]) -> String {
+        let mut s = format!("<algo name=\"t\" {head} minBytes=\"0\" maxBytes=\"0\">\n");
+        for (g, (chunks, tbs)) in gpus.iter().enumerate() {
+            s += &format!("  <gpu id=\"{g}\" {chunks}>\n");
+            for (t, (send, recv, steps)) in tbs.iter().enumerate() {
+                s += &format!("    <tb id=\"{t}\" send=\"{send}\" recv=\"{recv}\" chan=\"0\">\n");
+                for (i, st) in steps.iter().enumerate() {
+                    let f: Vec<&str> = st.split(' ').collect();
+                    s += &format!(
+                        "      <step s=\"{i}\" type=\"{}\" srcbuf=\"{}\" srcoff=\"{}\" dstbuf=\"{}\" dstoff=\"{}\" cnt=\"{}\" depid=\"{}\" deps=\"{}\" hasdep=\"{}\"/>\n",
+                        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]
+                    );
+                }
+                s += "    </tb>\n";
+            }
+            s += "  </gpu>\n";
+        }
+        s + "</algo>\n"
+    }
+
+    fn run(text: &str) -> Report {
+        check(text.as_bytes(), CheckOptions::default()).unwrap()
+    }
+
+    const AR2: &str = "proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"2\" coll=\"allreduce\" inplace=\"0\" outofplace=\"1\"";
+
+    /// A 2-rank out-of-place allreduce: each rank reduces one chunk and sends it back.
+    fn allreduce2(reduce: bool) -> String {
+        let kind = if reduce { "rrc" } else { "r" };
+        let g = |me: u32| -> Vec<String> {
+            let (mine, theirs) = (me, 1 - me);
+            vec![
+                format!("s i {theirs} o {theirs} 1 -1 -1 0"),
+                format!("{kind} i {mine} o {mine} 1 -1 -1 0"),
+                format!("s o {mine} o {mine} 1 -1 -1 0"),
+                format!("r o {theirs} o {theirs} 1 -1 -1 0"),
+            ]
+        };
+        let (a, b) = (g(0), g(1));
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let b: Vec<&str> = b.iter().map(String::as_str).collect();
+        program(
+            AR2,
+            &[
+                ("i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"0\"", &[(1, 1, &a)]),
+                ("i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"0\"", &[(0, 0, &b)]),
+            ],
+        )
+    }
+
+    #[test]
+    fn a_right_allreduce_is_ok() {
+        let r = run(&allreduce2(true));
+        assert_eq!(r.verdict, Verdict::Ok, "{:?}", r.findings);
+        assert_eq!(r.min_depth, Some(4));
+    }
+
+    #[test]
+    fn a_receive_that_does_not_reduce_is_wrong() {
+        let r = run(&allreduce2(false));
+        assert_eq!(r.verdict, Verdict::Wrong);
+        let f = r.findings.iter().find(|f| f.kind == Kind::Wrong).unwrap();
+        assert!(
+            f.message.contains("output chunk 0 holds in1[0], should hold in*[0] summed over all 2 ranks"),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn two_blocks_writing_one_chunk_race() {
+        let t0: &[&str] = &["cpy i 0 o 0 1 -1 -1 0"];
+        let t1: &[&str] = &["cpy i 1 o 0 1 -1 -1 0"];
+        let head = "proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"1\" coll=\"custom\" inplace=\"0\" outofplace=\"1\"";
+        let text = program(head, &[("i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"0\"", &[(-1, -1, t0), (-1, -1, t1)])]);
+        let r = check(text.as_bytes(), CheckOptions { runtime: Runtime::Legacy, depth: None }).unwrap();
+        assert_eq!(r.verdict, Verdict::Race, "{:?}", r.findings);
+        // Ordered by a dependency, it is no race.
+        let t1: &[&str] = &["cpy i 1 o 0 1 0 0 0"];
+        let t0: &[&str] = &["cpy i 0 o 0 1 -1 -1 1"];
+        let text = program(head, &[("i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"0\"", &[(-1, -1, t0), (-1, -1, t1)])]);
+        let r = check(text.as_bytes(), CheckOptions { runtime: Runtime::Legacy, depth: None }).unwrap();
+        assert_eq!(r.verdict, Verdict::Ok, "{:?}", r.findings);
+    }
+
+    #[test]
+    fn sending_three_calls_before_receiving_deadlocks_under_simple_only() {
+        let steps: &[&str] = &[
+            "s i 0 o 0 1 -1 -1 0",
+            "s i 1 o 1 1 -1 -1 0",
+            "s i 0 o 0 1 -1 -1 0",
+            "r i 0 o 2 1 -1 -1 0",
+            "r i 0 o 3 1 -1 -1 0",
+            "r i 0 o 3 1 -1 -1 0",
+        ];
+        let chunks = "i_chunks=\"2\" o_chunks=\"4\" s_chunks=\"0\"";
+        for (proto, verdict, depth) in [("Simple", Verdict::Deadlock, 12), ("LL", Verdict::Ok, 3)] {
+            let head = format!(
+                "proto=\"{proto}\" nchannels=\"1\" nchunksperloop=\"4\" ngpus=\"2\" coll=\"custom\" inplace=\"0\" outofplace=\"1\""
+            );
+            let text = program(&head, &[(chunks, &[(1, 1, steps)]), (chunks, &[(0, 0, steps)])]);
+            let r = check(text.as_bytes(), CheckOptions { runtime: Runtime::Legacy, depth: None }).unwrap();
+            assert_eq!((r.verdict, r.min_depth), (verdict, Some(depth)), "{proto}: {:?}", r.findings);
+        }
+    }
 }

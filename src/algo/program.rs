@@ -351,8 +351,13 @@ pub struct Header {
 }
 
 impl Header {
-    /// The modes the header declares, in-place first.
+    /// The modes the header declares, in-place first. A header without `outofplace`
+    /// (the older runtime's, which selects by `inplace` alone) is for in-place calls
+    /// when `inplace` is set and for out-of-place calls when it is not.
     pub fn modes(&self) -> Vec<Mode> {
+        if self.outofplace.is_none() {
+            return vec![if self.inplace { Mode::InPlace } else { Mode::OutOfPlace }];
+        }
         let mut v = Vec::new();
         if self.inplace {
             v.push(Mode::InPlace);

@@ -15,7 +15,7 @@ use petgraph::algo::toposort;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::lower::Lowered;
-use super::program::{Buffer, Mode, Program, Slot, StepKind};
+use super::program::{Mode, Program, Slot, StepKind};
 use super::sim::{Phys, definition_sizes, phys};
 
 /// One race: two operations (gpu, tb id, XML step) and the chunk they share.
@@ -108,11 +108,62 @@ pub fn races(p: &Program, lowered: &[Lowered], mode: Mode, limit: usize) -> Opti
         }
     }
     let order = toposort(&g, None).ok()?;
-    let (_, _, per_rank) = definition_sizes(p);
-    let coll = p.header.coll;
-    let mut found = Vec::new();
-    let mut total = 0usize;
-    for (gi, gpu) in p.gpus.iter().enumerate() {
+    // Predecessors as plain lists, read once per GPU below.
+    let preds: Vec<Vec<u32>> = (0..g.node_count())
+        .map(|i| {
+            g.neighbors_directed(NodeIndex::new(i), petgraph::Direction::Incoming).map(|n| n.index() as u32).collect()
+        })
+        .collect();
+    let order: Vec<usize> = order.into_iter().map(|n| n.index()).collect();
+    let nodes: Vec<(usize, usize, usize)> = g.node_weights().map(|n| (n.gpu, n.tb, n.op)).collect();
+    let ctx = Ctx { p, lowered, mode, ids: &ids, order: &order, preds: &preds, nodes: &nodes };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(p.gpus.len()).max(1);
+    let results: Vec<(Vec<Race>, usize)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let ctx = &ctx;
+                sc.spawn(move || {
+                    let mut found = Vec::new();
+                    let mut total = 0;
+                    for gi in (w..ctx.p.gpus.len()).step_by(workers) {
+                        let (f, t) = ctx.gpu(gi, limit);
+                        found.extend(f);
+                        total += t;
+                    }
+                    (found, total)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+    });
+    let total = results.iter().map(|r| r.1).sum();
+    let mut found: Vec<Race> = results.into_iter().flat_map(|r| r.0).collect();
+    found.sort_by_key(|r| (r.gpu, r.first, r.second, r.chunk));
+    found.truncate(limit);
+    Some((found, total))
+}
+
+/// What every GPU's race pass reads.
+struct Ctx<'a> {
+    p: &'a Program,
+    lowered: &'a [Lowered],
+    mode: Mode,
+    ids: &'a [Vec<Vec<NodeIndex>>],
+    order: &'a [usize],
+    preds: &'a [Vec<u32>],
+    /// (gpu, tb, op) of every node.
+    nodes: &'a [(usize, usize, usize)],
+}
+
+impl Ctx<'_> {
+    /// The races of one GPU: up to `limit`, and how many in all.
+    fn gpu(&self, gi: usize, limit: usize) -> (Vec<Race>, usize) {
+        let (p, lowered, mode) = (self.p, self.lowered, self.mode);
+        let gpu = &p.gpus[gi];
+        let (_, _, per_rank) = definition_sizes(p);
+        let coll = p.header.coll;
+        let mut found = Vec::new();
+        let mut total = 0usize;
         // Accesses of this GPU's operations, by physical chunk.
         let mut access: BTreeMap<(Phys, u32), Vec<Access>> = BTreeMap::new();
         for (ti, ops) in lowered[gi].tbs.iter().enumerate() {
@@ -139,30 +190,30 @@ pub fn races(p: &Program, lowered: &[Lowered], mode: Mode, limit: usize) -> Opti
         let candidates: Vec<_> =
             access.iter().filter(|(_, v)| v.iter().any(|a| a.2) && v.iter().any(|a| a.0 != v[0].0)).collect();
         if candidates.is_empty() {
-            continue;
+            return (found, total);
         }
-        // Vector clocks over this GPU's thread blocks: the last operation of each known
-        // to come before (or be) a node.
+        // Vector clocks over this GPU's thread blocks: per node, for each block, 1 + the
+        // last of its operations known to come before (or be) the node; 0 for none.
         let m = gpu.tbs.len();
-        let mut clock = vec![-1i32; g.node_count() * m];
-        for &n in &order {
-            let i = n.index();
-            let preds: Vec<NodeIndex> = g.neighbors_directed(n, petgraph::Direction::Incoming).collect();
-            for pr in preds {
-                let pi = pr.index();
-                for t in 0..m {
-                    let v = clock[pi * m + t];
-                    if v > clock[i * m + t] {
-                        clock[i * m + t] = v;
-                    }
+        let mut clock = vec![0u16; self.nodes.len() * m];
+        let mut row = vec![0u16; m];
+        for &i in self.order {
+            row.fill(0);
+            for &pr in &self.preds[i] {
+                let src = &clock[pr as usize * m..(pr as usize + 1) * m];
+                for (r, &v) in row.iter_mut().zip(src) {
+                    *r = (*r).max(v);
                 }
             }
-            let node = &g[n];
-            if node.gpu == gi {
-                clock[i * m + node.tb] = clock[i * m + node.tb].max(node.op as i32);
+            let (g, t, o) = self.nodes[i];
+            if g == gi {
+                row[t] = row[t].max(o.min(u16::MAX as usize - 1) as u16 + 1);
             }
+            clock[i * m..(i + 1) * m].copy_from_slice(&row);
         }
-        let before = |a: (usize, usize), b: (usize, usize)| clock[ids[gi][b.0][b.1].index() * m + a.0] >= a.1 as i32;
+        let ids = self.ids;
+        let before =
+            |a: (usize, usize), b: (usize, usize)| usize::from(clock[ids[gi][b.0][b.1].index() * m + a.0]) > a.1;
         for ((ph, chunk), v) in candidates {
             for (x, a) in v.iter().enumerate() {
                 for b in &v[x + 1..] {
@@ -194,7 +245,6 @@ pub fn races(p: &Program, lowered: &[Lowered], mode: Mode, limit: usize) -> Opti
                 }
             }
         }
+        (found, total)
     }
-    let _ = Buffer::Input;
-    Some((found, total))
 }

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::render;
 
 /// The largest program file topo reads (the largest real ones are a few MB).
-const MAX_PROGRAM_BYTES: u64 = 256 << 20;
+pub const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 
 #[derive(Debug, Subcommand)]
 pub enum AlgoCommand {
@@ -149,7 +149,9 @@ fn check(a: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         });
         rows.push((f.display().to_string(), r));
     }
-    let text = if a.json { render::algo::check_json(&rows) } else { render::algo::check_summary_text(&rows, &term) };
+    let folder = a.programs.len() == 1 && a.programs[0].is_dir();
+    let text =
+        if a.json { render::algo::check_json(&rows) } else { render::algo::check_summary_text(&rows, folder, &term) };
     ctx.print(&text)?;
     if rows.iter().any(|(_, r)| r.is_err()) {
         return Ok(2);

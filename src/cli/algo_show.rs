@@ -1,9 +1,43 @@
-//! `topo algo show`.
+//! `topo algo show`: a program's thread blocks and connections, and with a machine
+//! (`--topo`, `--fixture`, `--root`) the path each connection runs over.
 
 use super::Ctx;
 use super::algo::ShowArgs;
+use crate::algo::{read, show};
 use crate::error::Error;
+use crate::render;
 
-pub fn run(_a: &ShowArgs, _ctx: &mut Ctx) -> Result<i32, Error> {
-    Err(Error::Usage("not yet".into()))
+pub fn run(a: &ShowArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    let file = a.program.display().to_string();
+    let bytes = crate::fileio::read_capped(&a.program, super::algo::MAX_PROGRAM_BYTES, "an MSCCL-IR program")?;
+    let input = |message: String| Error::Input { file: file.clone(), message };
+    let reading = read::read(&bytes, a.runtime.runtime()).map_err(input)?;
+    let Some(program) = reading.program else {
+        let why = reading
+            .findings
+            .iter()
+            .find(|f| f.is_error())
+            .map_or("no header".to_string(), |f| format!("{}: {}", f.place, f.message));
+        return Err(input(format!("cannot be shown: {why}")));
+    };
+    let errors = reading.findings.iter().filter(|f| f.is_error()).count();
+    if errors > 0 {
+        ctx.warn(&format!(
+            "{file}: {errors} findings of the runtime's rules (topo algo check {file} lists them); shown as written"
+        ))?;
+    }
+    let mut shown = show::shape(&program);
+    if a.input.named() {
+        let (_, an) = super::analyze_input(&a.input, &a.model, ctx)?;
+        show::place(&mut shown, &program, &an).map_err(Error::Usage)?;
+    }
+    let text = if a.json {
+        render::algo_show::show_json(&file, &program, &shown)
+    } else if a.dot {
+        render::algo_show::show_dot(&file, &program, &shown)
+    } else {
+        render::algo_show::show_text(&file, &program, &shown, &ctx.term(a.term.color))
+    };
+    ctx.print(&text)?;
+    Ok(0)
 }
