@@ -886,7 +886,7 @@ fn run_msccl(text: &str) {
         let _ = r::check_text("fuzz.xml", &report, &topo::render::term::Term::default());
         let _ = r::check_text("fuzz.xml", &report, &NARROW);
         let rows = vec![("fuzz.xml".to_string(), Ok(report)), ("other.xml".to_string(), Err("unreadable".into()))];
-        let _ = r::check_summary_text(&rows, salt % 2 == 0, &NARROW);
+        let _ = r::check_summary_text(&rows, salt.is_multiple_of(2), &NARROW);
         let _ = r::check_json(&rows[..1]);
         let _ = r::check_json(&rows);
     }
