@@ -881,10 +881,9 @@ fn fused_reduction_of_16_drops_the_destination() {
 /// tokenizer keeps 16, so the last extra is gone when the text is read again and
 /// `write(read(write(p)))` differs from `write(p)` (fuzz seed 2, msccl, input 370). The
 /// writer also writes extra attribute names that are no XML names (`<gpu`, the empty
-/// name two spaces make). Fix (src/algo/write.rs): write only extras whose key is an
-/// XML name, and no more of them than leave the element at 16 attributes.
+/// name two spaces make). The writer now writes only extras whose key is an XML name,
+/// and no more of them than leave the element at 16 attributes.
 #[test]
-#[ignore = "writer bug: extra attributes pushed past the 16 the runtime keeps"]
 fn writing_keeps_the_header_within_16_attributes() {
     let pair = std::fs::read_to_string(fixture("allreduce-pair.xml")).unwrap();
     let extras = " a1=\"1\" a2=\"2\" a3=\"3\" a4=\"4\" a5=\"5\" a6=\"6\" a7=\"7\"";
