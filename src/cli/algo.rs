@@ -22,6 +22,9 @@ pub enum AlgoCommand {
     /// A program's thread blocks, channels, peers and connections, and with a machine
     /// the path each connection runs over.
     Show(ShowArgs),
+    /// Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the
+    /// MSCCLang compiler does, for the machine (or --ngpus) and a runtime.
+    Make(super::algo_make::MakeArgs),
 }
 
 /// `--runtime`: whose rules a program is read by.
@@ -92,6 +95,7 @@ pub fn run(cmd: AlgoCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match cmd {
         AlgoCommand::Check(a) => check(&a, ctx),
         AlgoCommand::Show(a) => super::algo_show::run(&a, ctx),
+        AlgoCommand::Make(a) => super::algo_make::run(&a, ctx),
     }
 }
 
