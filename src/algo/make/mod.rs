@@ -247,6 +247,16 @@ fn within_limits(p: &Program, rt: Runtime) -> Result<(), String> {
             rt.max_steps()
         ));
     }
+    for g in &p.gpus {
+        let elements = 1 + p.gpus.len() + g.tbs.len() + g.tbs.iter().map(|t| t.steps.len()).sum::<usize>();
+        if elements as u32 >= rt.max_nodes() {
+            return Err(format!(
+                "gpu {} needs {elements} XML elements; {who}'s parser holds fewer than {} (fewer channels or ranks)",
+                g.id,
+                rt.max_nodes()
+            ));
+        }
+    }
     if let Some((_, _, _, s)) = p.steps().find(|(.., s)| s.count >= rt.max_count()) {
         return Err(format!("a step moves {} chunks; {who} moves fewer than {}", s.count, rt.max_count()));
     }

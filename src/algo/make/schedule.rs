@@ -207,7 +207,8 @@ fn assign(
         let t = match t {
             Some(t) => t,
             None => {
-                tbs[r].push(Tb { send: None, recv: None, inst: i.instance, chan: 0, ops: Vec::new(), last_depth: 0 });
+                let chan = i.hint.unwrap_or(0);
+                tbs[r].push(Tb { send: None, recv: None, inst: i.instance, chan, ops: Vec::new(), last_depth: 0 });
                 tbs[r].len() - 1
             }
         };
@@ -220,7 +221,8 @@ fn assign(
     for (r, list) in tbs.iter().enumerate() {
         for tb in list {
             let Some(peer) = tb.send else { continue };
-            let sent: Vec<NodeIndex> = tb.ops.iter().filter(|&&o| dag.g[o].sends()).filter_map(|&o| dag.partner(o)).collect();
+            let sent: Vec<NodeIndex> =
+                tb.ops.iter().filter(|&&o| dag.g[o].sends()).filter_map(|&o| dag.partner(o)).collect();
             let Some(&first) = sent.first() else { continue };
             let (rt, _) = place[&first];
             let got: Vec<NodeIndex> =
@@ -234,20 +236,22 @@ fn assign(
     Ok(Assignment { tbs, place })
 }
 
-/// Where a local step goes: its latest same-rank predecessor's thread block, else the
-/// thread block whose last step is earliest (`None`: the rank has none yet).
+/// Where a local step goes: among the thread blocks of its instance on its phase's
+/// channel, its latest same-rank predecessor's, else the one whose last step is
+/// earliest (`None`: none there yet).
 fn local_tb(dag: &Dag, n: NodeIndex, tbs: &[Tb], place: &HashMap<NodeIndex, (usize, usize)>) -> Option<usize> {
-    let inst = dag.g[n].instance;
+    let i = &dag.g[n];
+    let fits = |t: &Tb| t.inst == i.instance && i.hint.is_none_or(|h| t.chan == h);
     let latest = dag
         .local_preds(n)
         .into_iter()
         .filter_map(|p| place.get(&p).map(|&(t, _)| (dag.g[p].depth, t)))
-        .filter(|&(_, t)| tbs[t].inst == inst)
+        .filter(|&(_, t)| fits(&tbs[t]))
         .max();
     if let Some((_, t)) = latest {
         return Some(t);
     }
-    tbs.iter().enumerate().filter(|(_, t)| t.inst == inst).min_by_key(|(i, t)| (t.last_depth, *i)).map(|(i, _)| i)
+    tbs.iter().enumerate().filter(|(_, t)| fits(t)).min_by_key(|(i, t)| (t.last_depth, *i)).map(|(i, _)| i)
 }
 
 /// Thread-block ids, channels, dependencies, nops and step numbers.
@@ -373,5 +377,53 @@ fn compact_scratch(gpus: &mut [Gpu]) {
             }
         }
         g.scratch_chunks = used.len() as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::program::Collective;
+    use super::super::dag::{self, Tracer};
+    use super::super::layout::Layout;
+    use super::*;
+
+    fn mesh(n: u32, limits: Limits) -> Result<Scheduled, String> {
+        let l = Layout { coll: Collective::AllGather, ranks: n, per: 1, instances: 1 };
+        let mut t = Tracer::new(&l, true);
+        super::super::mesh::trace(&mut t, Collective::AllGather, n);
+        let mut d = t.dag;
+        dag::fuse(&mut d);
+        dag::complete(&mut d)?;
+        let o = dag::order(&d);
+        schedule(&d, &o, n, limits)
+    }
+
+    #[test]
+    fn a_full_channel_moves_flows_to_the_next() {
+        let s = mesh(4, Limits { channels: 32, tbs_per_channel: 1 }).unwrap();
+        assert_eq!(s.nchannels, 3);
+        for g in &s.gpus {
+            for c in 0..3 {
+                let senders = g.tbs.iter().filter(|t| t.chan == c && t.send.is_some()).count();
+                assert!(senders <= 1, "gpu {} channel {c}: {senders}", g.id);
+            }
+        }
+        let e = mesh(4, Limits { channels: 2, tbs_per_channel: 1 }).err().unwrap();
+        assert!(e.contains("more than 2 channels"), "{e}");
+    }
+
+    #[test]
+    fn dependencies_point_at_published_steps() {
+        let s = mesh(4, Limits { channels: 32, tbs_per_channel: 32 }).unwrap();
+        for g in &s.gpus {
+            for t in &g.tbs {
+                for st in &t.steps {
+                    if let Some(d) = st.dep {
+                        let target = &g.tbs[d.tb as usize].steps[d.step as usize];
+                        assert!(target.has_dep && target.kind != StepKind::Nop);
+                    }
+                }
+            }
+        }
     }
 }

@@ -47,7 +47,8 @@ impl Slices {
 
     /// `to` adds `from`'s values of `slices` to its own.
     pub fn reduce(&mut self, t: &mut Tracer, from: u32, to: u32, slices: &[u32], hint: Option<u32>) {
-        let ops: Vec<[Ref; 3]> = slices.iter().map(|&s| [self.home(to, s), self.cur(to, s), self.cur(from, s)]).collect();
+        let ops: Vec<[Ref; 3]> =
+            slices.iter().map(|&s| [self.home(to, s), self.cur(to, s), self.cur(from, s)]).collect();
         for [a, b, c] in merge(&ops) {
             t.reduce(a, b, c, hint);
         }
