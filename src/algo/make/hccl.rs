@@ -36,7 +36,7 @@ pub fn trace(t: &mut Tracer, coll: Collective, p: u32, kind: Kind) {
     if coll != Collective::AllGather {
         for j in 0..k {
             let d = 1i64 << j;
-            let m = ((p - 1 + (1 << j)) >> (j + 1)) as u32;
+            let m = (p - 1 + (1 << j)) >> (j + 1);
             for r in 0..pi {
                 let (to, sent) = match kind {
                     Kind::Nhr => ((r - d).rem_euclid(pi), walk(p, r - d, -2 * d, m)),
