@@ -96,23 +96,19 @@ impl Dag {
 
     /// Same-rank predecessors (distinct).
     pub fn local_preds(&self, n: NodeIndex) -> Vec<NodeIndex> {
-        let mut v: Vec<NodeIndex> = self
-            .g
-            .edges_directed(n, Direction::Incoming)
-            .filter(|e| *e.weight() == Edge::Local)
-            .map(|e| e.source())
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
+        self.local(n, Direction::Incoming)
     }
 
     fn local_succs(&self, n: NodeIndex) -> Vec<NodeIndex> {
+        self.local(n, Direction::Outgoing)
+    }
+
+    fn local(&self, n: NodeIndex, dir: Direction) -> Vec<NodeIndex> {
         let mut v: Vec<NodeIndex> = self
             .g
-            .edges_directed(n, Direction::Outgoing)
+            .edges_directed(n, dir)
             .filter(|e| *e.weight() == Edge::Local)
-            .map(|e| e.target())
+            .map(|e| if dir == Direction::Incoming { e.source() } else { e.target() })
             .collect();
         v.sort_unstable();
         v.dedup();
