@@ -7,7 +7,7 @@ use clap::Args;
 use clap::builder::PossibleValuesParser;
 
 use super::Ctx;
-use super::algo::RuntimeArg;
+use super::args::RuntimeArg;
 use super::args::{InputArgs, ModelArgs};
 use crate::algo::make::{self, Algo, COLLECTIVES, Options, Shape};
 use crate::algo::program::{Collective, Protocol};
