@@ -268,6 +268,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -302,9 +303,34 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'topo;algo;make' {
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL''s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Without a machine: GPUs a node (the job is --nodes x N ranks)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each')
+            [CompletionResult]::new('--instances', '--instances', [CompletionResultType]::ParameterName, 'Copies of the whole program on disjoint channels, each on its share of the chunks')
+            [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the program here (atomically) instead of to standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the program here (atomically) instead of to standard output')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'topo;algo;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -312,6 +338,9 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;help;show' {
+            break
+        }
+        'topo;algo;help;make' {
             break
         }
         'topo;algo;help;help' {
@@ -404,12 +433,16 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
         'topo;help;algo' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
             break
         }
         'topo;help;algo;check' {
             break
         }
         'topo;help;algo;show' {
+            break
+        }
+        'topo;help;algo;make' {
             break
         }
         'topo;help;detect' {

@@ -64,6 +64,9 @@ _topo() {
             topo__subcmd__algo,help)
                 cmd="topo__subcmd__algo__subcmd__help"
                 ;;
+            topo__subcmd__algo,make)
+                cmd="topo__subcmd__algo__subcmd__make"
+                ;;
             topo__subcmd__algo,show)
                 cmd="topo__subcmd__algo__subcmd__show"
                 ;;
@@ -72,6 +75,9 @@ _topo() {
                 ;;
             topo__subcmd__algo__subcmd__help,help)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__help"
+                ;;
+            topo__subcmd__algo__subcmd__help,make)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__make"
                 ;;
             topo__subcmd__algo__subcmd__help,show)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__show"
@@ -133,6 +139,9 @@ _topo() {
             topo__subcmd__help__subcmd__algo,check)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__check"
                 ;;
+            topo__subcmd__help__subcmd__algo,make)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__make"
+                ;;
             topo__subcmd__help__subcmd__algo,show)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__show"
                 ;;
@@ -160,7 +169,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo)
-            opts="-h -V --help --version check show help"
+            opts="-h -V --help --version check show make help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -200,7 +209,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__help)
-            opts="check show help"
+            opts="check show make help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,6 +250,20 @@ _topo() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        topo__subcmd__algo__subcmd__help__subcmd__make)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         topo__subcmd__algo__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -248,6 +271,72 @@ _topo() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__make)
+            opts="-o -h -V --algo --ngpus --channels --instances --proto --runtime --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allreduce allgather reducescatter alltoall broadcast"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --algo)
+                    COMPREPLY=($(compgen -W "ring mesh rhd nhr nb hierarchical nccl" -- "${cur}"))
+                    return 0
+                    ;;
+                --ngpus)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --channels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instances)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proto)
+                    COMPREPLY=($(compgen -W "Simple LL LL128" -- "${cur}"))
+                    return 0
+                    ;;
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -694,7 +783,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help__subcmd__algo)
-            opts="check show"
+            opts="check show make"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -708,6 +797,20 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help__subcmd__algo__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__make)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

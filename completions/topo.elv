@@ -251,6 +251,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;algo;check'= {
@@ -282,14 +283,40 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'topo;algo;make'= {
+            cand --algo 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL''s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)'
+            cand --ngpus 'Without a machine: GPUs a node (the job is --nodes x N ranks)'
+            cand --channels 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each'
+            cand --instances 'Copies of the whole program on disjoint channels, each on its share of the chunks'
+            cand --proto 'The protocol the program declares'
+            cand --runtime 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)'
+            cand -o 'Write the program here (atomically) instead of to standard output'
+            cand --output 'Write the program here (atomically) instead of to standard output'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'topo;algo;help'= {
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;algo;help;check'= {
         }
         &'topo;algo;help;show'= {
+        }
+        &'topo;algo;help;make'= {
         }
         &'topo;algo;help;help'= {
         }
@@ -366,10 +393,13 @@ set edit:completion:arg-completer[topo] = {|@words|
         &'topo;help;algo'= {
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
         }
         &'topo;help;algo;check'= {
         }
         &'topo;help;algo;show'= {
+        }
+        &'topo;help;algo;make'= {
         }
         &'topo;help;detect'= {
         }

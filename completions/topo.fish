@@ -231,11 +231,12 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -s h -l help -d 'Print help'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -s V -l version -d 'Print version'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from check" -l runtime -d 'Whose rules: executor (msccl-executor-nccl), rccl or legacy (microsoft/msccl)' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
@@ -269,8 +270,41 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l algo -d 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL\'s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)' -r -f -a "ring\t''
+mesh\t''
+rhd\t''
+nhr\t''
+nb\t''
+hierarchical\t''
+nccl\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l ngpus -d 'Without a machine: GPUs a node (the job is --nodes x N ranks)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels), one channel each' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l instances -d 'Copies of the whole program on disjoint channels, each on its share of the chunks' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
+LL\t''
+LL128\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l runtime -d 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
+rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
+legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s o -l output -d 'Write the program here (atomically) instead of to standard output' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand detect" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand detect" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
@@ -315,3 +349,4 @@ complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subc
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'

@@ -21,6 +21,9 @@ pub enum AlgoCommand {
     /// A program's thread blocks, channels, peers and connections, and with a machine
     /// the path each connection runs over.
     Show(ShowArgs),
+    /// Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the
+    /// MSCCLang compiler does, for the machine (or --ngpus) and a runtime.
+    Make(super::algo_make::MakeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -47,6 +50,7 @@ pub fn run(cmd: AlgoCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match cmd {
         AlgoCommand::Check(a) => check(&a, ctx),
         AlgoCommand::Show(a) => algo_show::run(&a, ctx),
+        AlgoCommand::Make(a) => super::algo_make::run(&a, ctx),
     }
 }
 

@@ -8,6 +8,7 @@
 //! reaches standard output.
 
 mod algo;
+mod algo_make;
 mod algo_show;
 mod analyze;
 mod args;
