@@ -23,6 +23,7 @@ pub mod dtype;
 pub mod host;
 pub mod kernel_abi;
 pub mod plan;
+pub mod program;
 pub mod proxy;
 pub mod report;
 pub mod schedule;
