@@ -12,6 +12,7 @@ mod algo_show;
 mod analyze;
 mod args;
 mod bench;
+mod bench_program;
 mod check;
 mod detect;
 mod diff;

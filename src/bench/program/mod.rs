@@ -20,6 +20,7 @@
 
 mod exec;
 pub mod reference;
+pub mod sweep;
 #[cfg(test)]
 mod tests;
 
