@@ -10,7 +10,6 @@ use crate::algo::lower::Op;
 use crate::algo::program::{Mode, Slot, StepKind};
 use crate::bench::dtype::{Elem, Scalars, combine, finish, own};
 use crate::bench::host::AlignedBuf;
-use crate::bench::proxy::Backoff;
 use crate::error::Error;
 
 /// One rank's memory as the threads see it.
@@ -62,15 +61,32 @@ impl SpinBarrier {
     }
 }
 
+/// How long a wait may last before the run is declared stuck.
+const STALL_LIMIT: Duration = Duration::from_secs(60);
+
+/// Wait until `ready()`: spin briefly, then yield, then sleep in growing naps (thread
+/// blocks usually outnumber the cores many times over, and a waiting thread must leave
+/// them to the ones that can progress).
 fn wait_until(abort: &AtomicBool, ready: impl Fn() -> bool, what: impl Fn() -> String) -> Result<(), Error> {
-    let mut b = Backoff::oversubscribed();
+    let mut round = 0u32;
+    let mut since: Option<Instant> = None;
     while !ready() {
         if abort.load(Ordering::Relaxed) {
             return Err(Error::Unavailable(format!("program run aborted while {}", what())));
         }
-        if let Err(t) = b.snooze(None, &ready) {
-            abort.store(true, Ordering::Relaxed);
-            return Err(Error::Unavailable(format!("program run stalled for {t:.0?} while {}", what())));
+        round += 1;
+        match round {
+            0..=64 => std::hint::spin_loop(),
+            65..=80 => std::thread::yield_now(),
+            _ => {
+                let nap = Duration::from_micros(u64::from((round - 80).min(20)) * 10);
+                std::thread::sleep(nap);
+                let t = since.get_or_insert_with(Instant::now).elapsed();
+                if t > STALL_LIMIT {
+                    abort.store(true, Ordering::Relaxed);
+                    return Err(Error::Unavailable(format!("program run stalled for {t:.0?} while {}", what())));
+                }
+            }
         }
     }
     Ok(())
