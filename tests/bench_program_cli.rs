@@ -51,8 +51,23 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 fn allgather_program_rows_in_both_modes() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "ag.xml", ALLGATHER);
-    let (r, text) =
-        run(&["allgather", "--algo", &f, "--backend", "host", "-b", "8", "-e", "100K", "-f", "7", "-n", "2", "-d", "int8"]);
+    let (r, text) = run(&[
+        "allgather",
+        "--algo",
+        &f,
+        "--backend",
+        "host",
+        "-b",
+        "8",
+        "-e",
+        "100K",
+        "-f",
+        "7",
+        "-n",
+        "2",
+        "-d",
+        "int8",
+    ]);
     assert_eq!(r.unwrap(), 0, "{text}");
     assert!(text.contains("# Collective test starting: all_gather_perf"), "{text}");
     let rows = rows(&text);
@@ -82,7 +97,10 @@ fn refusals() {
     let (r, _) = run(&["alltoall", "--backend", "host"]);
     assert!(r.unwrap_err().to_string().contains("--algo"));
     // A program algo check finds wrong: each rank keeps its own chunk.
-    let broken = ALLGATHER.replace(r#"type="r" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="1""#, r#"type="r" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="0""#);
+    let broken = ALLGATHER.replace(
+        r#"type="r" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="1""#,
+        r#"type="r" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="0""#,
+    );
     let f = write(dir.path(), "bad.xml", &broken);
     let (r, text) = run(&["allgather", "--algo", &f, "--backend", "host", "-b", "1K", "-e", "1K"]);
     let e = r.unwrap_err().to_string();
@@ -98,8 +116,23 @@ fn allreduce_with_a_shared_program() {
         return;
     }
     let f = f.display().to_string();
-    let (r, text) =
-        run(&["allreduce", "--algo", &f, "--backend", "host", "-b", "1K", "-e", "64K", "-f", "8", "-o", "all", "-n", "1"]);
+    let (r, text) = run(&[
+        "allreduce",
+        "--algo",
+        &f,
+        "--backend",
+        "host",
+        "-b",
+        "1K",
+        "-e",
+        "64K",
+        "-f",
+        "8",
+        "-o",
+        "all",
+        "-n",
+        "1",
+    ]);
     assert_eq!(r.unwrap(), 0, "{text}");
     let rows = rows(&text);
     assert_eq!(rows.len(), 3 * 5, "{text}");

@@ -5,10 +5,10 @@
 use std::fmt::Write as _;
 
 use super::bench::{c_g, float_str};
+use crate::algo::program::Program;
+use crate::bench::Options;
 use crate::bench::program::sweep::{ProgramRow, perf_name};
 use crate::bench::report::{Perf, Summary};
-use crate::bench::Options;
-use crate::algo::program::Program;
 
 /// The lines before the table, and the table header.
 pub fn header(p: &Program, file: &str, backend: &str, opts: &Options) -> String {
@@ -38,7 +38,11 @@ pub fn header(p: &Program, file: &str, backend: &str, opts: &Options) -> String 
     );
     let titles = ["time", "algbw", "busbw", "#wrong"];
     let units = ["(us)", "(GB/s)", "(GB/s)", ""];
-    let _ = writeln!(s, "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          ", "", "", "", "", "");
+    let _ = writeln!(
+        s,
+        "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}           out-of-place                       in-place          ",
+        "", "", "", "", ""
+    );
     let line = |a: [&str; 5], b: [&str; 4]| {
         format!(
             "# {:>10}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}  {:>6}  {:>6}  {:>6} \n",

@@ -256,7 +256,12 @@ impl ProgramHost {
         let ts = dtype.size();
         for r in 0..self.nranks() {
             let chunks = self.loaded.phys_chunks(r, mode);
-            let need = [chunks[0] * g.chunk * ts, chunks[1] * g.chunk * ts, chunks[2] * g.chunk * ts, chunks[0] * g.chunk * ts];
+            let need = [
+                chunks[0] * g.chunk * ts,
+                chunks[1] * g.chunk * ts,
+                chunks[2] * g.chunk * ts,
+                chunks[0] * g.chunk * ts,
+            ];
             if self.mem.len() <= r {
                 self.mem.push(RankMem {
                     bufs: [
@@ -287,7 +292,14 @@ impl ProgramHost {
     }
 
     /// Put `data` at the start of rank's send buffer (as the mode aliases it).
-    pub fn set_input(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, data: &[u8]) -> Result<(), Error> {
+    pub fn set_input(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        data: &[u8],
+    ) -> Result<(), Error> {
         let g = self.ensure(dtype, count, mode)?;
         let (p, len) = self.region(rank, mode, &g, dtype.size(), false);
         if data.len() > len {
@@ -299,7 +311,14 @@ impl ProgramHost {
     }
 
     /// Fill rank's whole receive buffer with `value`.
-    pub fn fill_output(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, value: u8) -> Result<(), Error> {
+    pub fn fill_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        value: u8,
+    ) -> Result<(), Error> {
         let g = self.ensure(dtype, count, mode)?;
         let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
         // SAFETY: the region holds `len` bytes.
@@ -308,7 +327,14 @@ impl ProgramHost {
     }
 
     /// Read the start of rank's receive buffer.
-    pub fn get_output(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, out: &mut [u8]) -> Result<(), Error> {
+    pub fn get_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        out: &mut [u8],
+    ) -> Result<(), Error> {
         let g = self.ensure(dtype, count, mode)?;
         let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
         let n = out.len().min(len);
@@ -319,7 +345,14 @@ impl ProgramHost {
 
     /// Run `iters` collectives back to back; the wall time from the moment every thread
     /// is ready until the last one is done.
-    pub fn run(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error> {
+    pub fn run(
+        &mut self,
+        dtype: DataType,
+        op: RedOp,
+        count: usize,
+        mode: Mode,
+        iters: usize,
+    ) -> Result<Duration, Error> {
         let g = self.ensure(dtype, count, mode)?;
         if count == 0 || iters == 0 {
             return Ok(Duration::ZERO);

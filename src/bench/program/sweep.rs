@@ -6,7 +6,7 @@ use super::reference::validate;
 use super::{ProgramHost, reduces};
 use crate::algo::program::{Collective, Mode};
 use crate::bench::report::{Perf, Row};
-use crate::bench::{DataType, Options, OpSel, RedOp, TypeSel};
+use crate::bench::{DataType, OpSel, Options, RedOp, TypeSel};
 use crate::error::Error;
 
 /// One row: nccl-tests' columns.
@@ -112,7 +112,8 @@ pub fn run(
         (true, OpSel::All) => RedOp::ALL.iter().copied().map(Some).collect(),
         (true, OpSel::One(o)) => vec![Some(o)],
     };
-    let root = if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded.root) } else { -1 };
+    let root =
+        if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded.root) } else { -1 };
     let mut rows = Vec::new();
     let mut seed = 0u64;
     for &dtype in &types {

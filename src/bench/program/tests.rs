@@ -295,7 +295,8 @@ fn a_program_the_checker_refuses_is_not_run() {
         .map(|k| ("s", "i", k, "o", -1, 1, None, false))
         .chain((0..3).map(|k| ("r", "i", -1, "o", k, 1, None, false)))
         .collect();
-    let text = xml("allgather", "Simple", 2, 6, &[(3, 6, 0, vec![(1, 1, 0, st.clone())]), (3, 6, 0, vec![(0, 0, 0, st)])]);
+    let text =
+        xml("allgather", "Simple", 2, 6, &[(3, 6, 0, vec![(1, 1, 0, st.clone())]), (3, 6, 0, vec![(0, 0, 0, st)])]);
     let e = load(text.as_bytes(), "x.xml").unwrap_err().to_string();
     assert!(e.contains("x.xml") && e.contains("not run"), "{e}");
 }
