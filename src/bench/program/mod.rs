@@ -161,7 +161,7 @@ impl Loaded {
         let n = h.ngpus as usize;
         let c = h.chunks_per_loop.max(1) as usize;
         let large = count * h.coll.size_multiplier(h.ngpus) as usize;
-        if large % c != 0 {
+        if !large.is_multiple_of(c) {
             return Err(Error::Usage(format!(
                 "{}: a count of {count} is not one the runtime runs this program for ({} x {count} is not a multiple of nchunksperloop {c}); use a multiple of {}",
                 self.file,
