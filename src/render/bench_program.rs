@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 
-use super::bench::{c_g, float_str};
+use super::bench::{c_g, perf};
 use crate::algo::program::Program;
 use crate::bench::Options;
 use crate::bench::program::sweep::{ProgramRow, perf_name};
-use crate::bench::report::{Perf, Summary};
+use crate::bench::report::Summary;
 
 /// The lines before the table, and the table header.
 pub fn header(p: &Program, file: &str, backend: &str, opts: &Options) -> String {
@@ -67,14 +67,6 @@ pub fn row(r: &ProgramRow) -> String {
     }
     s.push('\n');
     s
-}
-
-fn perf(p: &Perf) -> String {
-    let (t, a, b) = (float_str(p.time_us, 7), float_str(p.algbw, 6), float_str(p.busbw, 6));
-    match p.wrong {
-        Some(w) => format!("  {t:>7}  {a:>6}  {b:>6}  {:>6}", c_g(w as f64)),
-        None => format!("  {t:>7}  {a:>6}  {b:>6}     N/A"),
-    }
 }
 
 /// nccl-tests' footer, for the collective's test.

@@ -12,7 +12,7 @@
 use super::{ProgramHost, reduces};
 use crate::algo::program::{Collective, Mode};
 use crate::bench::dtype::{self, Elem, expected_value, input_value};
-use crate::bench::{DataType, RedOp};
+use crate::bench::{DataType, RedOp, as_bytes, as_bytes_mut};
 use crate::error::Error;
 
 /// Byte written over out-of-place outputs before a validation run, so that an element
@@ -46,16 +46,6 @@ fn expected<T: Elem, const OP: u8>(
         Collective::Broadcast => (0..count).map(|i| from(root, i)).collect(),
         _ => return None,
     })
-}
-
-fn as_bytes<T: Elem>(v: &[T]) -> &[u8] {
-    // SAFETY: every `Elem` is a plain integer, float or `u16` wrapper: no padding.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
-fn as_bytes_mut<T: Elem>(v: &mut [T]) -> &mut [u8] {
-    // SAFETY: as above; any byte pattern is a valid element.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
 }
 
 /// Put every rank's validation input in place.
