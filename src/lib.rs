@@ -27,12 +27,12 @@
 //! | [`search`] | NCCL's channel search: ring, tree, NVLS and CollNet graphs; the channels NCCL runs |
 //! | [`tune`] | NCCL's performance model: algorithm and protocol per size |
 //! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
-//! | [`log`] | NCCL debug logs read into facts, a topology rebuilt from them, held against the model |
+//! | [`log`] | NCCL debug logs read into facts (lines -> records -> facts, by record family), a topology rebuilt from them, held against the model |
 //! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
 //! | [`algo`] | collective programs (MSCCL-IR): read and written as the MSCCL runtimes do, checked, shown over a machine |
-//! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
+//! | [`render`] | every output format: tables, trees, JSON, nccl-tests reports; `render::dot`, one Graphviz picture a file |
 //! | [`fixtures`] | the machines topo carries built in |
-//! | [`release`] | the NCCL release modelled (`--nccl-version`) and every behaviour that depends on it |
+//! | [`release`] | the NCCL release modelled (`--nccl-version`), the change list, and every behaviour that depends on it, by the stage that asks |
 //! | [`types`], [`notice`], [`error`], [`fileio`], [`ansi`] | the vocabulary, notices, errors, bounded file reading and terminal escapes every stage shares |
 
 pub mod algo;
