@@ -35,8 +35,13 @@ struct Fifo {
     head: AtomicU64,
     /// Elements in each entry, so that a receiver sees a size disagreement.
     lens: Box<[AtomicUsize]>,
-    data: AlignedBuf,
+    data: *mut u8,
 }
+
+// SAFETY: `data` points into a buffer of the pool that outlives the run; an entry is
+// written by the sender before it publishes `tail` and read by the receiver after it
+// sees it (release/acquire), and reused only after the receiver publishes `head`.
+unsafe impl Sync for Fifo {}
 
 /// A barrier that gives up when the run aborts.
 struct SpinBarrier {
@@ -127,6 +132,7 @@ pub(crate) fn run<T: Elem, const OP: u8>(
     mode: Mode,
     ranks: &[RankPtrs],
     iters: usize,
+    pool: &mut Vec<AlignedBuf>,
 ) -> Result<Duration, Error> {
     let mut conn_ix: BTreeMap<(u32, u32, u32), usize> = BTreeMap::new();
     let mut blocks = Vec::new();
@@ -142,15 +148,24 @@ pub(crate) fn run<T: Elem, const OP: u8>(
         }
     }
     let entry_bytes = g.slice_elems * std::mem::size_of::<T>();
-    let mut fifos = Vec::with_capacity(conn_ix.len());
-    for _ in 0..conn_ix.len() {
-        fifos.push(Fifo {
+    // FIFO memory is kept between runs: touching fresh pages would cost more than the
+    // collective itself.
+    for i in 0..conn_ix.len() {
+        if pool.len() <= i {
+            pool.push(AlignedBuf::zeroed(entry_bytes * g.entries)?);
+        } else if pool[i].len() < entry_bytes * g.entries {
+            pool[i] = AlignedBuf::zeroed(entry_bytes * g.entries)?;
+        }
+    }
+    let fifos: Vec<Fifo> = pool[..conn_ix.len()]
+        .iter()
+        .map(|buf| Fifo {
             tail: AtomicU64::new(0),
             head: AtomicU64::new(0),
             lens: (0..g.entries).map(|_| AtomicUsize::new(0)).collect(),
-            data: AlignedBuf::zeroed(entry_bytes * g.entries)?,
-        });
-    }
+            data: buf.as_ptr(),
+        })
+        .collect();
     let sh = Shared {
         loaded,
         g,
@@ -385,7 +400,7 @@ impl OpCtx<'_, '_> {
                         )));
                     }
                     // SAFETY: entry `e` holds `slice_elems` elements.
-                    Some(unsafe { (fifo.data.as_ptr() as *mut T).add(e * g.slice_elems) })
+                    Some(unsafe { (fifo.data as *mut T).add(e * g.slice_elems) })
                 }
                 None => None,
             };
@@ -400,7 +415,7 @@ impl OpCtx<'_, '_> {
                     )?;
                     let e = (sent % entries) as usize;
                     // SAFETY: as above.
-                    Some((e, unsafe { (fifo.data.as_ptr() as *mut T).add(e * g.slice_elems) }))
+                    Some((e, unsafe { (fifo.data as *mut T).add(e * g.slice_elems) }))
                 }
                 None => None,
             };

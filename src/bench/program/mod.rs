@@ -239,11 +239,13 @@ struct RankMem {
 pub struct ProgramHost {
     pub loaded: Loaded,
     mem: Vec<RankMem>,
+    /// FIFO memory of the connections, kept between runs.
+    fifos: Vec<AlignedBuf>,
 }
 
 impl ProgramHost {
     pub fn new(loaded: Loaded) -> ProgramHost {
-        ProgramHost { loaded, mem: Vec::new() }
+        ProgramHost { loaded, mem: Vec::new(), fifos: Vec::new() }
     }
 
     pub fn nranks(&self) -> usize {
@@ -379,7 +381,7 @@ impl ProgramHost {
             ranks.push(exec::RankPtrs { bufs, pre, post });
         }
         crate::bench::dtype::with_elem!(dtype, T => crate::bench::dtype::with_op!(op, OP => {
-            exec::run::<T, OP>(&self.loaded, &g, mode, &ranks, iters)
+            exec::run::<T, OP>(&self.loaded, &g, mode, &ranks, iters, &mut self.fifos)
         }))
     }
 }
