@@ -13,6 +13,7 @@ mod algo_show;
 mod analyze;
 mod args;
 mod bench;
+mod bench_program;
 mod check;
 mod detect;
 mod diff;

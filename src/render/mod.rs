@@ -4,6 +4,7 @@ pub mod algo;
 pub mod algo_show;
 pub mod analysis;
 pub mod bench;
+pub mod bench_program;
 pub mod detect;
 pub mod diff;
 pub mod dot;
