@@ -18,10 +18,12 @@
 //! | [`verify`] | chunk-level definitions of the collectives, in-place aliasing |
 //! | [`race`] | happens-before (petgraph) and vector clocks: unordered accesses to one chunk |
 //! | [`check`] | `topo algo check`: verdict, smallest depth, findings |
+//! | [`cost`] | `topo algo cost` / `compare`: a timed run of a program over the machine's links |
 //! | [`show`] | `topo algo show`: thread blocks, connections, and the machine's paths under them |
 //! | [`write`] | the canonical MSCCL-IR text |
 
 pub mod check;
+pub mod cost;
 pub mod finding;
 pub mod lexer;
 pub mod lower;
