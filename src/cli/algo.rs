@@ -22,6 +22,14 @@ pub enum AlgoCommand {
     /// A program's thread blocks, channels, peers and connections, and with a machine
     /// the path each connection runs over.
     Show(ShowArgs),
+    /// HCCL's view of a collective on a machine: algorithm per level, resources per rank
+    /// (sub-streams, notifies, links, scratch) and each stream's task list.
+    Plan(super::algo_plan::PlanArgs),
+    /// A program's time, algbw and busbw per message size from a timed run over the
+    /// machine's links, the bottleneck, and NCCL's own pick beside it.
+    Cost(super::algo_cost::CostArgs),
+    /// Programs of one collective costed side by side per size, with the winner per size range.
+    Compare(super::algo_cost::CompareArgs),
 }
 
 /// `--runtime`: whose rules a program is read by.
@@ -92,6 +100,9 @@ pub fn run(cmd: AlgoCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match cmd {
         AlgoCommand::Check(a) => check(&a, ctx),
         AlgoCommand::Show(a) => super::algo_show::run(&a, ctx),
+        AlgoCommand::Plan(a) => super::algo_plan::run(&a, ctx),
+        AlgoCommand::Cost(a) => super::algo_cost::run_cost(&a, ctx),
+        AlgoCommand::Compare(a) => super::algo_cost::run_compare(&a, ctx),
     }
 }
 

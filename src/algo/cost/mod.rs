@@ -62,8 +62,9 @@ pub struct NcclPick {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Binding {
-    /// Latencies: the base latency and one route latency per message along the chain.
-    Latency,
+    /// The program's chain of dependent steps: latencies and store-and-forward, with no
+    /// link or thread block busy half the time.
+    Chain,
     /// One thread block's rate on its route (NCCL's ring bandwidth per channel).
     BlockRate { gbs: f64, route: String },
     /// A link, and the connections that share it.
@@ -92,7 +93,25 @@ pub struct Costed {
     pub coll: Collective,
     pub ngpus: u32,
     pub proto: super::program::Protocol,
+    /// The sizes the header admits (the runtime selects the program only for these).
+    pub min_bytes: u64,
+    pub max_bytes: Option<u64>,
+    /// Sizes of the sweep outside that range, left out.
+    pub left_out: usize,
     pub rows: Vec<Row>,
+}
+
+/// The call sizes a program's header admits under a runtime (inclusive bounds).
+pub fn admitted(p: &Program, runtime: Runtime) -> (u64, Option<u64>) {
+    let h = &p.header;
+    let lo = h.min_bytes.unwrap_or(0).max(0) as u64;
+    let hi = match (runtime.max_bytes_inclusive(), h.max_bytes) {
+        (true, None | Some(0)) => None,
+        (true, Some(m)) => Some(m.max(0) as u64),
+        (false, None) => Some((runtime.default_max_bytes() - 1).max(0) as u64),
+        (false, Some(m)) => Some((m - 1).max(0) as u64),
+    };
+    (lo, hi)
 }
 
 /// The bytes of a call of nccl-tests size `size` with float data: whole elements, whole
@@ -122,12 +141,18 @@ pub fn cost(p: &Program, runtime: Runtime, fabric: &Fabric, sizes: &[u64]) -> Re
         ));
     }
     let lowered: Vec<_> = p.gpus.iter().map(|g| lower(g, runtime).0).collect();
-    let prep = timed::Prepared::new(p, &lowered, fabric)?;
+    let prep = timed::Prepared::new(p, runtime, &lowered, fabric)?;
     let pi = fabric::proto_index(p.header.proto);
     let mut rows = Vec::with_capacity(sizes.len());
+    let (lo, hi) = admitted(p, runtime);
+    let mut left_out = 0;
     for &size in sizes {
         let bytes = call_bytes(p.header.coll, n, size);
         if bytes == 0 {
+            continue;
+        }
+        if bytes < lo || hi.is_some_and(|h| bytes > h) {
+            left_out += 1;
             continue;
         }
         let t = prep.run(fabric, bytes)?;
@@ -144,7 +169,16 @@ pub fn cost(p: &Program, runtime: Runtime, fabric: &Fabric, sizes: &[u64]) -> Re
             nccl: None,
         });
     }
-    Ok(Costed { name: p.header.name.clone(), coll: p.header.coll, ngpus: p.header.ngpus, proto: p.header.proto, rows })
+    Ok(Costed {
+        name: p.header.name.clone(),
+        coll: p.header.coll,
+        ngpus: p.header.ngpus,
+        proto: p.header.proto,
+        min_bytes: lo,
+        max_bytes: hi,
+        left_out,
+        rows,
+    })
 }
 
 /// Put NCCL's pick (and its Ring/Simple time) beside every row, when the tuning model
@@ -172,7 +206,7 @@ fn binding(prep: &timed::Prepared, fabric: &Fabric, t: &timed::Timing, time_us: 
     let link_time = |l: usize| t.link_bytes[l] / (eff * fabric.resources[l].bw_gbs * 1e3);
     let busiest_link = (0..t.link_bytes.len()).map(link_time).fold(0.0, f64::max);
     if busiest_link.max(t.busiest_block_us) < 0.5 * time_us {
-        return Binding::Latency;
+        return Binding::Chain;
     }
     let top = (0..t.link_limited_us.len()).max_by(|&a, &b| t.link_limited_us[a].total_cmp(&t.link_limited_us[b]));
     match top {
@@ -200,7 +234,9 @@ fn binding(prep: &timed::Prepared, fabric: &Fabric, t: &timed::Timing, time_us: 
 /// A binding in words.
 pub fn describe(b: &Binding) -> String {
     match b {
-        Binding::Latency => "latency: per-message latencies along the chain, and the base".into(),
+        Binding::Chain => {
+            "the chain of dependent steps (latency, store-and-forward): no link or block busy half the time".into()
+        }
         Binding::BlockRate { gbs, route } => {
             format!("one thread block's rate, {gbs:.1} GB/s on {route} (NCCL's ring bandwidth per channel)")
         }

@@ -51,10 +51,10 @@ fn a_ring_over_nccl_rings_lands_near_ring_simple_at_1_gib() {
 }
 
 #[test]
-fn small_messages_are_latency_bound_and_time_grows_with_size() {
+fn small_messages_are_chain_bound_and_time_grows_with_size() {
     let (p, fabric, _) = nccl_ring_program("dgx-h100", 1).unwrap();
     let c = cost(&p, Runtime::Executor, &fabric, &[1024, 1 << 20, 1 << 30]).unwrap();
-    assert_eq!(c.rows[0].binding, Binding::Latency);
+    assert_eq!(c.rows[0].binding, Binding::Chain);
     assert!(c.rows.windows(2).all(|w| w[0].time_us < w[1].time_us));
 }
 

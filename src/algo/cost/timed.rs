@@ -16,6 +16,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::super::lower::{Lowered, Op};
 use super::super::program::{Program, Protocol, StepKind};
+use super::super::runtime::Runtime;
 use super::fabric::{EFFICIENCY, Fabric, Route, proto_index};
 
 /// FIFO slots per connection (NCCL_STEPS).
@@ -34,6 +35,16 @@ fn window(proto: Protocol) -> f64 {
         Protocol::Simple => 2.0 * 1048576.0,
         Protocol::LL => 32768.0,
         Protocol::LL128 => 576000.0,
+    }
+}
+
+/// The most bytes one call carries (Simple: 4 slots of 512 KiB, 1 for reduce and
+/// broadcast).
+fn call_window(proto: Protocol, coll: super::super::program::Collective) -> f64 {
+    use super::super::program::Collective;
+    match (proto, coll) {
+        (Protocol::Simple, Collective::Reduce | Collective::Broadcast) => 524288.0,
+        _ => window(proto),
     }
 }
 
@@ -116,6 +127,7 @@ struct Block {
 /// every size.
 pub struct Prepared<'a> {
     p: &'a Program,
+    runtime: Runtime,
     lowered: &'a [Lowered],
     blocks: Vec<Block>,
     /// Global block index of (gpu index, tb index).
@@ -125,7 +137,12 @@ pub struct Prepared<'a> {
 }
 
 impl<'a> Prepared<'a> {
-    pub fn new(p: &'a Program, lowered: &'a [Lowered], fabric: &Fabric) -> Result<Prepared<'a>, String> {
+    pub fn new(
+        p: &'a Program,
+        runtime: Runtime,
+        lowered: &'a [Lowered],
+        fabric: &Fabric,
+    ) -> Result<Prepared<'a>, String> {
         use std::collections::BTreeMap;
         let mut conn_ix: BTreeMap<super::super::program::Conn, usize> = BTreeMap::new();
         let mut conns = Vec::new();
@@ -155,7 +172,7 @@ impl<'a> Prepared<'a> {
             }
             index.push(row);
         }
-        Ok(Prepared { p, lowered, blocks, index, conns, routes })
+        Ok(Prepared { p, runtime, lowered, blocks, index, conns, routes })
     }
 
     pub fn conn(&self, i: usize) -> super::super::program::Conn {
@@ -184,6 +201,12 @@ impl<'a> Prepared<'a> {
         let slices_per_call = u64::from(h.proto.slices_per_call());
         let iterations = ((chunk / win).ceil() as u64).clamp(1, MAX_ITERATIONS);
         let piece = chunk / iterations as f64;
+        // A message that fits one iteration moves several chunks per call.
+        let per_call = if iterations == 1 && chunk > 0.0 {
+            ((call_window(h.proto, h.coll) / chunk) as u64).clamp(1, u64::from(self.runtime.max_count() - 1))
+        } else {
+            1
+        };
         let local_gbs = fabric.local_gbs();
 
         let mut blocks = self.blocks.clone();
@@ -211,8 +234,8 @@ impl<'a> Prepared<'a> {
             if !(op.kind.sends() || op.kind.receives()) {
                 return (1, total);
             }
-            // The runtime's calls: one per chunk, each cut in the protocol's slices.
-            let n = (u64::from(op.count) * slices_per_call).max(1);
+            // The runtime's calls, each cut in the protocol's slices.
+            let n = (u64::from(op.count).div_ceil(per_call) * slices_per_call).max(1);
             (n, total / n as f64)
         };
         while let Some(Event { t, ev, .. }) = heap.pop() {

@@ -11,7 +11,7 @@
 use std::fmt;
 
 /// A level's algorithm.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algo {
     /// One device: nothing to do at this level.
     Single,
@@ -37,6 +37,12 @@ impl Algo {
             Algo::Nb => "NB",
             Algo::Pipeline => "pipeline",
         }
+    }
+}
+
+impl serde::Serialize for Algo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
