@@ -72,7 +72,7 @@ fn compare_names_the_winner_per_range() {
         .clone();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("winner"), "{text}");
-    let last = text.lines().filter(|l| l.trim_start().starts_with("1073741824")).next().unwrap();
+    let last = text.lines().find(|l| l.trim_start().starts_with("1073741824")).unwrap();
     assert!(last.ends_with("[1]"), "{text}");
 }
 
@@ -104,7 +104,7 @@ fn the_shared_ring_program_costs_on_eight_nodes() {
     }
     let out = topo()
         .args(["algo", "cost"])
-        .arg(&f)
+        .arg(f)
         .args(["--fixture", "dgx-h100", "--nodes", "8", "-b", "1M", "-e", "1G", "-f", "1024", "--json"])
         .assert()
         .success()

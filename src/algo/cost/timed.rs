@@ -2,9 +2,9 @@
 //! their connections' routes.
 //!
 //! A thread block runs its operations in order, each loop iteration again. A transfer is
-//! cut into slices; a slice starts when the block is free, its dependencies have been
-//! published, the slice it receives has arrived and its send connection has room (8
-//! slots; a Simple slice takes 2, LL and LL128 1). It then runs at the lowest of the
+//! cut into the runtime's calls (called slices here); a slice starts when the block is
+//! free, its dependencies have been published, the slice it receives has arrived and its
+//! send connection has room (8 slots; a Simple call takes 4, LL and LL128 1). It then runs at the lowest of the
 //! block's rate on the route and, on every link of the route, the link's bandwidth
 //! divided among the slices on that link when it starts (the protocol's efficiency
 //! applied), and arrives one route latency after it ends. A receiver frees the slot
@@ -130,10 +130,10 @@ pub struct Prepared<'a> {
     runtime: Runtime,
     lowered: &'a [Lowered],
     blocks: Vec<Block>,
-    /// Global block index of (gpu index, tb index).
-    index: Vec<Vec<usize>>,
     conns: Vec<(super::super::program::Conn, usize)>,
     pub routes: Vec<Route>,
+    /// Per block, per operation: the global blocks and steps it waits on.
+    waits: Vec<Vec<Vec<(usize, u32)>>>,
 }
 
 impl<'a> Prepared<'a> {
@@ -172,7 +172,26 @@ impl<'a> Prepared<'a> {
             }
             index.push(row);
         }
-        Ok(Prepared { p, runtime, lowered, blocks, index, conns, routes })
+        let mut waits = Vec::with_capacity(blocks.len());
+        for bl in &blocks {
+            let g = &p.gpus[bl.gpu];
+            let mut per_op = Vec::new();
+            for op in &lowered[bl.gpu].tbs[bl.tb] {
+                let mut v = Vec::with_capacity(op.waits.len());
+                for w in &op.waits {
+                    let Some(ti) = g.tbs.iter().position(|x| x.id == w.tb) else {
+                        return Err(format!(
+                            "gpu {} thread block {} waits on thread block {}, which does not exist",
+                            g.id, g.tbs[bl.tb].id, w.tb
+                        ));
+                    };
+                    v.push((index[bl.gpu][ti], w.step));
+                }
+                per_op.push(v);
+            }
+            waits.push(per_op);
+        }
+        Ok(Prepared { p, runtime, lowered, blocks, conns, routes, waits })
     }
 
     pub fn conn(&self, i: usize) -> super::super::program::Conn {
@@ -195,10 +214,10 @@ impl<'a> Prepared<'a> {
         let h = &self.p.header;
         let pi = proto_index(h.proto);
         let eff = EFFICIENCY[pi];
-        let sps = h.proto.slots_per_slice();
+        // A call moves as one unit here: its slots (Simple 2 slices of 2, LL and LL128 1).
+        let sps = h.proto.slots_per_slice() * h.proto.slices_per_call();
         let chunk = bytes as f64 / f64::from(h.chunks_per_loop.max(1));
         let win = window(h.proto);
-        let slices_per_call = u64::from(h.proto.slices_per_call());
         let iterations = ((chunk / win).ceil() as u64).clamp(1, MAX_ITERATIONS);
         let piece = chunk / iterations as f64;
         // A message that fits one iteration moves several chunks per call.
@@ -234,8 +253,8 @@ impl<'a> Prepared<'a> {
             if !(op.kind.sends() || op.kind.receives()) {
                 return (1, total);
             }
-            // The runtime's calls, each cut in the protocol's slices.
-            let n = (u64::from(op.count).div_ceil(per_call) * slices_per_call).max(1);
+            // The runtime's calls.
+            let n = u64::from(op.count).div_ceil(per_call).max(1);
             (n, total / n as f64)
         };
         while let Some(Event { t, ev, .. }) = heap.pop() {
@@ -260,17 +279,9 @@ impl<'a> Prepared<'a> {
                     }
                     let op = &ops[bl.op];
                     if !bl.waited {
-                        let gpu = &self.p.gpus[bl.gpu];
                         let mut blocked = false;
-                        for w in &op.waits {
-                            let Some(ti) = gpu.tbs.iter().position(|x| x.id == w.tb) else {
-                                return Err(format!(
-                                    "gpu {} thread block {} waits on thread block {}, which does not exist",
-                                    gpu.id, gpu.tbs[bl.tb].id, w.tb
-                                ));
-                            };
-                            let target = self.index[bl.gpu][ti];
-                            if flags[target].is_none_or(|f| f < (bl.iter, w.step)) {
+                        for &(target, step) in &self.waits[b][bl.op] {
+                            if flags[target].is_none_or(|f| f < (bl.iter, step)) {
                                 if !flag_waiters[target].contains(&b) {
                                     flag_waiters[target].push(b);
                                 }

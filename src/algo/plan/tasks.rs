@@ -328,7 +328,7 @@ fn halving_doubling(phase: Coll, n: usize, m: usize) -> Vec<(Option<usize>, Opti
     let steps = b.trailing_zeros() as usize;
     let mut v = Vec::new();
     let odd_in_part1 = n < part1 && n % 2 == 1;
-    let even_in_part1 = n < part1 && n % 2 == 0;
+    let even_in_part1 = n < part1 && n.is_multiple_of(2);
     let ag = phase == Coll::AllGather;
     // Fold in: odd part-1 nodes hand their data to their even neighbour.
     if odd_in_part1 {
