@@ -84,6 +84,8 @@ pub struct Report {
     pub root: Option<u32>,
     /// The message size the FIFO simulation is for, and how it cuts steps into calls.
     pub regime: Option<Regime>,
+    /// Why the runtime's scan of an algorithm folder stops at this file.
+    pub scan_error: Option<String>,
 }
 
 /// Races reported per mode before the rest are only counted.
@@ -104,6 +106,7 @@ pub fn check(text: &[u8], opts: CheckOptions) -> Result<Report, String> {
         findings: Vec::new(),
         root: None,
         regime: None,
+        scan_error: reading.scan_error.clone(),
     };
     let Some(p) = reading.program else {
         report.skipped.push("simulation, correctness and races: the header could not be read".into());

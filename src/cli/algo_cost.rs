@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::Ctx;
-use super::algo::RuntimeArg;
-use super::args::{InputArgs, ModelArgs, parse_size};
+use super::args::{InputArgs, ModelArgs, RuntimeArg, parse_size};
 use crate::algo::cost::{self, Costed, Fabric};
 use crate::algo::program::Program;
 use crate::algo::read;
@@ -69,7 +68,7 @@ pub struct CompareArgs {
 /// Read a program the runtime would load, or one line saying why not.
 fn load(path: &Path, runtime: crate::algo::Runtime, ctx: &mut Ctx) -> Result<Program, Error> {
     let file = path.display().to_string();
-    let bytes = crate::fileio::read_capped(path, 256 << 20, "an MSCCL-IR program")?;
+    let bytes = crate::fileio::read_capped(path, read::MAX_PROGRAM_BYTES, "an MSCCL-IR program")?;
     let input = |message: String| Error::Input { file: file.clone(), message };
     let reading = read::read(&bytes, runtime).map_err(input)?;
     let errors: Vec<_> = reading.findings.iter().filter(|f| f.is_error()).collect();
