@@ -61,8 +61,17 @@ _topo() {
             topo__subcmd__algo,check)
                 cmd="topo__subcmd__algo__subcmd__check"
                 ;;
+            topo__subcmd__algo,compare)
+                cmd="topo__subcmd__algo__subcmd__compare"
+                ;;
+            topo__subcmd__algo,cost)
+                cmd="topo__subcmd__algo__subcmd__cost"
+                ;;
             topo__subcmd__algo,help)
                 cmd="topo__subcmd__algo__subcmd__help"
+                ;;
+            topo__subcmd__algo,plan)
+                cmd="topo__subcmd__algo__subcmd__plan"
                 ;;
             topo__subcmd__algo,show)
                 cmd="topo__subcmd__algo__subcmd__show"
@@ -70,8 +79,17 @@ _topo() {
             topo__subcmd__algo__subcmd__help,check)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__check"
                 ;;
+            topo__subcmd__algo__subcmd__help,compare)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__compare"
+                ;;
+            topo__subcmd__algo__subcmd__help,cost)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__cost"
+                ;;
             topo__subcmd__algo__subcmd__help,help)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__help"
+                ;;
+            topo__subcmd__algo__subcmd__help,plan)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__plan"
                 ;;
             topo__subcmd__algo__subcmd__help,show)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__show"
@@ -133,6 +151,15 @@ _topo() {
             topo__subcmd__help__subcmd__algo,check)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__check"
                 ;;
+            topo__subcmd__help__subcmd__algo,compare)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__compare"
+                ;;
+            topo__subcmd__help__subcmd__algo,cost)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__cost"
+                ;;
+            topo__subcmd__help__subcmd__algo,plan)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__plan"
+                ;;
             topo__subcmd__help__subcmd__algo,show)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__show"
                 ;;
@@ -160,7 +187,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo)
-            opts="-h -V --help --version check show help"
+            opts="-h -V --help --version check show plan cost compare help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -199,8 +226,132 @@ _topo() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        topo__subcmd__algo__subcmd__compare)
+            opts="-b -e -f -h -V --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --minbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --maxbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stepfactor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__cost)
+            opts="-b -e -f -h -V --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --minbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --maxbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stepfactor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         topo__subcmd__algo__subcmd__help)
-            opts="check show help"
+            opts="check show plan cost compare help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -214,6 +365,34 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__compare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__cost)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -241,6 +420,20 @@ _topo() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        topo__subcmd__algo__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         topo__subcmd__algo__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -248,6 +441,48 @@ _topo() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__plan)
+            opts="-h -V --algo --size --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allgather reducescatter allreduce"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --algo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -694,7 +929,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help__subcmd__algo)
-            opts="check show"
+            opts="check show plan cost compare"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -708,6 +943,48 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help__subcmd__algo__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__compare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__cost)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
