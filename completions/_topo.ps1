@@ -500,6 +500,9 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
             [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Programs of one collective costed side by side per size, with the winner per size range')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -558,10 +561,80 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'topo;algo;plan' {
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Force algorithms with HCCL_ALGO''s syntax, e.g. "level0:mesh;level1:ring" or "allgather=level0:NA;level1:H-D_R/others=level1:NHR" (level0 takes mesh or ring, level1 ring, H-D_R, NHR, NB or pipeline; NA or null: HCCL''s own choice)')
+            [CompletionResult]::new('--size', '--size', [CompletionResultType]::ParameterName, 'The call''s size in bytes (all ranks'' for allgather and reducescatter): level 1''s choice depends on it')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.plan/1): per rank sub_streams, notifies, links, streams')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;cost' {
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Whose rules the program is read and run by')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.cost/1); rows carry topo tune''s prediction fields')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;compare' {
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'runtime')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.compare/1)')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'topo;algo;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
             [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Programs of one collective costed side by side per size, with the winner per size range')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -572,6 +645,15 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;help;make' {
+            break
+        }
+        'topo;algo;help;plan' {
+            break
+        }
+        'topo;algo;help;cost' {
+            break
+        }
+        'topo;algo;help;compare' {
             break
         }
         'topo;algo;help;help' {
@@ -685,6 +767,9 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
             [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Programs of one collective costed side by side per size, with the winner per size range')
             break
         }
         'topo;help;algo;check' {
@@ -694,6 +779,15 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;help;algo;make' {
+            break
+        }
+        'topo;help;algo;plan' {
+            break
+        }
+        'topo;help;algo;cost' {
+            break
+        }
+        'topo;help;algo;compare' {
             break
         }
         'topo;help;detect' {

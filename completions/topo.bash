@@ -61,11 +61,20 @@ _topo() {
             topo__subcmd__algo,check)
                 cmd="topo__subcmd__algo__subcmd__check"
                 ;;
+            topo__subcmd__algo,compare)
+                cmd="topo__subcmd__algo__subcmd__compare"
+                ;;
+            topo__subcmd__algo,cost)
+                cmd="topo__subcmd__algo__subcmd__cost"
+                ;;
             topo__subcmd__algo,help)
                 cmd="topo__subcmd__algo__subcmd__help"
                 ;;
             topo__subcmd__algo,make)
                 cmd="topo__subcmd__algo__subcmd__make"
+                ;;
+            topo__subcmd__algo,plan)
+                cmd="topo__subcmd__algo__subcmd__plan"
                 ;;
             topo__subcmd__algo,show)
                 cmd="topo__subcmd__algo__subcmd__show"
@@ -73,11 +82,20 @@ _topo() {
             topo__subcmd__algo__subcmd__help,check)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__check"
                 ;;
+            topo__subcmd__algo__subcmd__help,compare)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__compare"
+                ;;
+            topo__subcmd__algo__subcmd__help,cost)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__cost"
+                ;;
             topo__subcmd__algo__subcmd__help,help)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__help"
                 ;;
             topo__subcmd__algo__subcmd__help,make)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__make"
+                ;;
+            topo__subcmd__algo__subcmd__help,plan)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__plan"
                 ;;
             topo__subcmd__algo__subcmd__help,show)
                 cmd="topo__subcmd__algo__subcmd__help__subcmd__show"
@@ -169,8 +187,17 @@ _topo() {
             topo__subcmd__help__subcmd__algo,check)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__check"
                 ;;
+            topo__subcmd__help__subcmd__algo,compare)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__compare"
+                ;;
+            topo__subcmd__help__subcmd__algo,cost)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__cost"
+                ;;
             topo__subcmd__help__subcmd__algo,make)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__make"
+                ;;
+            topo__subcmd__help__subcmd__algo,plan)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__plan"
                 ;;
             topo__subcmd__help__subcmd__algo,show)
                 cmd="topo__subcmd__help__subcmd__algo__subcmd__show"
@@ -214,7 +241,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo)
-            opts="-h -V --help --version check show make help"
+            opts="-h -V --help --version check show make plan cost compare help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,8 +280,132 @@ _topo() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        topo__subcmd__algo__subcmd__compare)
+            opts="-b -e -f -h -V --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --minbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --maxbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stepfactor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__cost)
+            opts="-b -e -f -h -V --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --minbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -b)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --maxbytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stepfactor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         topo__subcmd__algo__subcmd__help)
-            opts="check show make help"
+            opts="check show make plan cost compare help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -268,6 +419,34 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__compare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__cost)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -296,6 +475,20 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__help__subcmd__make)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -359,6 +552,48 @@ _topo() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__plan)
+            opts="-h -V --algo --size --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allgather reducescatter allreduce"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --algo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --size)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1592,7 +1827,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help__subcmd__algo)
-            opts="check show make"
+            opts="check show make plan cost compare"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1619,7 +1854,49 @@ _topo() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        topo__subcmd__help__subcmd__algo__subcmd__compare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__cost)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         topo__subcmd__help__subcmd__algo__subcmd__make)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__plan)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -473,6 +473,9 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
             cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+            cand plan 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list'
+            cand cost 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it'
+            cand compare 'Programs of one collective costed side by side per size, with the winner per size range'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;algo;check'= {
@@ -527,10 +530,77 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'topo;algo;plan'= {
+            cand --algo 'Force algorithms with HCCL_ALGO''s syntax, e.g. "level0:mesh;level1:ring" or "allgather=level0:NA;level1:H-D_R/others=level1:NHR" (level0 takes mesh or ring, level1 ring, H-D_R, NHR, NB or pipeline; NA or null: HCCL''s own choice)'
+            cand --size 'The call''s size in bytes (all ranks'' for allgather and reducescatter): level 1''s choice depends on it'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --json 'Write JSON (schema topo.algo.plan/1): per rank sub_streams, notifies, links, streams'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;cost'= {
+            cand --runtime 'Whose rules the program is read and run by'
+            cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand -e 'Largest size in bytes, as nccl-tests'' -e'
+            cand --maxbytes 'Largest size in bytes, as nccl-tests'' -e'
+            cand -f 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --stepfactor 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --json 'Write JSON (schema topo.algo.cost/1); rows carry topo tune''s prediction fields'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;compare'= {
+            cand --runtime 'runtime'
+            cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand -e 'Largest size in bytes, as nccl-tests'' -e'
+            cand --maxbytes 'Largest size in bytes, as nccl-tests'' -e'
+            cand -f 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --stepfactor 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --json 'Write JSON (schema topo.algo.compare/1)'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'topo;algo;help'= {
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
             cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+            cand plan 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list'
+            cand cost 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it'
+            cand compare 'Programs of one collective costed side by side per size, with the winner per size range'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;algo;help;check'= {
@@ -538,6 +608,12 @@ set edit:completion:arg-completer[topo] = {|@words|
         &'topo;algo;help;show'= {
         }
         &'topo;algo;help;make'= {
+        }
+        &'topo;algo;help;plan'= {
+        }
+        &'topo;algo;help;cost'= {
+        }
+        &'topo;algo;help;compare'= {
         }
         &'topo;algo;help;help'= {
         }
@@ -630,12 +706,21 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
             cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+            cand plan 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list'
+            cand cost 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it'
+            cand compare 'Programs of one collective costed side by side per size, with the winner per size range'
         }
         &'topo;help;algo;check'= {
         }
         &'topo;help;algo;show'= {
         }
         &'topo;help;algo;make'= {
+        }
+        &'topo;help;algo;plan'= {
+        }
+        &'topo;help;algo;cost'= {
+        }
+        &'topo;help;algo;compare'= {
         }
         &'topo;help;detect'= {
         }

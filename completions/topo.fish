@@ -372,12 +372,15 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -s h -l help -d 'Print help'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -s V -l version -d 'Print version'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "plan" -d 'HCCL\'s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream\'s task list'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "cost" -d 'A program\'s time, algbw and busbw per message size from a timed run over the machine\'s links, the bottleneck, and NCCL\'s own pick beside it'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "compare" -d 'Programs of one collective costed side by side per size, with the winner per size range'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from check" -l runtime -d 'Whose rules: executor (msccl-executor-nccl), rccl or legacy (microsoft/msccl)' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
@@ -443,9 +446,74 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l algo -d 'Force algorithms with HCCL_ALGO\'s syntax, e.g. "level0:mesh;level1:ring" or "allgather=level0:NA;level1:H-D_R/others=level1:NHR" (level0 takes mesh or ring, level1 ring, H-D_R, NHR, NB or pipeline; NA or null: HCCL\'s own choice)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l size -d 'The call\'s size in bytes (all ranks\' for allgather and reducescatter): level 1\'s choice depends on it' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l json -d 'Write JSON (schema topo.algo.plan/1): per rank sub_streams, notifies, links, streams'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l runtime -d 'Whose rules the program is read and run by' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
+rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
+legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s b -l minbytes -d 'Smallest size in bytes, as nccl-tests\' -b (K, M, G are powers of 1024)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l json -d 'Write JSON (schema topo.algo.cost/1); rows carry topo tune\'s prediction fields'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l runtime -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
+rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
+legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s b -l minbytes -d 'Smallest size in bytes, as nccl-tests\' -b (K, M, G are powers of 1024)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l json -d 'Write JSON (schema topo.algo.compare/1)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "plan" -d 'HCCL\'s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream\'s task list'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "cost" -d 'A program\'s time, algbw and busbw per message size from a timed run over the machine\'s links, the bottleneck, and NCCL\'s own pick beside it'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "compare" -d 'Programs of one collective costed side by side per size, with the winner per size range'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand detect" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand detect" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
@@ -496,3 +564,6 @@ complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "plan" -d 'HCCL\'s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream\'s task list'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "cost" -d 'A program\'s time, algbw and busbw per message size from a timed run over the machine\'s links, the bottleneck, and NCCL\'s own pick beside it'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "compare" -d 'Programs of one collective costed side by side per size, with the winner per size range'

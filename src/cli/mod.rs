@@ -9,6 +9,8 @@
 
 mod algo;
 mod algo_make;
+mod algo_cost;
+mod algo_plan;
 mod algo_show;
 mod analyze;
 mod args;

@@ -1,6 +1,8 @@
 //! Output for people and scripts: text trees and tables, JSON, Graphviz.
 
 pub mod algo;
+pub mod algo_cost;
+pub mod algo_plan;
 pub mod algo_show;
 pub mod analysis;
 pub mod bench;
