@@ -8,8 +8,8 @@
 //! reaches standard output.
 
 mod algo;
-mod algo_make;
 mod algo_cost;
+mod algo_make;
 mod algo_plan;
 mod algo_show;
 mod analyze;
