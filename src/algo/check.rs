@@ -84,6 +84,8 @@ pub struct Report {
     pub root: Option<u32>,
     /// The message size the FIFO simulation is for, and how it cuts steps into calls.
     pub regime: Option<Regime>,
+    /// Why the runtime's scan of an algorithm folder stops at this file.
+    pub scan_error: Option<String>,
 }
 
 /// Races reported per mode before the rest are only counted.
@@ -104,6 +106,7 @@ pub fn check(text: &[u8], opts: CheckOptions) -> Result<Report, String> {
         findings: Vec::new(),
         root: None,
         regime: None,
+        scan_error: reading.scan_error.clone(),
     };
     let Some(p) = reading.program else {
         report.skipped.push("simulation, correctness and races: the header could not be read".into());
@@ -486,11 +489,11 @@ fn deadlock(
 mod tests {
     use super::*;
 
-    /// One thread block of [`program`]: send, recv and its steps.
-    type Tb<'a> = (i32, i32, &'a [&'a str]);
-
     /// A program from a compact description: per GPU, per thread block (send, recv,
     /// chan), its steps as `type srcbuf srcoff dstbuf dstoff cnt depid deps hasdep`.
+    /// A thread block: send peer, receive peer, steps.
+    type Tb<'a> = (i32, i32, &'a [&'a str]);
+
     fn program(head: &str, gpus: &[(&str, &[Tb])]) -> String {
         let mut s = format!("<algo name=\"t\" {head} minBytes=\"0\" maxBytes=\"0\">\n");
         for (g, (chunks, tbs)) in gpus.iter().enumerate() {

@@ -13,6 +13,8 @@ use super::lexer::{self, Close, Element};
 use super::program::{Buffer, Collective, Dep, Gpu, Header, Program, Protocol, Slot, Step, StepKind, ThreadBlock};
 use super::runtime::Runtime;
 
+/// The largest program file topo reads (the largest real ones are a few MB).
+pub const MAX_PROGRAM_BYTES: u64 = 64 << 20;
 /// The largest program topo models: more GPUs or chunks than any runtime can run, and
 /// whose simulation would take memory out of proportion to the file.
 pub const MAX_GPUS: i64 = 4096;
@@ -29,6 +31,28 @@ pub struct Reading {
     pub program: Option<Program>,
     pub complete: bool,
     pub findings: Vec<Finding>,
+    /// Why the runtime's folder scan (which reads only the first element's attributes
+    /// of every file in MSCCL_ALGO_DIR) fails on this file, ending MSCCL's set-up.
+    pub scan_error: Option<String>,
+}
+
+/// What the folder scan of msccl-executor-nccl and RCCL needs of a file's first
+/// element: an `<algo>` with these attributes among its first 16, and a collective it knows.
+fn scan_error(roots: &[Element], runtime: Runtime) -> Option<String> {
+    if runtime == Runtime::Legacy {
+        return None;
+    }
+    let first = roots.first()?;
+    let needed = ["nchunksperloop", "nchannels", "ngpus", "coll", "minBytes", "maxBytes", "inplace", "outofplace"];
+    for key in needed {
+        if !matches!(lookup(first, key), Lookup::Found(_)) {
+            return Some(format!("Attribute {key} of node {} not found", first.name));
+        }
+    }
+    match lookup(first, "coll") {
+        Lookup::Found(c) if runtime.collective(c).is_none() => Some(format!("unsupported collective {c}")),
+        _ => None,
+    }
 }
 
 /// Read an MSCCL-IR file's bytes. `Err` is one line saying why the bytes are not an
@@ -38,7 +62,7 @@ pub fn read(text: &[u8], runtime: Runtime) -> Result<Reading, String> {
     if text.iter().take(1 << 16).any(|&b| b == 0) {
         return Err("binary data (NUL bytes): not an MSCCL-IR program".into());
     }
-    let lexed = lexer::lex(text).map_err(|e| format!("line {}: {}", e.line, e.message))?;
+    let lexed = lexer::lex(text).map_err(|e| format!("not an MSCCL-IR program: line {}: {}", e.line, e.message))?;
     let Some(algo_at) = lexed.roots.iter().position(|e| e.name == "algo") else {
         return Err(not_a_program(&lexed.roots));
     };
@@ -65,7 +89,7 @@ pub fn read(text: &[u8], runtime: Runtime) -> Result<Reading, String> {
     let algo = &lexed.roots[algo_at];
     r.structure(&lexed.roots, algo);
     let program = r.program(algo)?;
-    Ok(Reading { program, complete: r.complete, findings: r.findings })
+    Ok(Reading { program, complete: r.complete, findings: r.findings, scan_error: scan_error(&lexed.roots, runtime) })
 }
 
 fn not_a_program(roots: &[Element]) -> String {
@@ -350,7 +374,11 @@ impl Reader {
             if let Some(v) = v
                 && i64::from(v) > max
             {
-                return Err(format!("line {}: {key}=\"{v}\" is more than topo models (at most {max})", algo.line));
+                let written = match lookup(algo, key) {
+                    Lookup::Found(t) if t.trim() != v.to_string() => format!("\"{t}\" (read as {v})"),
+                    _ => format!("\"{v}\""),
+                };
+                return Err(format!("line {}: {key}={written} is more than topo models (at most {max})", algo.line));
             }
         }
         if let (Some(lo), Some(hi)) = (min_bytes, max_bytes) {
@@ -781,7 +809,7 @@ impl Reader {
                     ),
                 );
             }
-            if raw.depid >= 128 && rt != Runtime::Legacy {
+            if raw.depid >= 128 {
                 self.invalid(
                     at,
                     format!(

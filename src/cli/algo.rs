@@ -5,13 +5,12 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::Ctx;
-use super::args::{InputArgs, ModelArgs, TermArgs};
-use crate::algo::{self, CheckOptions, Runtime, Verdict};
+use super::algo_show::{self, ShowArgs};
+use super::args::{RuntimeArg, TermArgs};
+use crate::algo::read::MAX_PROGRAM_BYTES;
+use crate::algo::{self, CheckOptions, Verdict};
 use crate::error::Error;
 use crate::render;
-
-/// The largest program file topo reads (the largest real ones are a few MB).
-const MAX_PROGRAM_BYTES: u64 = 256 << 20;
 
 #[derive(Debug, Subcommand)]
 pub enum AlgoCommand {
@@ -22,28 +21,17 @@ pub enum AlgoCommand {
     /// A program's thread blocks, channels, peers and connections, and with a machine
     /// the path each connection runs over.
     Show(ShowArgs),
-}
-
-/// `--runtime`: whose rules a program is read by.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum RuntimeArg {
-    /// msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32.
-    #[default]
-    Executor,
-    /// RCCL's MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs).
-    Rccl,
-    /// microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed.
-    Legacy,
-}
-
-impl RuntimeArg {
-    pub fn runtime(self) -> Runtime {
-        match self {
-            RuntimeArg::Executor => Runtime::Executor,
-            RuntimeArg::Rccl => Runtime::Rccl,
-            RuntimeArg::Legacy => Runtime::Legacy,
-        }
-    }
+    /// Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the
+    /// MSCCLang compiler does, for the machine (or --ngpus) and a runtime.
+    Make(super::algo_make::MakeArgs),
+    /// HCCL's view of a collective on a machine: algorithm per level, resources per rank
+    /// (sub-streams, notifies, links, scratch) and each stream's task list.
+    Plan(super::algo_plan::PlanArgs),
+    /// A program's time, algbw and busbw per message size from a timed run over the
+    /// machine's links, the bottleneck, and NCCL's own pick beside it.
+    Cost(super::algo_cost::CostArgs),
+    /// Programs of one collective costed side by side per size, with the winner per size range.
+    Compare(super::algo_cost::CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -66,32 +54,14 @@ pub struct CheckArgs {
     pub term: TermArgs,
 }
 
-#[derive(Debug, Args)]
-pub struct ShowArgs {
-    /// An MSCCL-IR file.
-    #[arg(value_name = "PROGRAM")]
-    pub program: PathBuf,
-    /// Whose rules the program is read by.
-    #[arg(long, value_enum, value_name = "RUNTIME", default_value_t = RuntimeArg::Executor)]
-    pub runtime: RuntimeArg,
-    /// Write JSON (schema topo.algo.show/1).
-    #[arg(long, conflicts_with = "dot")]
-    pub json: bool,
-    /// Write a Graphviz drawing of GPUs and connections by channel.
-    #[arg(long)]
-    pub dot: bool,
-    #[command(flatten)]
-    pub input: InputArgs,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    #[command(flatten)]
-    pub term: TermArgs,
-}
-
 pub fn run(cmd: AlgoCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match cmd {
         AlgoCommand::Check(a) => check(&a, ctx),
-        AlgoCommand::Show(a) => super::algo_show::run(&a, ctx),
+        AlgoCommand::Show(a) => algo_show::run(&a, ctx),
+        AlgoCommand::Make(a) => super::algo_make::run(&a, ctx),
+        AlgoCommand::Plan(a) => super::algo_plan::run(&a, ctx),
+        AlgoCommand::Cost(a) => super::algo_cost::run_cost(&a, ctx),
+        AlgoCommand::Compare(a) => super::algo_cost::run_compare(&a, ctx),
     }
 }
 
@@ -149,7 +119,9 @@ fn check(a: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         });
         rows.push((f.display().to_string(), r));
     }
-    let text = if a.json { render::algo::check_json(&rows) } else { render::algo::check_summary_text(&rows, &term) };
+    let folder = a.programs.len() == 1 && a.programs[0].is_dir();
+    let text =
+        if a.json { render::algo::check_json(&rows) } else { render::algo::check_summary_text(&rows, folder, &term) };
     ctx.print(&text)?;
     if rows.iter().any(|(_, r)| r.is_err()) {
         return Ok(2);

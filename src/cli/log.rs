@@ -125,7 +125,7 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
     let text = if args.json {
         render::to_json_string(&render::log::json(&report))
     } else if args.dot {
-        render::log::dot(&report)
+        render::dot::log::picture(&report)
     } else {
         render::log::text_with(&report, &term(args, ctx))
     };

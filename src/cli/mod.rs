@@ -8,10 +8,14 @@
 //! reaches standard output.
 
 mod algo;
+mod algo_cost;
+mod algo_make;
+mod algo_plan;
 mod algo_show;
 mod analyze;
 mod args;
 mod bench;
+mod bench_program;
 mod check;
 mod detect;
 mod diff;

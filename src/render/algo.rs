@@ -131,8 +131,9 @@ pub fn check_text(file: &str, r: &Report, term: &Term) -> String {
     out
 }
 
-/// One line per file, then the tally, for `algo check` over many files.
-pub fn check_summary_text(rows: &[(String, Result<Report, String>)], term: &Term) -> String {
+/// One line per file, then the tally, for `algo check` over many files; for a folder,
+/// where the runtime's scan of it stops.
+pub fn check_summary_text(rows: &[(String, Result<Report, String>)], folder: bool, term: &Term) -> String {
     let mut out = String::new();
     let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
     for (file, r) in rows {
@@ -163,6 +164,24 @@ pub fn check_summary_text(rows: &[(String, Result<Report, String>)], term: &Term
     }
     let parts: Vec<String> = tally.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let _ = writeln!(out, "{} files: {}", rows.len(), parts.join(", "));
+    let stop = rows.iter().find_map(|(f, r)| match r {
+        Ok(r) => r.scan_error.as_ref().map(|e| (f, e.clone(), r.runtime)),
+        Err(e) => Some((f, e.clone(), crate::algo::Runtime::Executor)),
+    });
+    if folder && let Some((file, why, runtime)) = stop {
+        let order = if runtime == crate::algo::Runtime::Rccl {
+            "in directory order (RCCL does not sort)"
+        } else {
+            "in sorted order"
+        };
+        let line = format!(
+            "{}: {} reads every file's header {order} and stops at {file} ({why}): MSCCL is not set up, and no program of the folder runs",
+            term.paint("note", Tone::Warn),
+            runtime.long_name()
+        );
+        out.push_str(&term.wrap_more(&line, 2));
+        out.push('\n');
+    }
     out
 }
 
@@ -177,6 +196,7 @@ pub fn check_value(file: &str, r: &Report) -> serde_json::Value {
         "depth": r.depth,
         "root": r.root,
         "regime": r.regime,
+        "folder_scan_error": r.scan_error,
         "program": r.program,
         "skipped": r.skipped,
         "findings": r.findings,
