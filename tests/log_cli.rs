@@ -102,6 +102,35 @@ fn json_dot_and_rank() {
     assert!(text.starts_with("digraph") && text.contains("GPU rank 0") && text.contains("channels"));
 }
 
+/// `--dot` lays out on every Graphviz from 2.42 (Debian 12 and Ubuntu 22.04 ship 2.43,
+/// which fails on a cluster's `layout=` attribute): no layout engine is named, and the
+/// installed `dot` draws it (skipped visibly without Graphviz).
+#[test]
+fn dot_draws_on_old_graphviz() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let f = write_log(d.path(), "one.log", &log.text);
+    let out = topo().args(["log", "--dot"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("GPU rank 7"), "{text}");
+    assert!(!text.contains("layout="), "a layout engine named in the drawing:\n{text}");
+    let Ok(mut dot) = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    else {
+        common::skip("dot_draws_on_old_graphviz", "no Graphviz `dot` on PATH: the drawing is not laid out");
+        return;
+    };
+    use std::io::Write;
+    dot.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let drawn = dot.wait_with_output().unwrap();
+    assert!(drawn.status.success(), "dot: {}", String::from_utf8_lossy(&drawn.stderr));
+    assert!(String::from_utf8_lossy(&drawn.stdout).contains("GPU rank 7"));
+}
+
 /// Binary bytes, a topology XML and an empty file exit 2 naming the file.
 #[test]
 fn inputs_that_are_not_logs_exit_2() {

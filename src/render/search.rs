@@ -373,7 +373,7 @@ fn graph_colour(graph: &str) -> &'static str {
 
 /// The rows of a snake of `n` GPUs `cols` wide: row 0 left to right, row 1 right to
 /// left, and so on.
-fn snake(n: usize, cols: usize) -> Vec<Vec<usize>> {
+pub(crate) fn snake(n: usize, cols: usize) -> Vec<Vec<usize>> {
     let cols = cols.max(1);
     let mut rows: Vec<Vec<usize>> = (0..n).collect::<Vec<_>>().chunks(cols).map(|c| c.to_vec()).collect();
     for (i, r) in rows.iter_mut().enumerate() {
@@ -385,7 +385,7 @@ fn snake(n: usize, cols: usize) -> Vec<Vec<usize>> {
 }
 
 /// Columns of the snake for `n` GPUs: an even number of rows, about twice as wide as tall.
-fn snake_cols(n: usize) -> usize {
+pub(crate) fn snake_cols(n: usize) -> usize {
     if n <= 2 {
         return 1;
     }
