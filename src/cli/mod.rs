@@ -102,14 +102,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         // --help and --version print their text and succeed.
         Err(e) if !e.use_stderr() => {
             let _ = e.print();
             return Ok(0);
         }
-        Err(e) => return Err(Error::Usage(usage_line(&e))),
+        Err(e) => return Err(Error::Usage(usage_line(&e, &args))),
     };
     let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
     let err_is_terminal = stderr.is_terminal();
@@ -169,7 +170,7 @@ where
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let argv = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = Cli::try_parse_from(args).map_err(|e| Error::Usage(usage_line(&e)))?;
+    let cli = Cli::try_parse_from(&args).map_err(|e| Error::Usage(usage_line(&e, &args)))?;
     let mut ctx = Ctx::new(out, err, vars, argv);
     run(cli, &mut ctx)
 }
@@ -235,8 +236,13 @@ fn release_of_this_machine(ctx: &mut Ctx) -> Result<(), Error> {
     ctx.say(&line)
 }
 
-/// A usage error on one line: clap's message, with its "did you mean" tip kept.
-fn usage_line(e: &clap::Error) -> String {
+/// A usage error on one line: clap's message, with its "did you mean" tip kept. A
+/// missing subcommand (clap answers it with the command's help) names the commands.
+fn usage_line(e: &clap::Error, args: &[OsString]) -> String {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        return missing_command(args);
+    }
     let text = e.render().to_string();
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
     let first = lines.next().unwrap_or("bad command line");
@@ -256,6 +262,22 @@ fn usage_line(e: &clap::Error) -> String {
     }
     msg.push_str(" (see --help)");
     msg
+}
+
+/// "a command is missing" for the (sub)command the arguments name, with its commands.
+fn missing_command(args: &[OsString]) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = vec![cmd.get_name().to_string()];
+    for a in args.iter().skip(1) {
+        let a = a.to_string_lossy();
+        let Some(sub) = cmd.find_subcommand(a.as_ref()).cloned() else { continue };
+        path.push(sub.get_name().to_string());
+        cmd = sub;
+    }
+    let names: Vec<&str> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name()).collect();
+    let path = path.join(" ");
+    format!("a command is missing: {path} COMMAND, where COMMAND is one of {} (see {path} --help)", names.join(", "))
 }
 
 /// Load the input, say its notices, and run the model on it.
@@ -362,5 +384,24 @@ mod tests {
         );
         let e = run_args(["topo", "show", "--nodes", "0"], BTreeMap::new(), &mut Vec::new(), &mut Vec::new());
         assert!(!e.unwrap_err().to_string().contains('\n'));
+    }
+
+    /// `topo` and `topo bench` alone say a command is missing and list the commands,
+    /// not the tool's description.
+    #[test]
+    fn a_missing_command_is_named() {
+        let err = |args: &[&str]| match run_args(args, BTreeMap::new(), &mut Vec::new(), &mut Vec::new()) {
+            Err(Error::Usage(m)) => m,
+            other => panic!("{args:?}: {other:?}"),
+        };
+        assert_eq!(
+            err(&["topo"]),
+            "a command is missing: topo COMMAND, where COMMAND is one of show, paths, analyze, search, tune, \
+             diff, fleet, log, bench, detect, check, fixtures (see topo --help)"
+        );
+        assert_eq!(
+            err(&["topo", "--nccl-version", "2.28.9", "bench"]),
+            "a command is missing: topo bench COMMAND, where COMMAND is one of allreduce (see topo bench --help)"
+        );
     }
 }
