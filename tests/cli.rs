@@ -301,6 +301,20 @@ fn paths_json_has_paths_and_verdicts() {
     assert_eq!(v["gdr"].as_array().unwrap().len(), 32);
 }
 
+/// The NIC-to-NIC paths the terminal's note points to are in `--json`, as the whole
+/// matrix prints them.
+#[test]
+fn paths_json_has_nic_to_nic_paths() {
+    let v = json(&topo().args(["paths", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    let nn = v["paths"]["net_net"].as_array().expect("paths.net_net");
+    assert_eq!(nn.len(), 10 * 10, "every pair of the 10 NETs");
+    let p = nn.iter().find(|p| p["from"] == 12 && p["to"] == 13).expect("NET12 to NET13");
+    assert_eq!((p["type"].as_str(), p["bw"].as_f64()), (Some("SYS"), Some(22.0)), "{p}");
+    let whole = stdout_of(&["paths", "--fixture", "dgx-h100"]);
+    let row = whole.lines().find(|l| l.trim_start().starts_with("NET12 ")).unwrap();
+    assert!(row.contains("SYS 22.0"), "{row}");
+}
+
 #[test]
 fn paths_dot_is_graphviz() {
     let out = stdout_of(&["paths", "--dot", "--fixture", "dgx-h100"]);

@@ -100,6 +100,8 @@ pub struct PathsRec {
     pub gpu_gpu: Vec<PathRec>,
     pub gpu_net: Vec<PathRec>,
     pub net_gpu: Vec<PathRec>,
+    /// From NIC to NIC: `from` and `to` are the NICs' device numbers.
+    pub net_net: Vec<PathRec>,
 }
 
 /// The levels in force, with where each comes from.
@@ -269,6 +271,13 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
             let net = NodeRef::new(NodeType::Net, n);
             out_paths.gpu_net.push(rec(gpu, net, [None, None, Some(rg), Some(dev)]));
             out_paths.net_gpu.push(rec(net, gpu, [None, None, Some(rg), Some(dev)]));
+        }
+    }
+    let net_dev = |n: usize| sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
+    for n in 0..sys.count(NodeType::Net) {
+        for m in 0..sys.count(NodeType::Net) {
+            let (a, b) = (NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Net, m));
+            out_paths.net_net.push(rec(a, b, [Some(net_dev(n)), Some(net_dev(m)), None, None]));
         }
     }
 

@@ -196,7 +196,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
                 out.push('\n');
                 out.push_str(&matrix(&gpu_refs, &net_refs, "GPU"));
                 let note = "(Paths from NICs, to GPUs and to NICs: the whole matrix, printed when the output is piped \
-                            without COLUMNS, or --json.)";
+                            without COLUMNS, or --json: paths.net_gpu and paths.net_net.)";
                 let _ = writeln!(out, "{}", wrap(note, Some(width), ""));
             }
             out.push('\n');
