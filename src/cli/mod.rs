@@ -146,7 +146,8 @@ pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
         Command::Detect(a) => detect::run(&a, ctx),
         Command::Check(a) => check::run(&a, ctx),
         Command::Fixtures => {
-            ctx.print(&crate::render::show::fixtures_list(crate::fixtures::all()))?;
+            let term = ctx.term(ColorChoice::Never);
+            ctx.print(&crate::render::show::fixtures_list_with(crate::fixtures::all(), &term))?;
             Ok(0)
         }
         Command::Generate(a) => {

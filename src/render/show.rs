@@ -261,14 +261,22 @@ pub fn system_json(an: &Analysis) -> serde_json::Value {
 
 /// `topo fixtures`: the built-in machines, one a line.
 pub fn fixtures_list(all: &[crate::fixtures::Fixture]) -> String {
+    fixtures_list_with(all, &Term::default())
+}
+
+/// The built-in machines, descriptions wrapped to the terminal's width.
+pub fn fixtures_list_with(all: &[crate::fixtures::Fixture], term: &Term) -> String {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::NOTHING);
+    crate::render::term::fit(&mut t, term.width);
     t.set_header(vec!["NAME", "DESCRIPTION"]);
     for f in all {
         t.add_row(vec![f.name, f.description]);
     }
     let first = all.first().map_or("NAME", |f| f.name);
-    format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {first}`.\n")
+    let table = crate::render::term::table_text(&t, term.width);
+    let hint = format!("Use one with --fixture NAME, e.g. `topo paths --fixture {first}`.");
+    format!("{table}\n\n{}\n", crate::render::term::wrap(&hint, term.width, ""))
 }
 
 #[cfg(test)]
