@@ -201,7 +201,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r

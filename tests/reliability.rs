@@ -198,6 +198,21 @@ fn bench_json_goes_to_devices_and_is_checked_before_running() {
     assert!(!e.contains(".tmp-") && !e.contains("probe"), "{e}");
 }
 
+/// A `-J` file that exists is kept, as nccl-tests keeps it, and the report written
+/// beside it is said on stderr, not only in the table's header.
+#[test]
+fn bench_json_beside_an_existing_report_is_said() {
+    let d = tempfile::tempdir().unwrap();
+    let old = write(d.path(), "b.json", "old");
+    let mut args = vec!["bench", "allreduce", "--backend", "host", "-g", "2", "-b", "1K", "-e", "1K", "-n", "1"];
+    args.extend(["-w", "0", "-J", s(&old)]);
+    let out = topo().args(&args).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("b.json exists: the JSON report goes to") && err.contains("b.json.0 instead"), "{err}");
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "old");
+    assert!(d.path().join("b.json.0").exists());
+}
+
 // ------------------------------------------------------------------ 2. panics
 
 #[test]

@@ -67,7 +67,8 @@ pub struct AllreduceArgs {
     /// Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8).
     #[arg(short = 'g', long = "ngpus", value_name = "N")]
     pub ngpus: Option<usize>,
-    /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1... instead).
+    /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1...
+    /// instead, said on stderr).
     #[arg(short = 'J', long = "output_file", value_name = "FILE")]
     pub output_file: Option<PathBuf>,
     /// Run on the GPUs (cuda) or on CPU threads (host).
@@ -382,7 +383,18 @@ fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ct
     for n in backend.notes() {
         ctx.say_raw(&format!("note: {n}"))?;
     }
+    let given = json;
     let json = json.map(json_destination);
+    if let (Some(given), Some(p)) = (given, &json)
+        && p != given
+    {
+        ctx.say_raw(&format!(
+            "warning: {} exists: the JSON report goes to {} instead (nccl-tests never replaces a report; \
+             remove it or give -J a new name to write there)",
+            given.display(),
+            p.display()
+        ))?;
+    }
     if let Some(p) = &json {
         ctx.print(&render::bench::json_destination(p))?;
     }
