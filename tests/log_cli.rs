@@ -131,6 +131,29 @@ fn dot_draws_on_old_graphviz() {
     assert!(String::from_utf8_lossy(&drawn.stdout).contains("GPU rank 7"));
 }
 
+/// `--dot` on a log without ring orders says there is nothing to draw (exit 2, nothing
+/// on stdout), not an empty drawing.
+#[test]
+fn dot_without_rings_says_nothing_to_draw() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let text: String = log
+        .text
+        .lines()
+        .filter(|l| {
+            let ring_line = l.contains(" Ring ") || (l.contains("Channel ") && l.contains(" : "));
+            !ring_line
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let f = write_log(d.path(), "norings.log", &text);
+    let out = topo().args(["log", "--dot"]).arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("norings.log") && err.contains("nothing to draw"), "{err}");
+}
+
 /// Binary bytes, a topology XML and an empty file exit 2 naming the file.
 #[test]
 fn inputs_that_are_not_logs_exit_2() {

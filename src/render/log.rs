@@ -472,10 +472,14 @@ fn ring_orders(r: &Report) -> BTreeMap<Vec<i64>, Vec<u32>> {
     orders
 }
 
-/// The logged rings over the logged GPUs, one small loop per distinct ring order.
-pub fn dot(r: &Report) -> String {
+/// The logged rings over the logged GPUs, one small loop per distinct ring order;
+/// `None` when the log holds no ring order to draw.
+pub fn dot(r: &Report) -> Option<String> {
     let f = r.facts;
     let orders = ring_orders(r);
+    if orders.is_empty() {
+        return None;
+    }
     let mut out = String::new();
     let version = f.nccl_version.as_ref().map(|v| format!("NCCL {}", v.value)).unwrap_or_else(|| "NCCL".into());
     let _ = writeln!(out, "digraph nccl_log {{");
@@ -496,7 +500,7 @@ pub fn dot(r: &Report) -> String {
         ring_cluster(&mut out, k, order, &ranges(chans.clone()), &bus);
     }
     out.push_str("}\n");
-    out
+    Some(out)
 }
 
 /// One ring order as a cluster laid out by `dot` itself: a snake of rows (the first
