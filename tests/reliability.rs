@@ -116,6 +116,27 @@ fn machine(cpus: &[String]) -> String {
 
 // ------------------------------------------------------------- 1. output targets
 
+/// `detect -o` where the output cannot go says only that: the path is checked before
+/// anything is detected (a folder, a missing folder), and a device that refuses the
+/// bytes (/dev/full) is written before the detection notes are said.
+#[test]
+fn detect_output_is_checked_first() {
+    let d = tempfile::tempdir().unwrap();
+    let root = common::fixtures().join("ws-4gpu");
+    let missing = d.path().join("no/such/t.xml");
+    for (out, says) in [
+        (s(d.path()), "Is a directory"),
+        (s(&missing), "No such file or directory"),
+        ("/dev/full", "No space left on device"),
+    ] {
+        let o = topo().args(["detect", "--root", s(&root), "-o", out]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{out}: the error alone:\n{err}");
+        assert!(err.starts_with(&format!("topo: error: {out}")) && err.contains(says), "{err}");
+    }
+}
+
 #[test]
 fn output_follows_symlinks_and_writes_special_files_in_place() {
     let d = tempfile::tempdir().unwrap();

@@ -211,7 +211,7 @@ fn json_destination(path: &Path) -> PathBuf {
 pub fn check_args(a: &BenchAllreduceArgs, ctx: &Ctx) -> Result<(), Error> {
     a.bench.options(&ctx.vars).check()?;
     match &a.bench.output_file {
-        Some(p) => writable_folder(p),
+        Some(p) => super::io::check_output(p),
         None => Ok(()),
     }
 }
@@ -321,24 +321,6 @@ fn searched_plan(a: &BenchAllreduceArgs, opts: &bench::Options, ctx: &mut Ctx) -
     })
 }
 
-/// Run over `plan`, streaming the report to stdout; the JSON report to `json` when given.
-/// The folder of the `-J` report can take a new file: checked before anything runs, so
-/// a table is never printed only to fail at the end.
-fn writable_folder(path: &Path) -> Result<(), Error> {
-    if super::io::is_special(path) {
-        return Ok(());
-    }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let probe = dir.join(format!(".topo-probe-{}", std::process::id()));
-    match std::fs::File::create(&probe) {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(Error::io(path, e)),
-    }
-}
-
 /// The host backend's buffers (input and output per rank, FIFO slots per rank and
 /// channel) fit in the memory this machine has available, or the run is refused
 /// before it allocates anything.
@@ -367,6 +349,7 @@ fn fits_in_memory(opts: &bench::Options, plan: &Plan) -> Result<(), Error> {
     }
 }
 
+/// Run over `plan`, streaming the report to stdout; the JSON report to `json` when given.
 fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ctx) -> Result<i32, Error> {
     let plan = bench::adjust_plan(opts, plan)?;
     if opts.backend == BackendKind::Host {

@@ -80,6 +80,9 @@ fn open_log(path: &std::path::Path) -> Result<std::fs::File, Error> {
 
 /// Exit status 0; 1 when the model disagrees with the log.
 pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<i32, Error> {
+    if let Some(p) = &args.output {
+        super::io::check_output(p)?;
+    }
     let name = args.file.display().to_string();
     let facts = if name == "-" {
         log::read(&mut BufReader::new(std::io::stdin().lock()), "<stdin>")?
