@@ -245,3 +245,43 @@ fn trimmed_halves_run_as_two_nodes() {
     assert!(s.contains("Channel 00/02 :  0  1  4  5  8  9 12 13  2  3  6  7 10 11 14 15"), "{s}");
     assert!(s.contains("Ring 00 : 13 -> 2 -> 3"), "{s}");
 }
+
+/// The graph dump's device numbers as each release writes them: `%d` device numbers
+/// and every GPU of an NVLS channel before 2.21, `%#lx` 64-bit ids and the NVLS head
+/// only from 2.21 (NVIDIA/nccl src/graph/search.cc, ncclTopoGetXmlFromChannel).
+#[test]
+fn graph_dump_devices_by_release() {
+    let dump = |v: &str| {
+        stdout(topo().args(["search", "--xml", "--fixture", "dgx-h100", "--nodes", "2", "--nccl-version", v]))
+    };
+    let old = dump("2.20.5");
+    assert!(old.contains(r#"<gpu dev="7"/>"#) && !old.contains("0x"), "{old}");
+    let new = dump("2.21.5");
+    assert!(new.contains(r#"<gpu dev="0x7"/>"#), "{new}");
+    let nvls_gpus = |text: &str| {
+        let nvls = text.split(r#"<graph id="3""#).nth(1).unwrap_or("");
+        let first = nvls.split("</channel>").next().unwrap_or("");
+        first.matches("<gpu ").count()
+    };
+    assert_eq!(nvls_gpus(&old), 8, "before 2.21 an NVLS channel lists every GPU:\n{old}");
+    assert_eq!(nvls_gpus(&new), 1, "from 2.21 only its head:\n{new}");
+}
+
+/// The graph dump of a real NCCL 2.18.1 run (2 nodes of 8 RTX 3090, no P2P between
+/// GeForce cards), byte for byte.
+#[test]
+fn graph_dump_of_nccl_2_18_1() {
+    let shared = root().join("../shared/fixtures");
+    let (machine, dump) = (shared.join("nccl/rtx3090x8.xml"), shared.join("logs/rtx3090x8-graph-dump-nccl2.18.1.xml"));
+    if !machine.exists() || !dump.exists() {
+        common::skip("graph_dump_of_nccl_2_18_1", "../shared/fixtures (rtx3090x8) is absent");
+        return;
+    }
+    let ours = stdout(
+        topo()
+            .args(["search", "--xml", "--nodes", "2", "--no-p2p-support", "--nccl-version", "2.18.1"])
+            .arg("--topo")
+            .arg(&machine),
+    );
+    assert_eq!(ours, std::fs::read_to_string(&dump).unwrap());
+}
