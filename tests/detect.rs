@@ -592,7 +592,7 @@ fn detect_writes_each_releases_form() {
 /// nodes in the order the dump lists the NICs, and a dump before 2.18.5 lists elements
 /// as found, the GPUs' branches first, so a NIC on a root port of its own (the DGX's
 /// storage NICs) comes after the GPUs' switches. Those lists are compared in
-/// (rank, net) order.
+/// (rank, net) order, and the NIC-to-NIC paths in (from, to) order.
 #[test]
 fn each_releases_dump_models_like_the_newest() {
     let d = scratch();
@@ -609,6 +609,9 @@ fn each_releases_dump_models_like_the_newest() {
             if let Some(list) = j.pointer_mut(p).and_then(|l| l.as_array_mut()) {
                 list.sort_by_key(|e| (e["rank"].as_i64(), e["net"].as_i64()));
             }
+        }
+        if let Some(list) = j.pointer_mut("/paths/net_net").and_then(|l| l.as_array_mut()) {
+            list.sort_by_key(|e| (e["from"].as_i64(), e["to"].as_i64()));
         }
         j
     };
