@@ -8,6 +8,7 @@ pub mod dot;
 pub mod fleet;
 pub mod graphs;
 pub mod log;
+pub mod names;
 pub mod paths;
 pub mod search;
 pub mod show;
