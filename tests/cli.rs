@@ -819,3 +819,29 @@ fn check_names_devices_and_counts_in_its_words() {
     let j = json(&topo().args(["detect", "--json", "--root", path_arg(&root)]).output().unwrap().stdout);
     assert_eq!(j["pci_names"]["0000:61:00.0"], "NVIDIA RTX 6000 Ada Generation", "{}", j["pci_names"]);
 }
+
+/// Every JSON document names its schema, and routes come as structured steps too.
+#[test]
+fn json_documents_have_a_schema_and_routes_have_steps() {
+    let ws = common::fixtures().join("ws-4gpu");
+    let docs: [&[&str]; 8] = [
+        &["show", "--json", "--fixture", "gh200"],
+        &["paths", "--json", "--fixture", "gh200"],
+        &["analyze", "--json", "--fixture", "gh200"],
+        &["search", "--json", "--fixture", "gh200"],
+        &["tune", "allreduce", "--json", "--fixture", "gh200"],
+        &["check", "--json", "--fixture", "gh200"],
+        &["detect", "--json", "--root", path_arg(&ws)],
+        &["diff", "--json", "fixture:gh200", "fixture:gh200"],
+    ];
+    for args in docs {
+        let out = topo().args(args).output().unwrap();
+        let v = json(&out.stdout);
+        assert_eq!(v["schema"], 1, "{args:?}");
+    }
+    let v = json(&topo().args(["paths", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    let p = v["paths"]["gpu_gpu"].as_array().unwrap().iter().find(|p| p["from"] == 0 && p["to"] == 1).unwrap();
+    assert_eq!(p["steps"][0], serde_json::json!({"node": "GPU/0000:1a:00.0"}));
+    assert_eq!(p["steps"][2], serde_json::json!({"link": "NVL", "bw": 370.8, "node": "NVS/0"}));
+    assert_eq!(p["steps"].as_array().unwrap().len(), 5, "{p}");
+}

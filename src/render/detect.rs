@@ -13,6 +13,7 @@ use crate::xml::Xml;
 pub fn detect_json(det: &Detection, findings: &[Finding]) -> String {
     let mut v = serde_json::to_value(det).unwrap_or(serde_json::Value::Null);
     if let serde_json::Value::Object(m) = &mut v {
+        m.insert("schema".into(), 1.into());
         m.insert("findings".into(), serde_json::to_value(findings).unwrap_or_default());
         m.insert("topology".into(), serde_json::Value::String(crate::xml::write(&det.xml)));
         m.insert("pci_names".into(), serde_json::to_value(pci_names(&det.xml)).unwrap_or_default());
@@ -90,7 +91,7 @@ fn severity_word(sev: Severity, n: usize) -> String {
 
 /// `topo check --topo FILE --json`.
 pub fn check_dump_json(input: &str, findings: &[Finding]) -> String {
-    let v = serde_json::json!({ "source": input, "findings": findings });
+    let v = serde_json::json!({ "schema": 1, "source": input, "findings": findings });
     crate::render::to_json_string(&v)
 }
 
@@ -155,7 +156,7 @@ fn findings_text(title: &str, findings: &[Finding], names: &DeviceNames, term: &
 
 /// `topo check --json`.
 pub fn check_json(det: &Detection, findings: &[Finding]) -> String {
-    let v = serde_json::json!({ "source": det.source, "summary": det.summary(), "findings": findings });
+    let v = serde_json::json!({ "schema": 1, "source": det.source, "summary": det.summary(), "findings": findings });
     crate::render::to_json_string(&v)
 }
 

@@ -362,6 +362,7 @@ fn routes_text(an: &Analysis, width: Option<usize>) -> String {
 /// The JSON of `topo paths --json`.
 pub fn json(an: &Analysis) -> serde_json::Value {
     serde_json::json!({
+        "schema": 1,
         "input": an.input,
         "levels": an.levels,
         "nets": an.nets,

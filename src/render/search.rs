@@ -285,6 +285,7 @@ pub fn json(
     cost: Option<(&str, &[Cost])>,
 ) -> serde_json::Value {
     let mut m = serde_json::Map::new();
+    m.insert("schema".into(), 1.into());
     for g in selected(gs, sel) {
         m.insert(g.name().into(), crate::render::graphs::graph_json(sys, g));
     }

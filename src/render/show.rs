@@ -281,6 +281,7 @@ pub fn system_json(an: &Analysis) -> serde_json::Value {
         }
     }
     serde_json::json!({
+        "schema": 1,
         "input": an.input,
         "system": an.sys_rec,
         "gpus": an.gpus,
