@@ -845,3 +845,22 @@ fn json_documents_have_a_schema_and_routes_have_steps() {
     assert_eq!(p["steps"][2], serde_json::json!({"link": "NVL", "bw": 370.8, "node": "NVS/0"}));
     assert_eq!(p["steps"].as_array().unwrap().len(), 5, "{p}");
 }
+
+/// One style of stderr: every line `topo: note: `, `topo: warning: ` or `topo: error: `.
+#[test]
+fn stderr_lines_share_one_prefix_style() {
+    let ws = common::fixtures().join("ws-4gpu");
+    let runs: [&[&str]; 2] =
+        [&["detect", "--root", path_arg(&ws)], &["show", "--fixture", "gh200", "--nccl-version", "2.26.2"]];
+    for args in runs {
+        let out = topo().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.is_empty(), "{args:?}: nothing said");
+        for l in err.lines() {
+            assert!(
+                ["topo: note: ", "topo: warning: ", "topo: error: "].iter().any(|p| l.starts_with(p)),
+                "{args:?}: {l}"
+            );
+        }
+    }
+}

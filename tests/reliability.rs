@@ -229,7 +229,8 @@ fn bench_json_beside_an_existing_report_is_said() {
     args.extend(["-w", "0", "-J", s(&old)]);
     let out = topo().args(&args).assert().success();
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    assert!(err.contains("b.json exists: the JSON report goes to") && err.contains("b.json.0 instead"), "{err}");
+    assert!(err.starts_with("topo: warning: ") && err.contains("b.json exists: the JSON report goes to"), "{err}");
+    assert!(err.contains("b.json.0 instead"), "{err}");
     assert_eq!(std::fs::read_to_string(&old).unwrap(), "old");
     assert!(d.path().join("b.json.0").exists());
 }

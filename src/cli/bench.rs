@@ -357,21 +357,21 @@ fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ct
     }
     let rc = run_context(ctx)?;
     for n in &plan.notes {
-        ctx.say_raw(&format!("warning: {n}"))?;
+        ctx.say(&format!("warning: {n}"))?;
     }
     let mut backend = bench::open_backend(opts, &plan)?;
     for w in backend.warnings() {
-        ctx.say_raw(&format!("warning: {w}"))?;
+        ctx.say(&format!("warning: {w}"))?;
     }
     for n in backend.notes() {
-        ctx.say_raw(&format!("note: {n}"))?;
+        ctx.note(&n)?;
     }
     let given = json;
     let json = json.map(json_destination);
     if let (Some(given), Some(p)) = (given, &json)
         && p != given
     {
-        ctx.say_raw(&format!(
+        ctx.say(&format!(
             "warning: {} exists: the JSON report goes to {} instead (nccl-tests never replaces a report; \
              remove it or give -J a new name to write there)",
             given.display(),

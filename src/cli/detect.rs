@@ -54,12 +54,12 @@ pub fn run(args: &DetectArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         write_atomically(p, &text)?;
     }
     for n in &det.notices {
-        ctx.say_raw(&n.to_string())?;
+        ctx.say(&n.to_string())?;
     }
-    for f in &findings {
-        ctx.say_raw(&f.one_line())?;
+    for line in render::detect::finding_notes(&det, &findings) {
+        ctx.say(&line)?;
     }
-    ctx.say_raw(&format!("topo detect: {}", det.summary()))?;
+    ctx.note(&det.summary())?;
     if args.output.is_none() {
         ctx.print(&text)?;
     }

@@ -107,12 +107,10 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A line on standard error as it is (reports that have their own prefix).
-    pub fn say_raw(&mut self, line: &str) -> Result<(), Error> {
-        match writeln!(self.err, "{line}") {
-            Err(e) if !gone(&e) => Err(Error::Io { file: "<stderr>".into(), source: e }),
-            _ => Ok(()),
-        }
+    /// A note on standard error: `topo: note: ...`, the one form besides `topo: warning:`
+    /// and `topo: error:`.
+    pub fn note(&mut self, message: &str) -> Result<(), Error> {
+        self.say(&format!("note: {message}"))
     }
 
     /// Notices, each said once per run.

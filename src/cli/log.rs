@@ -105,7 +105,7 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
         }
         let r = log::rebuild::topology(&facts, print, release)?;
         for a in &r.assumed {
-            ctx.say(&format!("assumed: {a}"))?;
+            ctx.note(&format!("assumed: {a}"))?;
         }
         return emit(args, ctx, &crate::xml::write(&r.xml)).map(|_| 0);
     }

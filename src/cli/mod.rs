@@ -21,6 +21,7 @@ mod paths;
 mod search;
 mod show;
 mod tune;
+mod usage;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -38,6 +39,7 @@ use crate::model::{self, Analysis, System};
 use crate::release::Release;
 use crate::search::{Graphs, SearchOptions};
 use args::{InputArgs, ModelArgs};
+use usage::usage_line;
 
 /// `topo --version`: the release of topo and the NCCL releases it models.
 const LONG_VERSION: &str = concat!(
@@ -209,7 +211,7 @@ fn choose_release(flag: Option<&str>, live: bool, ctx: &mut Ctx) -> Result<(), E
     let release = Release::parse(&text).map_err(|e| Error::Usage(format!("{from}: {e}")))?;
     ctx.set_release(release);
     if !release.checked() {
-        ctx.say(&format!("note: {}", release.provenance()))?;
+        ctx.note(&release.provenance())?;
     }
     Ok(())
 }
@@ -234,51 +236,7 @@ fn release_of_this_machine(ctx: &mut Ctx) -> Result<(), Error> {
             ),
         },
     };
-    ctx.say(&line)
-}
-
-/// A usage error on one line: clap's message, with its "did you mean" tip kept. A
-/// missing subcommand (clap answers it with the command's help) names the commands.
-fn usage_line(e: &clap::Error, args: &[OsString]) -> String {
-    use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
-        return missing_command(args);
-    }
-    let text = e.render().to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
-    let first = lines.next().unwrap_or("bad command line");
-    let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    // "…were not provided:" is followed by the arguments it means, one per line.
-    if msg.ends_with(':') {
-        let mut items = Vec::new();
-        while let Some(l) = lines.next_if(|l| !l.starts_with("Usage:") && !l.starts_with("tip: ")) {
-            items.push(l);
-        }
-        msg.push(' ');
-        msg.push_str(&items.join(", "));
-    }
-    for tip in lines.filter(|l| l.starts_with("tip: ")) {
-        msg.push_str("; ");
-        msg.push_str(tip);
-    }
-    msg.push_str(" (see --help)");
-    msg
-}
-
-/// "a command is missing" for the (sub)command the arguments name, with its commands.
-fn missing_command(args: &[OsString]) -> String {
-    use clap::CommandFactory;
-    let mut cmd = Cli::command();
-    let mut path = vec![cmd.get_name().to_string()];
-    for a in args.iter().skip(1) {
-        let a = a.to_string_lossy();
-        let Some(sub) = cmd.find_subcommand(a.as_ref()).cloned() else { continue };
-        path.push(sub.get_name().to_string());
-        cmd = sub;
-    }
-    let names: Vec<&str> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name()).collect();
-    let path = path.join(" ");
-    format!("a command is missing: {path} COMMAND, where COMMAND is one of {} (see {path} --help)", names.join(", "))
+    ctx.note(&line)
 }
 
 /// Load the input, say its notices, and run the model on it.

@@ -40,6 +40,22 @@ struct DeviceNames {
     kinds: Vec<(String, Vec<String>)>,
 }
 
+impl DeviceNames {
+    /// `[check] devices: message`, the devices by name.
+    fn finding(&self, f: &Finding) -> String {
+        let devices: Vec<&str> = f
+            .devices
+            .iter()
+            .map(|d| self.labels.get(&d.to_ascii_lowercase()).map_or(d.as_str(), String::as_str))
+            .collect();
+        if devices.is_empty() {
+            format!("[{}] {}", f.check, f.message)
+        } else {
+            format!("[{}] {}: {}", f.check, devices.join(", "), f.message)
+        }
+    }
+}
+
 fn device_names(x: &Xml) -> DeviceNames {
     let mut gpus: Vec<(String, (i32, Option<String>))> = names::xml_gpus(x).into_iter().collect();
     gpus.sort_by_key(|(_, (dev, _))| *dev);
@@ -64,6 +80,21 @@ fn device_names(x: &Xml) -> DeviceNames {
         }
     }
     DeviceNames { labels, kinds }
+}
+
+/// What `topo detect` says of the health findings on standard error, one line each
+/// (without `topo: `): errors and warnings as warnings (detect succeeds; `topo check`
+/// fails on an error), notes as notes, devices named as `topo check` names them.
+pub fn finding_notes(det: &Detection, findings: &[Finding]) -> Vec<String> {
+    let names = device_names(&det.xml);
+    findings
+        .iter()
+        .map(|f| {
+            let level = if f.severity == Severity::Info { "note" } else { "warning" };
+            let what = if f.severity == Severity::Error { " (an error for topo check)" } else { "" };
+            format!("{level}: {}{what}", names.finding(f))
+        })
+        .collect()
 }
 
 /// Findings as text for people, laid out as `term` says.
@@ -121,16 +152,7 @@ fn findings_text(title: &str, findings: &[Finding], names: &DeviceNames, term: &
             Some(t) => term.paint(&sev, t),
             None => sev,
         };
-        let devices: Vec<&str> = f
-            .devices
-            .iter()
-            .map(|d| names.labels.get(&d.to_ascii_lowercase()).map_or(d.as_str(), String::as_str))
-            .collect();
-        let line = if devices.is_empty() {
-            format!("{sev} [{}] {}", f.check, f.message)
-        } else {
-            format!("{sev} [{}] {}: {}", f.check, devices.join(", "), f.message)
-        };
+        let line = format!("{sev} {}", names.finding(f));
         s.push_str(&format!("\n{}\n", term.wrap(&line, "    ")));
         s.push_str(&format!("{}\n", term.wrap_hanging(&format!("  why: {}", f.why))));
         s.push_str(&format!("{}\n", term.wrap_hanging(&format!("  fix: {}", f.fix))));
