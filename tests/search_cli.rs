@@ -285,3 +285,22 @@ fn graph_dump_of_nccl_2_18_1() {
     );
     assert_eq!(ours, std::fs::read_to_string(&dump).unwrap());
 }
+
+/// A channel wrapped over several lines keeps the ring readable in order: NET IN, the
+/// GPUs, then NET OUT on the line of the last GPUs.
+#[test]
+fn wrapped_channels_end_with_net_out() {
+    let s = stdout(topo().env("COLUMNS", "100").args([
+        "search",
+        "--graph",
+        "ring",
+        "--fixture",
+        "dgx-h100",
+        "--nodes",
+        "2",
+    ]));
+    let lines: Vec<&str> = s.lines().collect();
+    let first = lines.iter().position(|l| l.trim_start().starts_with("0  NET/0 mlx5_0")).expect(&s);
+    assert_eq!(lines[first].matches("mlx5_0").count(), 1, "NET OUT not on the first line:\n{s}");
+    assert!(lines[first + 1].trim_end().ends_with("NET/0 mlx5_0"), "NET OUT after the last GPUs:\n{s}");
+}

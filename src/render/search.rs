@@ -139,9 +139,12 @@ fn graph_text(an: &Analysis, g: &Graph, term: &Term, out: &mut String) {
         if sys.inter {
             row.push(Cell::new(nin));
         }
-        row.push(Cell::new(wrap_items("", gpus, "  ", room, "")));
+        let gpus = wrap_items("", gpus, "  ", room, "");
+        // NET OUT beside the last GPUs: the ring leaves the node after them.
+        let below = gpus.lines().count().saturating_sub(1);
+        row.push(Cell::new(gpus));
         if sys.inter {
-            row.push(Cell::new(nout));
+            row.push(Cell::new(format!("{}{nout}", "\n".repeat(below))));
         }
         t.add_row(row);
     }
