@@ -341,3 +341,20 @@ fn fleet_of_the_shared_dumps_prints_rounded_numbers() {
     let (digits, line) = longest_fraction(&text);
     assert!(digits < 7, "a number with {digits} decimals: {line}");
 }
+
+/// Nodes are listed in natural order: n1, n2, n10, n100 (not n1, n10, n100, n2).
+#[test]
+fn fleet_lists_nodes_in_natural_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fixture("dgx-h100");
+    for n in [100, 10, 2, 1] {
+        write(dir.path(), &format!("n{n}.xml"), &base);
+    }
+    let out = topo().arg("fleet").arg(dir.path()).assert().code(0).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let names: Vec<&str> = text
+        .split(|c: char| c == ' ' || c == ',' || c == '\n')
+        .filter_map(|w| w.rsplit('/').next()?.strip_suffix(".xml"))
+        .collect();
+    assert_eq!(names[..4], ["n1", "n2", "n10", "n100"], "{text}");
+}

@@ -75,8 +75,44 @@ pub fn signature(x: &Xml, ignore: &Ignore) -> u64 {
     x.root().map_or(FNV_OFFSET, |r| rec(x, r, ignore))
 }
 
+/// `a` before `b` as people number nodes: runs of digits by their value, so `n2` comes
+/// before `n10` and `n10` before `n100`; the rest by character.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let run = |s: &[u8]| s.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (m, n) = (run(x), run(y));
+                // Values by their digits without leading zeros: longer is larger.
+                let trim = |d: &[u8]| -> Vec<u8> { d.iter().copied().skip_while(|&c| c == b'0').collect() };
+                let (dp, dq) = (trim(&x[..m]), trim(&y[..n]));
+                let by_value = dp.len().cmp(&dq.len()).then_with(|| dp.cmp(&dq));
+                if by_value != Ordering::Equal {
+                    return by_value;
+                }
+                x = &x[m..];
+                y = &y[n..];
+            }
+            (Some(p), Some(q)) if p != q => return p.cmp(q),
+            _ => {
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+fn natural_path_cmp(a: &Path, b: &Path) -> std::cmp::Ordering {
+    natural_cmp(&a.to_string_lossy(), &b.to_string_lossy())
+}
+
 /// The dumps named on the command line: files as given, directories expanded to the
-/// `*.xml` files directly inside them, sorted.
+/// `*.xml` files directly inside them, in natural order (`n2` before `n10`).
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in inputs {
@@ -92,7 +128,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
                     message: "no *.xml topology dump in this directory".into(),
                 });
             }
-            files.sort();
+            files.sort_by(|a, b| natural_path_cmp(a, b));
             out.extend(files);
         } else {
             out.push(p.clone());
@@ -195,7 +231,7 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
     }
     // Largest first; on a tie, the group whose first file sorts first.
     let mut groups: Vec<Group> = groups.into_iter().map(|(signature, files)| Group { signature, files }).collect();
-    groups.sort_by(|a, b| b.files.len().cmp(&a.files.len()).then_with(|| a.files[0].cmp(&b.files[0])));
+    groups.sort_by(|a, b| b.files.len().cmp(&a.files.len()).then_with(|| natural_path_cmp(&a.files[0], &b.files[0])));
 
     let (reference, reference_in_fleet, ref_xml) = match &args.reference {
         Some(r) => {
@@ -249,6 +285,13 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
 mod tests {
     use super::*;
     use crate::diff::testutil::{find, fixture};
+
+    #[test]
+    fn nodes_in_natural_order() {
+        let mut v = ["n100", "n10", "n2", "n1", "n02", "a", "n1b", "n1a"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["a", "n1", "n1a", "n1b", "n02", "n2", "n10", "n100"]);
+    }
 
     #[test]
     fn signature_ignores_order_and_host_noise() {
