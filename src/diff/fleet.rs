@@ -174,6 +174,22 @@ fn hash_all(files: &[PathBuf], ignore: &Ignore) -> Vec<Result<u64, Error>> {
 pub struct Group {
     pub signature: u64,
     pub files: Vec<PathBuf>,
+    /// Its GPUs (`<gpu>`) and network devices (`<net>`), counted in its first dump
+    /// (0 when that dump could not be read).
+    pub gpus: usize,
+    pub nets: usize,
+}
+
+impl Group {
+    fn new(signature: u64, files: Vec<PathBuf>) -> Group {
+        Group { signature, files, gpus: 0, nets: 0 }
+    }
+
+    /// Count the GPUs and network devices of the group's dump `x`.
+    fn count(&mut self, x: &Xml) {
+        let n = |name: &str| x.root().map_or(0, |r| x.descendants_named(r, name).len());
+        (self.gpus, self.nets) = (n("gpu"), n("net"));
+    }
 }
 
 /// Everything `topo fleet` found.
@@ -230,7 +246,7 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
         return Err(e);
     }
     // Largest first; on a tie, the group whose first file sorts first.
-    let mut groups: Vec<Group> = groups.into_iter().map(|(signature, files)| Group { signature, files }).collect();
+    let mut groups: Vec<Group> = groups.into_iter().map(|(signature, files)| Group::new(signature, files)).collect();
     groups.sort_by(|a, b| b.files.len().cmp(&a.files.len()).then_with(|| natural_path_cmp(&a.files[0], &b.files[0])));
 
     let (reference, reference_in_fleet, ref_xml) = match &args.reference {
@@ -239,7 +255,7 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
             let sig = signature(&x, &ignore);
             match groups.iter().position(|g| g.signature == sig) {
                 Some(i) => (groups.remove(i), true, x),
-                None => (Group { signature: sig, files: vec![r.clone()] }, false, x),
+                None => (Group::new(sig, vec![r.clone()]), false, x),
             }
         }
         None => {
@@ -251,12 +267,15 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
             (g, true, x)
         }
     };
+    let mut reference = reference;
+    reference.count(&ref_xml);
     let ref_side = Side::new(&reference.files[0].display().to_string(), ref_xml, opts, graphs);
     let mut outliers = Vec::new();
-    for g in groups {
+    for mut g in groups {
         let label = g.files[0].display().to_string();
         match read_checked(&g.files[0]) {
             Ok(x) => {
+                g.count(&x);
                 let side = Side::new(&label, x, opts, graphs);
                 let (changes, hidden) = compare(&ref_side, &side, &ignore);
                 outliers.push(Outlier { ring: side.ring(), group: g, changes, hidden, error: None });
