@@ -352,10 +352,8 @@ fn fleet_lists_nodes_in_natural_order() {
     }
     let out = topo().arg("fleet").arg(dir.path()).assert().code(0).get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
-    let names: Vec<&str> = text
-        .split(|c: char| c == ' ' || c == ',' || c == '\n')
-        .filter_map(|w| w.rsplit('/').next()?.strip_suffix(".xml"))
-        .collect();
+    let names: Vec<&str> =
+        text.split([' ', ',', '\n']).filter_map(|w| w.rsplit('/').next()?.strip_suffix(".xml")).collect();
     assert_eq!(names[..4], ["n1", "n2", "n10", "n100"], "{text}");
 }
 
