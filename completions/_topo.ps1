@@ -27,7 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts')
-            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Everything the model decides, in one document')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs')
             [CompletionResult]::new('tune', 'tune', [CompletionResultType]::ParameterValue, 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)')
@@ -299,7 +299,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
         'topo;help' {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths')
             [CompletionResult]::new('paths', 'paths', [CompletionResultType]::ParameterValue, 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts')
-            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Everything the model decides, in one document')
+            [CompletionResult]::new('analyze', 'analyze', [CompletionResultType]::ParameterValue, 'Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs')
             [CompletionResult]::new('tune', 'tune', [CompletionResultType]::ParameterValue, 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)')

@@ -24,7 +24,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
             cand show 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
             cand paths 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
-            cand analyze 'Everything the model decides, in one document'
+            cand analyze 'Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning'
             cand search 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
             cand tune 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size'
             cand diff 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
@@ -279,7 +279,7 @@ set edit:completion:arg-completer[topo] = {|@words|
         &'topo;help'= {
             cand show 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
             cand paths 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
-            cand analyze 'Everything the model decides, in one document'
+            cand analyze 'Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning'
             cand search 'NCCL''s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
             cand tune 'NCCL''s performance model: algorithm, protocol, time and bandwidth per message size'
             cand diff 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'

@@ -864,3 +864,20 @@ fn stderr_lines_share_one_prefix_style() {
         }
     }
 }
+
+/// `topo analyze`'s text is everything the model decides: the system, paths and
+/// verdicts, then the graphs, the channels NCCL runs and the tuning summary.
+#[test]
+fn analyze_text_has_graphs_channels_and_tuning() {
+    let out = stdout_of(&["analyze", "--fixture", "dgx-h100", "--nodes", "2"]);
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("no {s:?} in:\n{out}"));
+    let order = [
+        at("NCCL system:"),
+        at("Paths (NCCL path type"),
+        at("ring graph\n"),
+        at("Channels NCCL runs"),
+        at("Tuning (NCCL"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    assert!(out.contains("1073741824       NVLSTree  Simple"), "{out}");
+}

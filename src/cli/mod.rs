@@ -71,7 +71,7 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts.
     Paths(paths::PathsArgs),
-    /// Everything the model decides, in one document.
+    /// Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning.
     Analyze(analyze::AnalyzeArgs),
     /// NCCL's channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs.
     Search(search::SearchArgs),

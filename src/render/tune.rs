@@ -355,6 +355,18 @@ pub fn tuning_json(m: &Model) -> serde_json::Value {
 
 /// What `topo tune` prints: the header, NCCL's table when asked, then the sweep, laid
 /// out as `term` says; or the same as JSON.
+/// `topo analyze`'s tuning section: NCCL's AllReduce picks at a few sizes, with the
+/// predicted time and bandwidths, as `topo tune` prints them.
+pub fn summary_text(m: &Model, sweep: &Swept, term: &Term) -> String {
+    let title = format!(
+        "Tuning (NCCL {}'s AllReduce picks, {} ranks; topo tune for every collective and size):",
+        m.comm.release, m.comm.n_ranks
+    );
+    let mut s = format!("{}\n", term.wrap(&title, "  "));
+    s.push_str(&sweep_text(&sweep.rows, term));
+    s
+}
+
 pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, json: bool, term: &Term) -> String {
     if json {
         let mut doc = serde_json::json!({
