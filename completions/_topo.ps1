@@ -122,6 +122,10 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;tune' {
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type, as nccl-tests'' -d (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16): sizes become whole elements of it, and NVLS runs only the types it can reduce')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type, as nccl-tests'' -d (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16): sizes become whole elements of it, and NVLS runs only the types it can reduce')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction, as nccl-tests'' -o (sum, prod, min, max, avg): NVLS reduces only some')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction, as nccl-tests'' -o (sum, prod, min, max, avg): NVLS reduces only some')
             [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
             [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')

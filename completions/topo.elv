@@ -114,6 +114,10 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
         }
         &'topo;tune'= {
+            cand -d 'Element type, as nccl-tests'' -d (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16): sizes become whole elements of it, and NVLS runs only the types it can reduce'
+            cand --datatype 'Element type, as nccl-tests'' -d (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16): sizes become whole elements of it, and NVLS runs only the types it can reduce'
+            cand -o 'Reduction, as nccl-tests'' -o (sum, prod, min, max, avg): NVLS reduces only some'
+            cand --op 'Reduction, as nccl-tests'' -o (sum, prod, min, max, avg): NVLS reduces only some'
             cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
             cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
             cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'

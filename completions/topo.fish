@@ -129,6 +129,8 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l json -d 'Print the 
 complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)'
 complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand tune" -s d -l datatype -d 'Element type, as nccl-tests\' -d (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16): sizes become whole elements of it, and NVLS runs only the types it can reduce' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -s o -l op -d 'Reduction, as nccl-tests\' -o (sum, prod, min, max, avg): NVLS reduces only some' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
 dgx1-v100\t''

@@ -1074,6 +1074,12 @@ impl Release {
         self.since(2, 29, 2)
     }
 
+    /// NVLS AllGather runs whatever the element type and reduction (2.22; before, only
+    /// where NVLS can reduce them).
+    pub fn nvls_allgather_any_type(self) -> bool {
+        self.since(2, 22, 0)
+    }
+
     /// A GPU's physical device is a node of its own (DEV, joined to the GPU by a LOC
     /// link) from 2.30.3; before, the GPU node holds the PCIe and NVLink links itself,
     /// so NCCL's paths count two hops fewer between GPUs (one to a NIC or CPU). topo
