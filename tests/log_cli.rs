@@ -259,3 +259,49 @@ fn tuning_tables_are_compared() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("[tuning] Tree/LL latency us/bandwidth GB/s: AllReduce 999.9/1.0"), "{text}");
 }
+
+/// nccl-tests' results table (any version's columns), beside the model's prediction for
+/// the machine and size, with the share the run reached.
+const TESTS_TABLE: &str = "\
+# nThread 1 nGpus 8 minBytes 1048576 maxBytes 1073741824 step: 1024(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     1048576        262144     float     sum      -1    60.12   17.44   30.52      0    59.80   17.53   30.68      0
+  1073741824     268435456     float     sum      -1   6100.5  176.01  308.02      0   6090.1  176.31  308.54      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 169.27
+";
+
+#[test]
+fn nccl_tests_results_beside_the_model() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let f = write_log(d.path(), "with-tests.log", &format!("{}{TESTS_TABLE}", log.text));
+    let out = topo().args(["log"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("nccl-tests results: allreduce, 8 ranks, float sum"), "{text}");
+    // The model's busbw at 1 GiB is topo tune's.
+    let tune = assert_cmd::cargo::cargo_bin_cmd!("topo")
+        .args(["tune", "--fixture", "dgx-h100", "--nccl-version", "2.28.9", "-b", "1G", "-e", "1G"])
+        .output()
+        .unwrap();
+    let tune = String::from_utf8_lossy(&tune.stdout).into_owned();
+    let model: f64 = tune.lines().last().unwrap().split_whitespace().nth(7).unwrap().parse().unwrap();
+    let pct = 308.02 / model * 100.0;
+    let verdict = format!("your 8-GPU allreduce reaches {pct:.0}% of what this topology allows at 1 GiB");
+    assert!(text.contains(&verdict), "{verdict}\n{text}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&topo().args(["log", "--json"]).arg(&f).output().unwrap().stdout).unwrap();
+    assert_eq!(j["perf"][0]["rows"][1]["oop"][2], 308.02);
+    assert_eq!(j["model"]["perf"][0]["rows"][1]["measured_busbw"], 308.02);
+
+    // The table alone (no NCCL lines), with the machine given.
+    let alone = write_log(d.path(), "alone.log", TESTS_TABLE);
+    let machine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/dgx-h100.xml");
+    let out = topo().args(["log", "--nccl-version", "2.28.9", "--topo"]).arg(&machine).arg(&alone).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(&verdict), "{text}");
+}

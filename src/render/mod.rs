@@ -10,6 +10,7 @@ pub mod graphs;
 pub mod log;
 pub mod names;
 pub mod paths;
+pub mod perf;
 pub mod search;
 pub mod show;
 pub mod term;
