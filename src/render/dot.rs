@@ -645,7 +645,7 @@ fn label(an: &Analysis, lay: &Layout, r: NodeRef) -> String {
                 _ => lines.push(format!("GPU {} · sm{cc}", ranks.join(", "))),
             }
             lines.push(n.busid.clone().unwrap_or_else(|| node_label(sys, r)));
-            lines.extend(crate::render::names::node_pci_name(an, r));
+            lines.extend(crate::render::names::node_pci_label(an, r));
             let mut last = up.clone().unwrap_or_default();
             // The NIC NCCL gives this GPU's channel 0, with the path type.
             if let Some(&rank) = ranks_of(sys, r).first()
@@ -677,14 +677,14 @@ fn label(an: &Analysis, lay: &Layout, r: NodeRef) -> String {
         }
         (_, NodeType::Nic) => {
             lines.push(format!("NIC {}", n.busid.as_deref().unwrap_or("(no PCI device)")));
-            lines.extend(crate::render::names::node_pci_name(an, r));
+            lines.extend(crate::render::names::node_pci_label(an, r));
             lines.extend(up);
         }
         (Kind::Pci { device }, _) => {
             lines.push(format!("PCI switch {}", n.busid.as_deref().unwrap_or("?")));
             if *device != 0 {
                 let ids = || format!("{:04x}:{:04x}", device >> 48, (device >> 32) & 0xffff);
-                lines.push(crate::render::names::node_pci_name(an, r).unwrap_or_else(ids));
+                lines.push(crate::render::names::node_pci_label(an, r).unwrap_or_else(ids));
             }
             lines.extend(up);
         }

@@ -80,6 +80,37 @@ pub fn node_pci_name(an: &Analysis, r: NodeRef) -> Option<String> {
     }
 }
 
+/// A PCI name short enough for a box of a picture: up to the first `,` or ` (`, and at
+/// most 26 characters, cut between words (`…` marks the cut).
+pub fn compact(name: &str) -> String {
+    const MAX: usize = 26;
+    let head = name.split(", ").next().unwrap_or(name);
+    let head = head.split(" (").next().unwrap_or(head).trim();
+    if head.chars().count() <= MAX {
+        return head.to_string();
+    }
+    let mut out = String::new();
+    for w in head.split(' ') {
+        if out.chars().count() + w.chars().count() + 1 > MAX - 1 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    if out.is_empty() {
+        out = head.chars().take(MAX - 1).collect();
+    }
+    out.push('…');
+    out
+}
+
+/// [`node_pci_name`], [`compact`] for a picture.
+pub fn node_pci_label(an: &Analysis, r: NodeRef) -> Option<String> {
+    node_pci_name(an, r).map(|n| compact(&n))
+}
+
 /// `GPU3 (0000:44:00.0)`: a GPU by its number (rank in the model, NVML index in
 /// detection), with its bus id.
 pub fn gpu(number: i32, busid: &str) -> String {
@@ -181,6 +212,12 @@ mod tests {
         assert_eq!(pci_name(0x1000, 0xc030).as_deref(), Some("Broadcom PEX890xx PCIe Gen 5 Switch"));
         assert_eq!(pci_name(0x10de, 0xfffe).as_deref(), Some("NVIDIA device fffe"));
         assert_eq!(short_vendor("Advanced Micro Devices, Inc. [AMD/ATI]"), "AMD/ATI");
+        assert_eq!(compact("PLX PEX 8764 64-Lane, 16-Port PCI Express Gen 3 (8 GT/s) Switch"), "PLX PEX 8764 64-Lane");
+        assert_eq!(
+            compact("Mellanox MT43244 BlueField-3 integrated ConnectX-7 network controller"),
+            "Mellanox MT43244…"
+        );
+        assert_eq!(compact("NVIDIA H100 SXM5 80GB"), "NVIDIA H100 SXM5 80GB");
     }
 
     #[test]
