@@ -126,7 +126,7 @@ fn dot_channel_draws_one_channel_with_loads_per_direction() {
     assert!(s.starts_with("graph topo {"), "{s}");
     assert!(s.contains("ring channel 1 over the machine"), "{s}");
     assert!(s.contains("↓ 30.0 ↑ 30.0 of 370.8 GB/s"), "{s}");
-    assert!(s.contains("label=\"ring 1\""), "{s}");
+    assert!(s.contains("label=\"step 1/8\""), "{s}");
     // One graph at a time, a channel that exists, and only with --dot.
     topo()
         .args(["search", "--fixture", "dgx-h100", "--dot", "--channel", "0", "--graph", "ring,tree"])
@@ -303,4 +303,31 @@ fn wrapped_channels_end_with_net_out() {
     let first = lines.iter().position(|l| l.trim_start().starts_with("0  NET/0 mlx5_0")).expect(&s);
     assert_eq!(lines[first].matches("mlx5_0").count(), 1, "NET OUT not on the first line:\n{s}");
     assert!(lines[first + 1].trim_end().ends_with("NET/0 mlx5_0"), "NET OUT after the last GPUs:\n{s}");
+}
+
+/// Pictures a person can follow: the NVLS graph is one NVSwitch domain (one switch for
+/// every head), the steps of `--channel N` read `step k/n` (not `ring k`, which reads
+/// as a channel), and channels that share an order of GPUs share one diagram, whatever
+/// NICs they use.
+#[test]
+fn dot_pictures_read_as_they_should() {
+    let nvls = stdout(topo().args(["search", "--dot", "--graph", "nvls", "--fixture", "dgx-h100"]));
+    assert_eq!(nvls.matches("label=\"NVSwitch (NVLS)\"").count(), 1, "{nvls}");
+    assert_eq!(nvls.matches("head of channel").count(), 8, "{nvls}");
+    let ch = stdout(topo().args(["search", "--dot", "--channel", "0", "--fixture", "dgx1-v100"]));
+    assert!(ch.contains("label=\"step 1/8\"") && ch.contains("label=\"step 8/8\""), "{ch}");
+    assert!(!ch.contains("label=\"ring 1\""), "{ch}");
+    let file = root().join("../shared/fixtures/nccl/aws-p5-efa32.xml");
+    if !file.exists() {
+        common::skip("dot_pictures_read_as_they_should", "../shared/fixtures/nccl/aws-p5-efa32.xml is absent");
+        return;
+    }
+    let args = ["search", "--graph", "ring", "--nodes", "2", "--topo", file.to_str().unwrap()];
+    let j: serde_json::Value = serde_json::from_str(&stdout(topo().args(args).arg("--json"))).unwrap();
+    let orders: std::collections::BTreeSet<String> =
+        j["ring"]["channels"].as_array().unwrap().iter().map(|c| c["ranks"].to_string()).collect();
+    let dot = stdout(topo().args(args).arg("--dot"));
+    assert_eq!(dot.matches("label=\"ring: channel").count(), orders.len(), "{dot}");
+    assert!(orders.len() < j["ring"]["nchannels"].as_u64().unwrap() as usize);
+    assert!(dot.contains("(one a channel)"), "the NICs of the channels that share a diagram: {dot}");
 }

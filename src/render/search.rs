@@ -413,6 +413,24 @@ fn net_text(sys: &System, id: i64, dir: &str) -> String {
     }
 }
 
+/// The NICs where a drawn chain enters or leaves the node: one NET, or the NETs of the
+/// channels that share the chain (`NET 0, 8, 16 in`, one a channel).
+fn nets_text(sys: &System, ids: &[i64], dir: &str) -> String {
+    match ids {
+        [one] => net_text(sys, *one, dir),
+        _ => {
+            let devs: Vec<String> = ids
+                .iter()
+                .map(|&id| match sys.find(NodeType::Net, id).and_then(|n| sys.list(NodeType::Net)[n].net()) {
+                    Some(x) => x.dev.to_string(),
+                    None => format!("{id:#x}"),
+                })
+                .collect();
+            format!("NET {} {dir}\\n(one a channel)", devs.join(", "))
+        }
+    }
+}
+
 /// The path type between two ranks' GPUs.
 fn path_type(sys: &System, a: i32, b: i32) -> String {
     match (sys.gpu_by_rank(a), sys.gpu_by_rank(b)) {
@@ -424,7 +442,7 @@ fn path_type(sys: &System, a: i32, b: i32) -> String {
 }
 
 /// A ring (closed unless it goes through the network) or a chain, as a snake of GPUs.
-fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<(i64, i64)>, title: &str) -> Diagram {
+fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<&Nets>, title: &str) -> Diagram {
     let name = g.name();
     let col = graph_colour(name);
     let ring = g.pattern == crate::search::Pattern::Ring;
@@ -493,7 +511,7 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
         stmts.push(dot::node(
             &in_id,
             vec![
-                dot::attr("label", &net_text(sys, nin, "in")),
+                dot::attr("label", &nets_text(sys, nin, "in")),
                 dot::attr("shape", "ellipse"),
                 dot::attr("fillcolor", dot::FILL_NET),
             ],
@@ -513,7 +531,7 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
         stmts.push(dot::node(
             &out_id,
             vec![
-                dot::attr("label", &net_text(sys, nout, "out")),
+                dot::attr("label", &nets_text(sys, nout, "out")),
                 dot::attr("shape", "ellipse"),
                 dot::attr("fillcolor", dot::FILL_NET),
             ],
@@ -539,7 +557,8 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
     Diagram { stmts, top, bottom, cols: cols.max(1), rows: rows.len() + extra_rows }
 }
 
-/// NVLS: up to four head GPUs to the NVSwitch, each with its channels.
+/// NVLS: every head GPU to the one NVSwitch domain, each with its channels; heads in
+/// rows of at most four, the first above the switch, the second below it, and so on.
 fn nvls_diagram(sys: &System, g: &Graph, k: usize, heads: &[(i32, BTreeSet<u32>)]) -> Diagram {
     let name = g.name();
     let nvs = format!("{name}{k}:NVS/0");
@@ -576,14 +595,34 @@ fn nvls_diagram(sys: &System, g: &Graph, k: usize, heads: &[(i32, BTreeSet<u32>)
                 dot::attr("fillcolor", dot::FILL_GPU),
             ],
         ));
-        stmts.push(dot::edge_ids(&id, &nvs, vec![dot::attr("color", graph_colour(name)), dot::attr("dir", "both")]));
         ids.push(id);
     }
-    stmts.push(dot::same_rank(&format!("{name}{k}heads"), &ids));
-    for w in ids.windows(2) {
-        stmts.push(dot::invisible(&w[0], &w[1]));
+    let rows: Vec<&[String]> = ids.chunks(4).collect();
+    for (r, row) in rows.iter().enumerate() {
+        stmts.push(dot::same_rank(&format!("{name}{k}heads{r}"), row));
+        for w in row.windows(2) {
+            stmts.push(dot::invisible(&w[0], &w[1]));
+        }
+        // Rows 0, 2, 4... above the switch (drawn towards it), 1, 3... below (drawn
+        // from it); only the two rows beside the switch place it.
+        let above = r % 2 == 0;
+        for id in row.iter() {
+            let mut at = vec![dot::attr("color", graph_colour(name)), dot::attr("dir", "both")];
+            if r > 1 {
+                at.push(dot::attr("constraint", "false"));
+            }
+            stmts.push(if above { dot::edge_ids(id, &nvs, at) } else { dot::edge_ids(&nvs, id, at) });
+        }
+        if r > 1 {
+            // Outer rows beyond the inner ones.
+            let inner = &rows[r - 2][0];
+            stmts.push(if above { dot::invisible(&row[0], inner) } else { dot::invisible(inner, &row[0]) });
+        }
     }
-    Diagram { stmts, top: ids[0].clone(), bottom: nvs, cols: heads.len(), rows: 2 }
+    let top = rows.iter().step_by(2).next_back().map_or(nvs.clone(), |r| r[0].clone());
+    let bottom = rows.iter().skip(1).step_by(2).next_back().map_or(nvs.clone(), |r| r[0].clone());
+    let cols = heads.len().min(4);
+    Diagram { stmts, top, bottom, cols, rows: rows.len() + 1 }
 }
 
 /// CollNet Direct: the head GPU and the other GPUs it reaches directly.
@@ -593,7 +632,7 @@ fn direct_diagram(
     k: usize,
     head: i32,
     others: usize,
-    nets: Option<(i64, i64)>,
+    nets: Option<&Nets>,
     title: &str,
 ) -> Diagram {
     let name = g.name();
@@ -629,7 +668,7 @@ fn direct_diagram(
             stmts.push(dot::node(
                 &id,
                 vec![
-                    dot::attr("label", &net_text(sys, net, dir)),
+                    dot::attr("label", &nets_text(sys, net, dir)),
                     dot::attr("shape", "ellipse"),
                     dot::attr("fillcolor", dot::FILL_NET),
                 ],
@@ -641,8 +680,12 @@ fn direct_diagram(
     Diagram { stmts, top, bottom: o, cols: 2, rows: if nets.is_some() { 3 } else { 2 } }
 }
 
-/// The diagrams of one graph: one per distinct channel (same GPUs in the same order,
-/// same NICs), listing the channels that share it.
+/// The NICs a drawn chain enters and leaves the node by: one per channel that shares
+/// it, each listed once.
+type Nets = (Vec<i64>, Vec<i64>);
+
+/// The diagrams of one graph: one per distinct channel (same GPUs in the same order),
+/// listing the channels that share it and the NICs they use.
 fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
     use crate::search::Pattern;
     let n = sys.count(NodeType::Gpu);
@@ -655,23 +698,31 @@ fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
                 heads.entry(g.intra[c * n]).or_default().insert(c as u32);
             }
             let heads: Vec<(i32, BTreeSet<u32>)> = heads.into_iter().collect();
-            for (i, part) in heads.chunks(4).enumerate() {
-                out.push(nvls_diagram(sys, g, first + i, part));
-            }
+            out.push(nvls_diagram(sys, g, first, &heads));
         }
         _ => {
-            type Key = (Vec<i32>, Option<(i64, i64)>);
-            let mut groups: Vec<(Key, BTreeSet<u32>)> = Vec::new();
+            // One diagram per distinct order of GPUs, whatever NICs its channels use.
+            let mut groups: Vec<(Vec<i32>, BTreeSet<u32>, Option<Nets>)> = Vec::new();
             for c in 0..g.n_channels as usize {
-                let key = (g.intra[c * n..(c + 1) * n].to_vec(), nets(c));
-                match groups.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, chans)) => {
-                        chans.insert(c as u32);
+                let ranks = g.intra[c * n..(c + 1) * n].to_vec();
+                let k = match groups.iter().position(|(r, _, _)| *r == ranks) {
+                    Some(k) => k,
+                    None => {
+                        groups.push((ranks, BTreeSet::new(), nets(c).map(|_| (Vec::new(), Vec::new()))));
+                        groups.len() - 1
                     }
-                    None => groups.push((key, BTreeSet::from([c as u32]))),
+                };
+                groups[k].1.insert(c as u32);
+                if let (Some((i, o)), Some((ins, outs))) = (nets(c), groups[k].2.as_mut()) {
+                    if !ins.contains(&i) {
+                        ins.push(i);
+                    }
+                    if !outs.contains(&o) {
+                        outs.push(o);
+                    }
                 }
             }
-            for (i, ((ranks, nets), chans)) in groups.iter().enumerate() {
+            for (i, (ranks, chans, nets)) in groups.iter().enumerate() {
                 let what = match g.pattern {
                     Pattern::Ring => "ring",
                     Pattern::CollNetDirect => "collnet_direct",
@@ -681,9 +732,9 @@ fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
                 let plural = if chans.len() > 1 { "s" } else { "" };
                 let title = format!("{what}: channel{plural} {}", dot::channel_list(chans));
                 let d = if g.pattern == Pattern::CollNetDirect {
-                    direct_diagram(sys, g, first + i, ranks[0], n.saturating_sub(1), *nets, &title)
+                    direct_diagram(sys, g, first + i, ranks[0], n.saturating_sub(1), nets.as_ref(), &title)
                 } else {
-                    chain_diagram(sys, g, first + i, ranks, *nets, &title)
+                    chain_diagram(sys, g, first + i, ranks, nets.as_ref(), &title)
                 };
                 out.push(d);
             }
@@ -709,7 +760,7 @@ pub fn dot(
     }
     let names: Vec<&str> = graphs.iter().map(|g| g.name()).collect();
     let title = format!(
-        "{}\\n{} GPU(s), {} node(s) — NCCL {} channels: {}\\none diagram per distinct channel",
+        "{}\\n{} GPU(s), {} node(s) — NCCL {} channels: {}\\none diagram per distinct order of GPUs, with the channels that share it",
         an.input,
         sys.count(NodeType::Gpu),
         an.options.nodes,
@@ -868,11 +919,12 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
     stmts.extend(dot::machine_stmts(an, &lay, &label_for));
     // The channel's steps.
     let col = graph_colour(g.name());
-    for (i, leg) in cost::legs(sys, "<graphs>", &one, 0)?.iter().enumerate() {
-        let (a, b) = (dot::key(sys, leg.from), dot::key(sys, leg.to));
-        if a == b {
-            continue;
-        }
+    let legs: Vec<_> = cost::legs(sys, "<graphs>", &one, 0)?
+        .into_iter()
+        .map(|leg| (dot::key(sys, leg.from), dot::key(sys, leg.to)))
+        .filter(|(a, b)| a != b)
+        .collect();
+    for (i, &(a, b)) in legs.iter().enumerate() {
         let id = |r: NodeRef| match r.ty {
             NodeType::Nvs => {
                 lay.fabrics.iter().find(|f| f.nvs == Some(r)).map_or_else(|| dot::id_of(sys, r), |f| f.id.clone())
@@ -888,12 +940,13 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
                 dot::attr("style", "dashed"),
                 dot::attr("constraint", "false"),
                 dot::attr("dir", "forward"),
-                dot::attr("label", &format!("{} {}", g.name(), i + 1)),
+                // "step 3/8": the order of the steps, never read as a channel number.
+                dot::attr("label", &format!("step {}/{}", i + 1, legs.len())),
             ],
         ));
     }
     let mut legend = dot::machine_legend_rows(sys);
-    legend.push((Some(col), "- ->", "the channel's steps, in order"));
+    legend.push((Some(col), "- ->", "the channel's steps, in order (step k/n: the k-th of n)"));
     legend.push((None, "↓ x ↑ y of z", "load down and up the link, of its capacity (GB/s)"));
     legend.push((Some("#c0392b"), "red", "more load than the link carries"));
     stmts.extend(dot::legend_at_bottom(&legend, &lay.bottom_node(sys)));
