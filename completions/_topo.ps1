@@ -34,6 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
+            [CompletionResult]::new('algo', 'algo', [CompletionResultType]::ParameterValue, 'Collective programs (MSCCL-IR): check them, show them over a machine')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
             [CompletionResult]::new('fixtures', 'fixtures', [CompletionResultType]::ParameterValue, 'List the machines topo carries built in (for --fixture)')
@@ -264,6 +265,62 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
         'topo;bench;help;help' {
             break
         }
+        'topo;algo' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'topo;algo;check' {
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Whose rules: executor (msccl-executor-nccl), rccl or legacy (microsoft/msccl)')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'FIFO slots per connection to hold the program to (default 8, the runtimes'' NCCL_STEPS; a Simple call takes 4 slots, an LL or LL128 call 1)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write the report as JSON (schema topo.algo.check/1; several files: topo.algo.check-many/1)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;show' {
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Whose rules the program is read by')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.show/1)')
+            [CompletionResult]::new('--dot', '--dot', [CompletionResultType]::ParameterName, 'Write a Graphviz drawing of GPUs and connections by channel')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'topo;algo;help;check' {
+            break
+        }
+        'topo;algo;help;show' {
+            break
+        }
+        'topo;algo;help;help' {
+            break
+        }
         'topo;detect' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output (replaced whole, never half-written)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output (replaced whole, never half-written)')
@@ -310,6 +367,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
+            [CompletionResult]::new('algo', 'algo', [CompletionResultType]::ParameterValue, 'Collective programs (MSCCL-IR): check them, show them over a machine')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
             [CompletionResult]::new('fixtures', 'fixtures', [CompletionResultType]::ParameterValue, 'List the machines topo carries built in (for --fixture)')
@@ -345,6 +403,17 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;help;bench;allreduce' {
+            break
+        }
+        'topo;help;algo' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            break
+        }
+        'topo;help;algo;check' {
+            break
+        }
+        'topo;help;algo;show' {
             break
         }
         'topo;help;detect' {

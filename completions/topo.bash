@@ -16,6 +16,9 @@ _topo() {
             ",$1")
                 cmd="topo"
                 ;;
+            topo,algo)
+                cmd="topo__subcmd__algo"
+                ;;
             topo,analyze)
                 cmd="topo__subcmd__analyze"
                 ;;
@@ -55,6 +58,24 @@ _topo() {
             topo,tune)
                 cmd="topo__subcmd__tune"
                 ;;
+            topo__subcmd__algo,check)
+                cmd="topo__subcmd__algo__subcmd__check"
+                ;;
+            topo__subcmd__algo,help)
+                cmd="topo__subcmd__algo__subcmd__help"
+                ;;
+            topo__subcmd__algo,show)
+                cmd="topo__subcmd__algo__subcmd__show"
+                ;;
+            topo__subcmd__algo__subcmd__help,check)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__check"
+                ;;
+            topo__subcmd__algo__subcmd__help,help)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__help"
+                ;;
+            topo__subcmd__algo__subcmd__help,show)
+                cmd="topo__subcmd__algo__subcmd__help__subcmd__show"
+                ;;
             topo__subcmd__bench,allreduce)
                 cmd="topo__subcmd__bench__subcmd__allreduce"
                 ;;
@@ -66,6 +87,9 @@ _topo() {
                 ;;
             topo__subcmd__bench__subcmd__help,help)
                 cmd="topo__subcmd__bench__subcmd__help__subcmd__help"
+                ;;
+            topo__subcmd__help,algo)
+                cmd="topo__subcmd__help__subcmd__algo"
                 ;;
             topo__subcmd__help,analyze)
                 cmd="topo__subcmd__help__subcmd__analyze"
@@ -106,6 +130,12 @@ _topo() {
             topo__subcmd__help,tune)
                 cmd="topo__subcmd__help__subcmd__tune"
                 ;;
+            topo__subcmd__help__subcmd__algo,check)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__check"
+                ;;
+            topo__subcmd__help__subcmd__algo,show)
+                cmd="topo__subcmd__help__subcmd__algo__subcmd__show"
+                ;;
             topo__subcmd__help__subcmd__bench,allreduce)
                 cmd="topo__subcmd__help__subcmd__bench__subcmd__allreduce"
                 ;;
@@ -116,12 +146,150 @@ _topo() {
 
     case "${cmd}" in
         topo)
-            opts="-h -V --help --version show paths analyze search tune diff fleet log bench detect check fixtures help"
+            opts="-h -V --help --version show paths analyze search tune diff fleet log bench algo detect check fixtures help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo)
+            opts="-h -V --help --version check show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__check)
+            opts="-h -V --runtime --depth --json --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help)
+            opts="check show help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__algo__subcmd__show)
+            opts="-h -V --runtime --json --dot --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --runtime)
+                    COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -512,8 +680,50 @@ _topo() {
             return 0
             ;;
         topo__subcmd__help)
-            opts="show paths analyze search tune diff fleet log bench detect check fixtures help"
+            opts="show paths analyze search tune diff fleet log bench algo detect check fixtures help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo)
+            opts="check show"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        topo__subcmd__help__subcmd__algo__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -31,6 +31,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
             cand log 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
             cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
+            cand algo 'Collective programs (MSCCL-IR): check them, show them over a machine'
             cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
             cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
             cand fixtures 'List the machines topo carries built in (for --fixture)'
@@ -247,6 +248,55 @@ set edit:completion:arg-completer[topo] = {|@words|
         }
         &'topo;bench;help;help'= {
         }
+        &'topo;algo'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
+            cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'topo;algo;check'= {
+            cand --runtime 'Whose rules: executor (msccl-executor-nccl), rccl or legacy (microsoft/msccl)'
+            cand --depth 'FIFO slots per connection to hold the program to (default 8, the runtimes'' NCCL_STEPS; a Simple call takes 4 slots, an LL or LL128 call 1)'
+            cand --color 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time'
+            cand --json 'Write the report as JSON (schema topo.algo.check/1; several files: topo.algo.check-many/1)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;show'= {
+            cand --runtime 'Whose rules the program is read by'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --color 'Colour verdicts and severities (errors red, warnings yellow, what is fine green): auto (on a terminal, unless NO_COLOR is set), always or never. Text fits the terminal''s width (or COLUMNS when set); into a pipe without COLUMNS it is printed unwrapped, the same every time'
+            cand --json 'Write JSON (schema topo.algo.show/1)'
+            cand --dot 'Write a Graphviz drawing of GPUs and connections by channel'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;help'= {
+            cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
+            cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'topo;algo;help;check'= {
+        }
+        &'topo;algo;help;show'= {
+        }
+        &'topo;algo;help;help'= {
+        }
         &'topo;detect'= {
             cand -o 'Write to FILE instead of standard output (replaced whole, never half-written)'
             cand --output 'Write to FILE instead of standard output (replaced whole, never half-written)'
@@ -290,6 +340,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
             cand log 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
             cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
+            cand algo 'Collective programs (MSCCL-IR): check them, show them over a machine'
             cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
             cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
             cand fixtures 'List the machines topo carries built in (for --fixture)'
@@ -315,6 +366,14 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
         }
         &'topo;help;bench;allreduce'= {
+        }
+        &'topo;help;algo'= {
+            cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
+            cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+        }
+        &'topo;help;algo;check'= {
+        }
+        &'topo;help;algo;show'= {
         }
         &'topo;help;detect'= {
         }

@@ -663,7 +663,7 @@ fn analyze_all(x: &Xml, graph_file: Option<&Xml>, salt: usize) {
         let _ = render::paths::text(&an, true);
         let _ = render::show::tree(&an);
         let _ = render::show::tree_with(&an, &NARROW);
-        let _ = render::dot::system(&an);
+        let _ = render::dot::paths::picture(&an);
         let mut so = search::SearchOptions::from_analysis(&an);
         so.graph_file = graph_file.cloned().map(|g| ("fuzz-graph.xml".to_string(), g));
         let Ok((gs, sys)) = search::run(&an, &so) else { continue };
@@ -715,7 +715,7 @@ fn run_log(text: &str) {
     let _ = topo::render::log::text(&report);
     let _ = topo::render::log::text_with(&report, &NARROW);
     let _ = topo::render::to_json_string(&topo::render::log::json(&report));
-    let _ = topo::render::log::dot(&report);
+    let _ = topo::render::dot::log::picture(&report);
 }
 
 /// `topo diff A B`: both sides with their graphs and AllReduce picks, compared, rendered.

@@ -6,7 +6,7 @@
 //!   input ---------------+---------------- render (pure: data -> text, JSON, DOT)
 //!     |    discover -> check                  |
 //!     |       |          \                    |
-//!     +-- xml <-----------+-- model -> search -> tune        diff, log, bench beside them
+//!     +-- xml <-----------+-- model -> search -> tune        diff, log, bench, algo beside them
 //!                              |
 //!                   env (NCCL_* typed)   types (NCCL's vocabulary)   release   notice   error
 //! ```
@@ -27,13 +27,15 @@
 //! | [`search`] | NCCL's channel search: ring, tree, NVLS and CollNet graphs; the channels NCCL runs |
 //! | [`tune`] | NCCL's performance model: algorithm and protocol per size |
 //! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
-//! | [`log`] | NCCL debug logs read into facts, a topology rebuilt from them, held against the model |
+//! | [`log`] | NCCL debug logs read into facts (lines -> records -> facts, by record family), a topology rebuilt from them, held against the model |
 //! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
-//! | [`render`] | every output format: tables, trees, JSON, Graphviz, nccl-tests reports |
+//! | [`algo`] | collective programs (MSCCL-IR): read and written as the MSCCL runtimes do, checked, shown over a machine |
+//! | [`render`] | every output format: tables, trees, JSON, nccl-tests reports; `render::dot`, one Graphviz picture a file |
 //! | [`fixtures`] | the machines topo carries built in |
-//! | [`release`] | the NCCL release modelled (`--nccl-version`) and every behaviour that depends on it |
+//! | [`release`] | the NCCL release modelled (`--nccl-version`), the change list, and every behaviour that depends on it, by the stage that asks |
 //! | [`types`], [`notice`], [`error`], [`fileio`], [`ansi`] | the vocabulary, notices, errors, bounded file reading and terminal escapes every stage shares |
 
+pub mod algo;
 pub mod ansi;
 pub mod bench;
 pub mod check;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 mod common;
 
+#[cfg(feature = "cuda")]
 use topo::bench;
 
 fn run(argv: &[&str]) -> (Result<i32, topo::error::Error>, String) {
@@ -133,7 +134,9 @@ fn bad_flags_are_usage_errors() {
     assert!(out.is_empty());
 }
 
+/// (A build without the `cuda` feature answers `a_build_without_cuda_says_so_and_exits_2`.)
 #[test]
+#[cfg(feature = "cuda")]
 fn cuda_backend_without_driver_points_to_host() {
     if bench::cuda::driver_present() {
         common::skip("cuda_backend_without_driver_points_to_host", "this machine has a CUDA driver");

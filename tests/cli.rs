@@ -2,7 +2,6 @@
 //! of bad input (exit status 2, a message naming the file/line/attribute, nothing on
 //! stdout).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -321,18 +320,12 @@ fn paths_dot_is_graphviz() {
     assert!(out.starts_with("graph topo {"), "{out}");
     assert!(out.trim_end().ends_with('}'), "{out}");
     // Render it when Graphviz is installed.
-    let Ok(mut child) = std::process::Command::new("dot")
-        .arg("-Tsvg")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+    let Ok(res) =
+        common::run_external(std::process::Command::new("dot").arg("-Tsvg"), Some(out.as_bytes()), "dot -Tsvg")
     else {
         common::skip("paths_dot_is_graphviz", "rendering with Graphviz: `dot` is not installed");
         return;
     };
-    child.stdin.take().unwrap().write_all(out.as_bytes()).unwrap();
-    let res = child.wait_with_output().unwrap();
     assert!(res.status.success(), "dot failed: {}", String::from_utf8_lossy(&res.stderr));
     assert!(res.stderr.is_empty(), "dot warned: {}", String::from_utf8_lossy(&res.stderr));
     assert!(String::from_utf8_lossy(&res.stdout).contains("<svg"));

@@ -10,14 +10,15 @@
 //!
 //! Machines: the built-in fixtures, synthetic 72-GPU NVLink domains with 0 to 32 NICs,
 //! and every dump of `../shared/fixtures/nccl` when it is there. Without Graphviz the
-//! tests skip, visibly. `TOPO_DOT_KEEP=DIR` keeps each drawing's source in DIR.
+//! tests skip, visibly; a `../shared/fixtures/nccl` without dumps fails. Each `dot` call
+//! has a time limit (tests/common/external.rs). `TOPO_DOT_KEEP=DIR` keeps each drawing's
+//! source in DIR.
 
 mod common;
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A machine: its name and the arguments that load it.
 struct Machine {
@@ -71,7 +72,7 @@ fn shared_dumps() -> Option<Vec<Machine>> {
 }
 
 fn has_dot() -> bool {
-    Command::new("dot").arg("-V").output().is_ok_and(|o| o.status.success())
+    common::run_external(Command::new("dot").arg("-V"), None, "dot -V").is_ok_and(|o| o.status.success())
 }
 
 fn topo_out(args: &[String]) -> String {
@@ -111,15 +112,10 @@ impl Drawing {
 }
 
 fn layout(src: &str, what: &str) -> Drawing {
-    let mut child = Command::new("dot")
-        .arg("-Tjson")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(src.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    // Bounded: a drawing Graphviz takes minutes on is a failure of its own.
+    let out =
+        common::run_external(Command::new("dot").arg("-Tjson"), Some(src.as_bytes()), &format!("{what}: dot -Tjson"))
+            .expect("dot runs");
     assert!(out.status.success(), "{what}: dot failed: {}", String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{what}: dot warned: {}", String::from_utf8_lossy(&out.stderr));
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -261,6 +257,8 @@ fn shared_dump_drawings_are_readable() {
         common::skip("shared_dump_drawings_are_readable", "../shared/fixtures/nccl is absent");
         return;
     };
+    // A folder without dumps checks nothing: not a pass.
+    assert!(!dumps.is_empty(), "../shared/fixtures/nccl holds no .xml dump: no drawing would be checked");
     let bad = check(&dumps);
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -351,7 +351,8 @@ fn nvml_document() -> impl Strategy<Value = Value> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
-    /// A generated fake-NVML document: parsed, written back and parsed again, then used
+    /// A generated fake-NVML document: parsed, written back and parsed again (the same
+    /// snapshot, the same text when written once more), then used
     /// by detection of the ws-4gpu tree (`topo detect --root ... --nvml-fake FILE`) and
     /// the model on what detection wrote.
     #[test]
@@ -363,8 +364,13 @@ proptest! {
         };
         // What topo writes as a fake-NVML file reads back.
         let back = topo::discover::nvml::to_fake_json(&snap, "again");
-        let again = topo::discover::nvml::parse_fake(&back, Path::new("again.json"));
+        // (Read under the first file's name: the snapshot records where it came from.)
+        let again = topo::discover::nvml::parse_fake(&back, Path::new("gen.json"));
         prop_assert!(again.is_ok(), "written back, the document does not read: {:?}\n{back}", again.err());
+        // ... and says the same.
+        let again = again.unwrap();
+        prop_assert_eq!(&again, &snap, "written back, the document reads differently:\n{}", back);
+        prop_assert_eq!(topo::discover::nvml::to_fake_json(&again, "again"), back, "a second write differs");
 
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("nvml.json");

@@ -34,20 +34,20 @@ fn library(test: &str) -> Option<&'static Library> {
     static LIB: OnceLock<Result<Library, String>> = OnceLock::new();
     let lib = LIB.get_or_init(|| {
         let cxx = std::env::var("CXX").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "c++".into());
-        if Command::new(&cxx).arg("--version").output().is_err() {
+        if common::run_external(Command::new(&cxx).arg("--version"), None, &format!("{cxx} --version")).is_err() {
             return Err(format!("no C++ compiler (`{cxx}`) to build kernels/allreduce.cu for the CPU"));
         }
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kernel_cpu");
         std::fs::create_dir_all(&dir).unwrap();
         let so = dir.join(format!("libtopo_kernel_cpu_{}.so", std::process::id()));
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/kernel_cpu/runtime.cpp");
-        let out = Command::new(&cxx)
+        let mut build = Command::new(&cxx);
+        build
             .args(["-std=c++17", "-O2", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing"])
             .args(["-Wall", "-Wextra", "-Wno-unknown-pragmas", "-o"])
             .arg(&so)
-            .arg(&src)
-            .output()
-            .unwrap();
+            .arg(&src);
+        let out = common::run_external(&mut build, None, &format!("{cxx} building the CPU kernels")).unwrap();
         // A compiler that is there but fails is a failure of the kernel source.
         assert!(
             out.status.success(),

@@ -137,7 +137,7 @@ fn each_layer_imports_only_what_lies_below_it() {
         &["input"],
         &["search"],
         &["tune"],
-        &["diff", "bench", "log"],
+        &["diff", "bench", "log", "algo"],
         &["render"],
         &["cli"],
     ];

@@ -317,6 +317,27 @@ fn split_communicators_by_color() {
     assert_none(failures);
 }
 
+/// One process per host driving its GPUs from threads, split by color across hosts,
+/// 2.23.4 (split lines with neither commId nor split count): every thread's `ncclComm`
+/// has its own address, so each thread's split is its parent's first. The writer once
+/// gave a process's threads one address, and the reader then counted a second split of
+/// that parent (proptest seeds 1 and 4 of `facts_read_are_facts_written`).
+#[test]
+fn split_communicators_of_threads_across_hosts() {
+    let mut failures = Vec::new();
+    for (nodes, seed) in [(3, 1606676955956573516), (2, 143640073288893403)] {
+        let mut spec = case("dgx-h100", nodes, Era::new(23, 4));
+        spec.split = true;
+        spec.graph = false;
+        spec.tuning = false;
+        spec.variants.single_process = true;
+        let log = write(&spec, &Envelope { order: Order::Hosts, ..envelope(seed) });
+        assert_eq!(log.expected.comms.len(), 3);
+        failures.extend(roundtrip(&format!("threads, split across {nodes} hosts, NCCL 2.23.4"), &log));
+    }
+    assert_none(failures);
+}
+
 /// Until 2.18.1 there is no `Init START`: the connections a process sets up (on its
 /// proxy thread) belong to the communicator whose `Init COMPLETE` follows them in that
 /// process (init.cc: transports are set up inside the init).

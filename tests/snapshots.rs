@@ -5,10 +5,13 @@
 //! TOPO_UPDATE_SNAPSHOTS=1 cargo test --test snapshots
 //! ```
 //!
-//! and review the diff. Outputs are produced by the binary with no NCCL_* variable set
+//! and review the diff (the run writes, compares nothing and fails, so that it never
+//! reads as a pass; `.ci/run` refuses to run with the variable set). Outputs are produced by the binary with no NCCL_* variable set
 //! (except where a case sets one), so they do not depend on the machine.
 
 use std::path::{Path, PathBuf};
+
+mod common;
 
 /// A snapshot: its name, the arguments and the NCCL variables set.
 type Case = (String, Vec<String>, Vec<(&'static str, &'static str)>);
@@ -24,6 +27,10 @@ fn cases() -> Vec<Case> {
         ("paths-explain", &["paths", "--explain"]),
         ("paths-dot", &["paths", "--dot"]),
         ("search-dot", &["search", "--dot"]),
+        // NCCL_GRAPH_DUMP_FILE's text; on two nodes each channel opens and closes with
+        // a NET.
+        ("search-xml", &["search", "--xml"]),
+        ("nodes2.search-xml", &["search", "--xml", "--nodes", "2"]),
     ];
     let json: &[(&str, &[&str])] = &[("show-json", &["show", "--json"]), ("analyze-json", &["analyze", "--json"])];
     for f in &all {
@@ -57,6 +64,24 @@ fn cases() -> Vec<Case> {
         args(&["paths", "--no-nic-fusion", "--nodes", "2", "--fixture", "dgx1-v100"]),
         vec![],
     ));
+    // NCCL_CROSS_NIC=1: rings that leave the node on another NET than the one they came
+    // in on (the closing `<net>` of a channel is not its opening one).
+    out.push((
+        "dgx-h100.cross-nic.nodes2.search-xml".into(),
+        args(&["search", "--xml", "--nodes", "2", "--fixture", "dgx-h100"]),
+        vec![("NCCL_CROSS_NIC", "1")],
+    ));
+    // PCIe switches two levels deep (not a built-in machine).
+    let cascaded = "fixtures/pcie/cascaded-switches.xml";
+    for (what, a) in [
+        ("paths", &["paths"][..]),
+        ("paths-explain", &["paths", "--explain"]),
+        ("nodes2.search-xml", &["search", "--xml", "--nodes", "2"]),
+    ] {
+        let mut a = args(a);
+        a.extend(["--topo".to_string(), cascaded.to_string()]);
+        out.push((format!("pcie-cascaded-switches.{what}"), a, vec![]));
+    }
     out
 }
 
@@ -66,6 +91,8 @@ fn snapshot_dir() -> PathBuf {
 
 fn run(args: &[String], env: &[(&str, &str)]) -> String {
     let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("topo");
+    // `--topo` paths are relative to the repository.
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     for (k, _) in std::env::vars_os() {
         let k_ = k.to_string_lossy();
         // The terminal's width and colour choice shape the text; snapshots set them.
@@ -97,7 +124,7 @@ fn first_difference(want: &str, got: &str) -> String {
 #[test]
 fn renderer_outputs_match_the_stored_snapshots() {
     let dir = snapshot_dir();
-    let update = std::env::var_os("TOPO_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1");
+    let update = common::update_snapshots();
     if update {
         std::fs::create_dir_all(&dir).unwrap();
     }
@@ -131,6 +158,9 @@ fn renderer_outputs_match_the_stored_snapshots() {
                 }
             }
         }
+    }
+    if update {
+        common::updated_snapshots(&format!("{} snapshots written to {}", names.len(), dir.display()));
     }
     assert!(
         failures.is_empty(),

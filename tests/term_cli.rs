@@ -241,7 +241,9 @@ fn log_fits_and_colours() {
 /// Needs `script` (util-linux) to give topo a terminal.
 #[test]
 fn auto_colours_on_a_terminal_unless_no_color() {
-    let has_script = std::process::Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
+    let has_script =
+        common::run_external(std::process::Command::new("script").arg("--version"), None, "script --version")
+            .is_ok_and(|o| o.status.success());
     if !has_script {
         common::skip("auto_colours_on_a_terminal_unless_no_color", "`script` (util-linux) is not installed");
         return;
@@ -254,7 +256,7 @@ fn auto_colours_on_a_terminal_unless_no_color() {
         if no_color {
             c.env("NO_COLOR", "1");
         }
-        let out = c.output().unwrap();
+        let out = common::run_external(&mut c, None, "script -qec 'topo diff ...'").unwrap();
         String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n")
     };
     let coloured = on_tty(false);

@@ -7,6 +7,7 @@ use clap::Args;
 use clap::builder::PossibleValue;
 
 use super::io::ColorChoice;
+use crate::algo::Runtime;
 use crate::env::Env;
 use crate::input::Source;
 use crate::{discover, model};
@@ -188,6 +189,28 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         return Err(bad());
     }
     n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large: a size is at most 16E bytes (2^64 - 1)"))
+}
+
+/// `--runtime`: whose rules a program is read by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuntimeArg {
+    /// msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32.
+    #[default]
+    Executor,
+    /// RCCL's MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs).
+    Rccl,
+    /// microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed.
+    Legacy,
+}
+
+impl RuntimeArg {
+    pub fn runtime(self) -> Runtime {
+        match self {
+            RuntimeArg::Executor => Runtime::Executor,
+            RuntimeArg::Rccl => Runtime::Rccl,
+            RuntimeArg::Legacy => Runtime::Legacy,
+        }
+    }
 }
 
 /// Clap's view of a library enum: its variants and their command-line names (the first

@@ -101,14 +101,20 @@ fn man_page(cmd: clap::Command, path: &[&str]) -> std::io::Result<String> {
 
 /// EXIT STATUS: 0, what 1 means for the commands that say what they found by it, and 2.
 fn exit_status(sub: &str) -> String {
-    let one = match sub.split(' ').next().unwrap_or("") {
-        "diff" => Some("the dumps differ"),
-        "fleet" => Some("some dumps differ from the reference, or could not be read (with \\-\\-skip\\-bad)"),
-        "check" => Some("a finding is an error"),
-        "log" => Some("the model disagrees with the log"),
-        "bench" => Some("a result is wrong or below NCCL_TESTS_MIN_BW, as nccl\\-tests fails"),
-        "" => Some("diff, fleet, check, log and bench allreduce: what each says it found (see their pages)"),
-        _ => None,
+    let one = match sub {
+        "algo check" | "algo" => Some("algo check: a program (or one of a folder's) has a finding"),
+        _ if sub.starts_with("algo") => None,
+        _ => match sub.split(' ').next().unwrap_or("") {
+            "diff" => Some("the dumps differ"),
+            "fleet" => Some("some dumps differ from the reference, or could not be read (with \\-\\-skip\\-bad)"),
+            "check" => Some("a finding is an error"),
+            "log" => Some("the model disagrees with the log"),
+            "bench" => Some("a result is wrong or below NCCL_TESTS_MIN_BW, as nccl\\-tests fails"),
+            "" => Some(
+                "diff, fleet, check, log, bench allreduce and algo check: what each says it found (see their pages)",
+            ),
+            _ => None,
+        },
     };
     let mut s = String::from(".SH \"EXIT STATUS\"\n.TP\n0\nSuccess");
     s.push_str(if one.is_some() { ".\n" } else { "; nothing is wrong.\n" });

@@ -128,7 +128,7 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
     let text = if args.json {
         render::to_json_string(&render::log::json(&report))
     } else if args.dot {
-        render::log::dot(&report).ok_or_else(|| Error::Input {
+        render::dot::log::picture(&report).ok_or_else(|| Error::Input {
             file: name.clone(),
             message: "nothing to draw: the log has no ring order (no `Channel NN/MM :` or `Ring NN :` lines, \
                       which NCCL prints at NCCL_DEBUG=INFO)"

@@ -7,6 +7,8 @@
 //! Each `run` renders its whole output before writing it, so nothing half-written
 //! reaches standard output.
 
+mod algo;
+mod algo_show;
 mod analyze;
 mod args;
 mod bench;
@@ -86,6 +88,9 @@ pub enum Command {
     /// Measure collectives through topo's own ring kernels along the searched channels.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Collective programs (MSCCL-IR): check them, show them over a machine.
+    #[command(subcommand)]
+    Algo(algo::AlgoCommand),
     /// Detect this machine (or a --root tree) and write it as NCCL topology XML.
     Detect(detect::DetectArgs),
     /// Health checks of this machine for NCCL (exit 1 when a finding is an error).
@@ -131,7 +136,7 @@ pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
         bench::check_args(a, ctx)?;
     }
     // A log says which NCCL wrote it: `topo log` chooses its release itself.
-    if !matches!(cli.command, Command::Log(_)) {
+    if !matches!(cli.command, Command::Log(_) | Command::Algo(algo::AlgoCommand::Check(_))) {
         choose_release(cli.nccl_version.as_deref(), cli.command.models_live_machine(), ctx)?;
     }
     let flag = cli.nccl_version;
@@ -145,6 +150,7 @@ pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
         Command::Fleet(a) => fleet::run(&a, ctx),
         Command::Log(a) => log::run(&a, flag.as_deref(), ctx),
         Command::Bench(b) => bench::run(b, ctx),
+        Command::Algo(a) => algo::run(a, ctx),
         Command::Detect(a) => detect::run(&a, ctx),
         Command::Check(a) => check::run(&a, ctx),
         Command::Fixtures => {
@@ -356,7 +362,7 @@ mod tests {
         assert_eq!(
             err(&["topo"]),
             "a command is missing: topo COMMAND, where COMMAND is one of show, paths, analyze, search, tune, \
-             diff, fleet, log, bench, detect, check, fixtures (see topo --help)"
+             diff, fleet, log, bench, algo, detect, check, fixtures (see topo --help)"
         );
         assert_eq!(
             err(&["topo", "--nccl-version", "2.28.9", "bench"]),

@@ -35,7 +35,7 @@ pub fn run(a: &PathsArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let text = if a.json {
         render::to_json_string(&render::paths::json(&an))
     } else if a.dot {
-        render::dot::system(&an)
+        render::dot::paths::picture(&an)
     } else {
         let opts = render::paths::TextOptions { explain: a.explain, term: ctx.term(a.color) };
         render::paths::text_with(&an, &opts)

@@ -8,6 +8,7 @@ use clap::Args;
 use super::args::{InputArgs, ModelArgs, TermArgs};
 use super::{Ctx, analyze_input, graph_file, search_with_progress};
 use crate::error::Error;
+use crate::render::dot;
 use crate::render::search::{self as view, GraphSel};
 use crate::search::{channels, cost};
 
@@ -87,7 +88,7 @@ pub fn run(a: &SearchArgs, ctx: &mut Ctx) -> Result<i32, Error> {
             crate::render::to_json_string(&view::json(&sys, &gs, &a.graph, &run, rank, cost_ref))
         } else if a.dot {
             let graph = if a.channel.is_some() && a.graph.is_empty() { vec![GraphSel::Ring] } else { a.graph.clone() };
-            view::dot(&an, &gs, &graph, a.channel)?
+            dot::search::picture(&an, &gs, &graph, a.channel)?
         } else {
             view::text(&an, &gs, &a.graph, &run, rank, cost_ref, &ctx.term(a.term.color))
         }

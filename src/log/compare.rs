@@ -206,7 +206,7 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         }
     }
     .max(1) as usize;
-    let env_pairs = first_settings(facts);
+    let env_pairs = facts.nccl_settings();
     let env = Env::for_release(opts.release, env_pairs.clone());
 
     let run_model = |p2p_support: bool| -> Result<(Analysis, Graphs, channels::Run), Error> {
@@ -337,17 +337,6 @@ fn log_release_text(facts: &LogFacts) -> Option<String> {
         Some((a, b)) if v.source == super::facts::VersionSource::Formats && a != b => format!("NCCL {a} to {b}"),
         _ => format!("NCCL {}", v.value),
     })
-}
-
-/// The first value of every NCCL_* setting the log prints.
-pub(crate) fn first_settings(facts: &LogFacts) -> Vec<(String, String)> {
-    let mut seen = BTreeSet::new();
-    facts
-        .env
-        .iter()
-        .filter(|e| e.name.starts_with("NCCL_") && seen.insert(e.name.clone()))
-        .map(|e| (e.name.clone(), e.value.clone()))
-        .collect()
 }
 
 /// topo's transport between each pair of local ranks (None when not local).

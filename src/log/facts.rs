@@ -7,7 +7,7 @@
 //! them everywhere (`0000:07:00.0`); node ids of the system print are kept as NCCL
 //! printed them, with their numbers decoded beside.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -532,5 +532,16 @@ impl LogFacts {
     /// The communicator the report is about, when any.
     pub fn primary(&self) -> Option<usize> {
         self.comms.iter().position(|c| c.primary)
+    }
+
+    /// The `NCCL_*` settings the log printed, each name once with its first value, in
+    /// the order of the log.
+    pub fn nccl_settings(&self) -> Vec<(String, String)> {
+        let mut seen = BTreeSet::new();
+        self.env
+            .iter()
+            .filter(|e| e.name.starts_with("NCCL_") && seen.insert(e.name.clone()))
+            .map(|e| (e.name.clone(), e.value.clone()))
+            .collect()
     }
 }

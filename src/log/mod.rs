@@ -3,11 +3,15 @@
 //!
 //! Reading is one streaming pass (memory grows with the communicators, not the file):
 //! physical lines (`reader.rs`), then NCCL records (a line may hold several when
-//! processes interleave, `segment.rs`), then one parsed kind per record (`classify.rs`),
-//! then facts assembled per printing stream (`assemble.rs`); the release comes from the
-//! version line or, without one, from the formats read (`version.rs`). Holding the facts
-//! against topo's model is [`compare`]; rebuilding a topology from a system print is
-//! [`rebuild`]. Nothing here prints.
+//! processes interleave, `segment.rs`), then one parsed record per message
+//! (`classify/`, into the kinds of `record.rs`), then facts assembled per printing
+//! stream (`assemble/`); the release comes from the version line or, without one, from
+//! the formats read (`version.rs`). Reading never looks at the assembler: records go one
+//! way. Both halves are split by the same record families, one file each: `comms`
+//! (versions and communicators), `system` (the system print and its paths), `graphs`,
+//! `rings` (rings and trees), `connections`, `settings` (environment and tuning). Holding
+//! the facts against topo's model is [`compare`]; rebuilding a topology from a system
+//! print is [`rebuild`]. Nothing here prints.
 
 mod assemble;
 mod classify;
@@ -19,9 +23,9 @@ pub mod perf_model;
 mod rccl;
 mod reader;
 pub mod rebuild;
+mod record;
 mod scan;
 mod segment;
-mod system;
 mod version;
 
 pub use facts::*;

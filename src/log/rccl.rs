@@ -4,6 +4,9 @@
 //! by messages only it prints (the classifier returns those as `Rec::Rccl`). A log found
 //! to be RCCL's is reported as such, with its lines counted and no facts.
 
+use super::record::Rec;
+use super::scan::{find, hex, nat, ptr};
+
 /// Whether an unprefixed line is part of RCCL's version banner.
 pub(crate) fn banner_line(line: &str) -> bool {
     let t = line.trim_start();
@@ -13,9 +16,45 @@ pub(crate) fn banner_line(line: &str) -> bool {
         || t.starts_with("ROCm version :")
 }
 
+/// Messages only RCCL prints.
+pub(crate) fn rccl_only(msg: &str) -> Option<Rec<'_>> {
+    const OPENINGS: &[&str] = &[
+        "RCCL version",
+        "Kernel version",
+        "ROCr version",
+        "Hipruntime version",
+        "HIP version",
+        "ROCm version",
+        "Librccl path",
+        "Dmabuf feature disabled without NCCL_DMABUF_ENABLE=1",
+        "NET/Plugin: No plugin found (librccl-net.so)",
+        "NET/Plugin : No plugin found (librccl-net.so)",
+        "RCCL enabled same node P2P over network",
+        "[RINGS]",
+    ];
+    if OPENINGS.iter().any(|o| msg.starts_with(o)) {
+        return Some(Rec::Rccl("RCCL message"));
+    }
+    if msg.contains("HSA_FORCE_FINE_GRAIN_PCIE") || msg.contains("Missing \"iommu=pt\"") {
+        return Some(Rec::Rccl("RCCL message"));
+    }
+    None
+}
+
+/// RCCL appends ` comm 0x... nRanks NN [busId X]` to messages NCCL ends earlier.
+pub(crate) fn rccl_suffix(msg: &str) -> Option<Rec<'_>> {
+    let i = find(msg, " comm 0x")?;
+    let tail = &msg[i + " comm ".len()..];
+    let (_, r) = ptr(tail)?;
+    let (_, r) = nat(r.strip_prefix(" nRanks ")?)?;
+    let ok = r.is_empty() || r.strip_prefix(" busId ").and_then(hex).is_some_and(|(_, x)| x.is_empty());
+    ok.then_some(Rec::Rccl("comm/nRanks suffix"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::classify::{Rec, classify};
+    use super::super::classify::classify;
+    use super::super::record::Rec;
     use super::banner_line;
 
     #[test]

@@ -379,7 +379,7 @@ pub fn topology(facts: &LogFacts, print: &SystemPrint, release: Release) -> Resu
     if !unnamed.is_empty() {
         assumed.push(format!("NIC names of {}: not in the log; netN written", unnamed.join(", ")));
     }
-    match gdr_from_paths(&mut x, print, release, super::compare::first_settings(facts)) {
+    match gdr_from_paths(&mut x, print, release, facts.nccl_settings()) {
         Some(off) => assumed.push(format!(
             "GPUDirect RDMA: off for {off} (the print routes NET traffic of GPUs under the same PCI switches \
              through the CPU); gdr=\"1\" on the other GPUs and NETs"

@@ -868,6 +868,98 @@ mod tests {
         assert_eq!(level(r#"arch="arm64""#, 4, "2.21.5"), PathType::Pxb);
     }
 
+    /// An NVLink of a test GPU: target busid, count, target class.
+    type Link = (&'static str, i32, &'static str);
+    /// A test GPU: its sm and NVLinks.
+    type TestGpu = (i32, &'static [Link]);
+
+    /// GPUs on root ports of one Intel socket, each `(sm, nvlinks)` with NVLinks as
+    /// `(target busid, count, tclass)`; GPU `i` has bus `0000:1i:00.0`. NVSwitches
+    /// named as targets (`0000:0n:00.0`) are listed as PCI leaves of the socket.
+    fn p2p_of(gpus: &[TestGpu], vars: &[(&str, &str)], r1: i32, r2: i32) -> P2pCheck {
+        let mut nvs = std::collections::BTreeSet::new();
+        let mut body = String::new();
+        for (d, (sm, links)) in gpus.iter().enumerate() {
+            let links: String = links
+                .iter()
+                .map(|(t, c, class)| {
+                    if *class == "0x068000" {
+                        nvs.insert(t.to_string());
+                    }
+                    format!(r#"<nvlink target="{t}" count="{c}" tclass="{class}"/>"#)
+                })
+                .collect();
+            body += &format!(
+                r#"<pci busid="0000:1{d}:00.0" class="0x030200" link_speed="16.0 GT/s PCIe" link_width="16"><gpu dev="{d}" sm="{sm}" rank="{d}" gdr="1">{links}</gpu></pci>"#
+            );
+        }
+        for b in nvs {
+            body += &format!(r#"<pci busid="{b}" class="0x068000" link_speed="16.0 GT/s PCIe" link_width="2"/>"#);
+        }
+        let doc = format!(
+            r#"<system version="1"><cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">{body}</cpu></system>"#
+        );
+        let x = crate::xml::parse(&doc, None).unwrap().0;
+        let env = Env::for_release(Release::parse("2.30.7").unwrap(), vars.iter().map(|&(k, v)| (k, v)));
+        let an = crate::model::analyze(&x, "t", &crate::model::Options { env, ..Default::default() }).unwrap();
+        check_p2p(&an.system, &an.params, r1, r2).unwrap()
+    }
+
+    const GPU: &str = "0x030200";
+    const NVS: &str = "0x068000";
+
+    /// paths.cc ncclTopoCheckP2p: P2P read only on a direct NVLink path (NVL) between two
+    /// GPUs of compute capability 8.0 (Ampere's A100/A800/A30).
+    #[test]
+    fn p2p_read_on_nvlink_between_sm80_gpus() {
+        let pair = |sm: i32| -> [TestGpu; 2] { [(sm, &[("0000:11:00.0", 4, GPU)]), (sm, &[("0000:10:00.0", 4, GPU)])] };
+        let c = p2p_of(&pair(80), &[], 0, 1);
+        assert!(c.p2p && c.read, "{c:?}");
+        assert!(p2p_of(&pair(80), &[], 1, 0).read, "both ways");
+        // Hopper, Volta and the GA10x (8.6) write.
+        for sm in [90, 70, 86] {
+            let c = p2p_of(&pair(sm), &[], 0, 1);
+            assert!(c.p2p && !c.read, "sm {sm}: {c:?}");
+        }
+        // Both GPUs must be 8.0.
+        let mixed: [TestGpu; 2] = [(80, &[("0000:11:00.0", 4, GPU)]), (86, &[("0000:10:00.0", 4, GPU)])];
+        assert!(!p2p_of(&mixed, &[], 0, 1).read);
+    }
+
+    #[test]
+    fn p2p_read_through_an_nvswitch() {
+        let gpus: [TestGpu; 2] = [(80, &[("0000:05:00.0", 12, NVS)]), (80, &[("0000:05:00.0", 12, NVS)])];
+        let c = p2p_of(&gpus, &[], 0, 1);
+        assert!(c.p2p && c.read, "{c:?}");
+    }
+
+    /// Not NVL: over PCIe only, or NVLink through a third GPU (NVB).
+    #[test]
+    fn no_p2p_read_without_a_direct_nvlink() {
+        let pcie: [TestGpu; 2] = [(80, &[]), (80, &[])];
+        let c = p2p_of(&pcie, &[], 0, 1);
+        assert!(!c.read, "{c:?}");
+        // 0 - 1 - 2: GPUs 0 and 2 meet through GPU 1.
+        let chain: [TestGpu; 3] = [
+            (80, &[("0000:11:00.0", 2, GPU)]),
+            (80, &[("0000:10:00.0", 2, GPU), ("0000:12:00.0", 2, GPU)]),
+            (80, &[("0000:11:00.0", 2, GPU)]),
+        ];
+        let c = p2p_of(&chain, &[], 0, 2);
+        assert!(c.p2p && !c.read && c.intermediate == 1, "{c:?}");
+        assert!(p2p_of(&chain, &[], 0, 1).read);
+    }
+
+    /// P2P off by NCCL_P2P_LEVEL: the path is diverted through the CPU (paths.cc
+    /// ncclTopoComputePaths adds a CPU step), so it is no longer NVL and nothing is read.
+    #[test]
+    fn no_p2p_read_once_p2p_is_off() {
+        let gpus: [TestGpu; 2] = [(80, &[("0000:11:00.0", 4, GPU)]), (80, &[("0000:10:00.0", 4, GPU)])];
+        let c = p2p_of(&gpus, &[("NCCL_P2P_LEVEL", "LOC")], 0, 1);
+        assert!(!c.p2p && !c.read, "{c:?}");
+        assert!(c.reason.starts_with("path PHB"), "{c:?}");
+    }
+
     #[test]
     fn p2c_merges_c2c_and_phb() {
         assert_eq!(merge_path_type(PathType::C2c, PathType::Phb), PathType::P2c);

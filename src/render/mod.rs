@@ -1,5 +1,7 @@
 //! Output for people and scripts: text trees and tables, JSON, Graphviz.
 
+pub mod algo;
+pub mod algo_show;
 pub mod analysis;
 pub mod bench;
 pub mod detect;

@@ -2,7 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+mod external;
 mod skip;
+#[allow(unused_imports)]
+pub use external::{external_limit, run_external, run_limited};
 #[allow(unused_imports)]
 pub use skip::skip;
 
@@ -22,4 +25,21 @@ pub fn scratch() -> tempfile::TempDir {
         return d;
     }
     tempfile::tempdir().unwrap()
+}
+
+/// `TOPO_UPDATE_SNAPSHOTS=1`: the snapshot tests write what they produce in place of the
+/// stored copies instead of comparing.
+#[allow(dead_code)]
+pub fn update_snapshots() -> bool {
+    std::env::var_os("TOPO_UPDATE_SNAPSHOTS").is_some_and(|v| v == "1")
+}
+
+/// End a snapshot test that wrote instead of comparing: it fails, so that an update run
+/// never reads as a pass (nothing was checked).
+#[allow(dead_code)]
+pub fn updated_snapshots(what: &str) -> ! {
+    panic!(
+        "TOPO_UPDATE_SNAPSHOTS=1: {what}; nothing was compared. Review `git diff tests/snapshots`, \
+         then run the tests again without the variable."
+    )
 }

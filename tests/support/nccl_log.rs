@@ -592,9 +592,13 @@ fn back(s: &str) -> f64 {
     s.trim().parse().unwrap()
 }
 
-/// A comm pointer as `%p` prints it.
+/// A comm pointer as `%p` prints it. Every rank has its own `ncclComm` (init.cc allocates
+/// one per rank), also the ranks one process drives from its threads: their pointers
+/// differ. (They once did not, and a process's split lines before 2.24, which print no
+/// split count, then named one parent for all its threads' splits.)
 fn comm_ptr(p: &Proc, comm: usize) -> String {
-    format!("0x{:x}", 0x55d3_5c3a_0000u64 + (p.pid as u64) * 0x1_0000 + 0x9ec0 + comm as u64 * 0x2_0000_0000)
+    let base = 0x55d3_5c3a_0000u64 + (p.pid as u64) * 0x1_0000 + 0x9ec0;
+    format!("0x{:x}", base + (p.local as u64) * 0x100 + comm as u64 * 0x2_0000_0000)
 }
 
 /// A commId hash as `0x%llx` prints it.

@@ -1,5 +1,5 @@
-//! The system print (`ncclTopoPrint`, K4-K6) and the path lines after it (K7): node
-//! texts, the tree the indentation draws, links deduplicated, paths.
+//! One system print being read (`ncclTopoPrint`, K4-K6, and the path lines after it,
+//! K7): the tree the indentation draws, links deduplicated, paths.
 //!
 //! NCCL prints each CPU as a root and, under it, one line per link: `+ LINK[bw] - NODE`,
 //! indented to the column where the parent's node text starts. It recurses after PCI
@@ -8,13 +8,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::classify::{PathLine, SysHeader, SysLine};
-use super::facts::{CpuAttrs, NetAttrs, PathEntry, SysLink, SysNode, SystemPrint};
-use super::scan::{float, hex, int, nat32};
+use crate::log::classify::system::type_code;
+use crate::log::facts::{PathEntry, SysLink, SysNode, SystemPrint};
+use crate::log::record::{NodeText, PathLine, SysHeader, SysLine};
 use crate::xml::i64_to_busid;
-
-/// Node types NCCL prints (2.5 to 2.30.7).
-const NODE_TYPES: [&str; 10] = ["GPU", "PCI", "NVS", "CPU", "NIC", "NET", "DEV", "GIN", "RMA", "CXB"];
 
 /// Most nodes, links and path entries one print may hold (a print never ends on its own
 /// when its closing line was lost; these bound the memory it takes).
@@ -22,124 +19,15 @@ const MAX_NODES: usize = 8192;
 const MAX_LINKS: usize = 65536;
 const MAX_PATHS: usize = 262144;
 
-pub(crate) fn is_node_type(s: &str) -> bool {
-    NODE_TYPES.contains(&s)
-}
-
-/// A node id: `TYPE/XU` (2.5-2.20 and far nodes up to 2.22) or `TYPE/XL-XL` (2.21+).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct NodeId<'a> {
-    pub kind: &'a str,
-    pub system_id: u64,
-    pub local_id: u64,
-    /// Printed as `system-local`.
-    pub dashed: bool,
-    /// Hex letters printed in upper case.
-    pub upper: bool,
-    /// Hex letters printed in lower case.
-    pub lower: bool,
-}
-
-/// Read a node id; returns it and the rest.
-pub(crate) fn node_id(s: &str) -> Option<(NodeId<'_>, &str)> {
-    let kind = s.get(..3)?;
-    if !is_node_type(kind) {
-        return None;
-    }
-    let r = s[3..].strip_prefix('/')?;
-    let id_start = s.len() - r.len();
-    let (a, r) = hex(r)?;
-    let (system_id, local_id, dashed, r) = match r.strip_prefix('-') {
-        Some(x) => {
-            let (b, x) = hex(x)?;
-            (a, b, true, x)
-        }
-        None => (0, a, false, r),
-    };
-    let text = &s[id_start..s.len() - r.len()];
-    let upper = text.bytes().any(|b| b.is_ascii_uppercase());
-    let lower = text.bytes().any(|b| b.is_ascii_lowercase());
-    Some((NodeId { kind, system_id, local_id, dashed, upper, lower }, r))
-}
-
-/// A node as printed, with what its parentheses say.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct NodeText<'a> {
-    /// `GPU/0-7000`.
-    pub id_text: &'a str,
-    pub id: NodeId<'a>,
-    pub rank: Option<i64>,
-    pub cpu: Option<CpuAttrs>,
-    pub pci_device: Option<u64>,
-    pub net: Option<NetAttrs>,
-    /// How many fields the NET attribute had (1 in 2.5, 3 in 2.6-2.23, 4 in 2.24+).
-    pub net_fields: u8,
-    pub mlo_part: Option<u32>,
-}
-
-/// Read a node text: `TYPE/ID`, an optional ` (ATTR)`, an optional ` [MLOPart N]`.
-pub(crate) fn parse_node(s: &str) -> Option<(NodeText<'_>, &str)> {
-    let (id, mut r) = node_id(s)?;
-    let id_text = &s[..s.len() - r.len()];
-    let mut n =
-        NodeText { id_text, id, rank: None, cpu: None, pci_device: None, net: None, net_fields: 0, mlo_part: None };
-    if let Some(x) = r.strip_prefix(" (") {
-        let end = x.find(')')?;
-        attrs(&mut n, &x[..end])?;
-        r = &x[end + 1..];
-    }
-    if let Some(x) = r.strip_prefix(" [MLOPart ") {
-        let (v, x) = nat32(x)?;
-        n.mlo_part = Some(v);
-        r = x.strip_prefix(']')?;
-    }
-    Some((n, r))
-}
-
-fn attrs(n: &mut NodeText<'_>, a: &str) -> Option<()> {
-    let fields: Vec<&str> = a.split('/').collect();
-    let whole_int = |t: &str| int(t).filter(|(_, r)| r.is_empty()).map(|(v, _)| v);
-    match n.id.kind {
-        "GPU" => n.rank = Some(whole_int(a)?),
-        "CPU" => {
-            if fields.len() != 3 {
-                return None;
-            }
-            n.cpu = Some(CpuAttrs {
-                arch: whole_int(fields[0])?,
-                vendor: whole_int(fields[1])?,
-                model: whole_int(fields[2])?,
-            });
-        }
-        "PCI" | "DEV" => n.pci_device = Some(hex(a).filter(|(_, r)| r.is_empty())?.0),
-        "NET" => {
-            let bw = |t: &str| float(t).filter(|(_, _, r)| r.is_empty()).map(|(v, _, _)| v);
-            let asic = |t: &str| hex(t).filter(|(_, r)| r.is_empty()).map(|(v, _)| v);
-            n.net_fields = fields.len() as u8;
-            n.net = Some(match fields.len() {
-                // 2.5 prints the network device index there (it keeps it in the node's
-                // rank), which is the NET's own number: nothing about its port.
-                1 => {
-                    whole_int(fields[0])?;
-                    return Some(());
-                }
-                3 => NetAttrs { coll: None, asic: asic(fields[0])?, port: whole_int(fields[1])?, bw: bw(fields[2])? },
-                4 => NetAttrs {
-                    coll: Some(whole_int(fields[0])?),
-                    asic: asic(fields[1])?,
-                    port: whole_int(fields[2])?,
-                    bw: bw(fields[3])?,
-                },
-                _ => return None,
-            });
-        }
-        _ => {}
-    }
-    Some(())
-}
-
-fn type_code(kind: &str) -> u8 {
-    NODE_TYPES.iter().position(|t| *t == kind).map_or(u8::MAX, |i| i as u8)
+/// The system print a stream is reading.
+#[derive(Debug)]
+pub(super) enum SysBlock {
+    Build(Box<SysBuilder>),
+    /// A print of a host whose complete print was already kept: read, not stored.
+    Skip {
+        ended: bool,
+        in_paths: bool,
+    },
 }
 
 /// One system print being read.
@@ -315,8 +203,10 @@ impl SysBuilder {
 
 #[cfg(test)]
 mod tests {
-    use super::super::classify::{Rec, classify};
     use super::*;
+    use crate::log::classify::classify;
+    use crate::log::facts::CpuAttrs;
+    use crate::log::record::Rec;
 
     fn feed(b: &mut SysBuilder, msg: &str) {
         match classify(msg) {
@@ -325,26 +215,6 @@ mod tests {
             Rec::SysEnd => b.ended = true,
             other => panic!("{msg}: {other:?}"),
         }
-    }
-
-    #[test]
-    fn node_texts() {
-        let (n, r) = parse_node("GPU/0-7000 (0)").unwrap();
-        assert_eq!((n.id.kind, n.id.system_id, n.id.local_id, n.rank, r), ("GPU", 0, 0x7000, Some(0), ""));
-        let (n, _) = parse_node("CPU/FFFFFFFFFFFFFFFF").unwrap();
-        assert_eq!(n.id.local_id, u64::MAX);
-        assert!(n.id.upper && !n.id.dashed);
-        let (n, _) = parse_node("NET/0-c (0/d4f9fc0003ae6d94/1/50.000000)").unwrap();
-        assert_eq!(n.net, Some(NetAttrs { coll: Some(0), asic: 0xd4f9fc0003ae6d94, port: 1, bw: 50.0 }));
-        let (n, _) = parse_node("NET/3 (aa24210003bd70c4/1/50.000000)").unwrap();
-        assert_eq!((n.net_fields, n.net.unwrap().coll), (3, None));
-        let (n, _) = parse_node("PCI/82000 (10b5879610b58796)").unwrap();
-        assert_eq!(n.pci_device, Some(0x10b5879610b58796));
-        let (n, _) = parse_node("GPU/0-1b000 (4) [MLOPart 1]").unwrap();
-        assert_eq!(n.mlo_part, Some(1));
-        assert!(parse_node("XYZ/1").is_none());
-        assert!(parse_node("GPU/zz").is_none());
-        assert!(parse_node("CPU/0 (1/2)").is_none());
     }
 
     /// A print in the 2.23 form: two GPUs joined by NVLink, NVL links printed both ways.
