@@ -204,6 +204,11 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('allreduce', 'allreduce', [CompletionResultType]::ParameterValue, 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model')
+            [CompletionResult]::new('allgather', 'allgather', [CompletionResultType]::ParameterValue, 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf''s columns')
+            [CompletionResult]::new('reducescatter', 'reducescatter', [CompletionResultType]::ParameterValue, 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf''s columns')
+            [CompletionResult]::new('alltoall', 'alltoall', [CompletionResultType]::ParameterValue, 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf''s columns')
+            [CompletionResult]::new('broadcast', 'broadcast', [CompletionResultType]::ParameterValue, 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf''s columns')
+            [CompletionResult]::new('reduce', 'reduce', [CompletionResultType]::ParameterValue, 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf''s columns')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -241,6 +246,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
             [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
             [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
             [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
@@ -254,12 +260,237 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'topo;bench;allgather' {
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('--iters', '--iters', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('--warmup_iters', '--warmup_iters', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('-J', '-J ', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--output_file', '--output_file', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Run on the GPUs (cuda) or on CPU threads (host)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)')
+            [CompletionResult]::new('--transport', '--transport', [CompletionResultType]::ParameterName, 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)')
+            [CompletionResult]::new('--slot-bytes', '--slot-bytes', [CompletionResultType]::ParameterName, 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
+            [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
+            [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;bench;reducescatter' {
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('--iters', '--iters', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('--warmup_iters', '--warmup_iters', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('-J', '-J ', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--output_file', '--output_file', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Run on the GPUs (cuda) or on CPU threads (host)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)')
+            [CompletionResult]::new('--transport', '--transport', [CompletionResultType]::ParameterName, 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)')
+            [CompletionResult]::new('--slot-bytes', '--slot-bytes', [CompletionResultType]::ParameterName, 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
+            [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
+            [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;bench;alltoall' {
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('--iters', '--iters', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('--warmup_iters', '--warmup_iters', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('-J', '-J ', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--output_file', '--output_file', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Run on the GPUs (cuda) or on CPU threads (host)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)')
+            [CompletionResult]::new('--transport', '--transport', [CompletionResultType]::ParameterName, 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)')
+            [CompletionResult]::new('--slot-bytes', '--slot-bytes', [CompletionResultType]::ParameterName, 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
+            [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
+            [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;bench;broadcast' {
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('--iters', '--iters', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('--warmup_iters', '--warmup_iters', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('-J', '-J ', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--output_file', '--output_file', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Run on the GPUs (cuda) or on CPU threads (host)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)')
+            [CompletionResult]::new('--transport', '--transport', [CompletionResultType]::ParameterName, 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)')
+            [CompletionResult]::new('--slot-bytes', '--slot-bytes', [CompletionResultType]::ParameterName, 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
+            [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
+            [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;bench;reduce' {
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest message size in bytes (K, M, G suffixes)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest message size in bytes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('--stepbytes', '--stepbytes', [CompletionResultType]::ParameterName, 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this factor at each step (over 1 takes precedence over -i)')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('--iters', '--iters', [CompletionResultType]::ParameterName, 'Timed iterations per size (1 to 1000000)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('--warmup_iters', '--warmup_iters', [CompletionResultType]::ParameterName, 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('--datatype', '--datatype', [CompletionResultType]::ParameterName, 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('--op', '--op', [CompletionResultType]::ParameterName, 'Reduction: sum, prod, min, max, avg, or all')
+            [CompletionResult]::new('-g', '-g', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)')
+            [CompletionResult]::new('-J', '-J ', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--output_file', '--output_file', [CompletionResultType]::ParameterName, 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)')
+            [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Run on the GPUs (cuda) or on CPU threads (host)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)')
+            [CompletionResult]::new('--graph-file', '--graph-file', [CompletionResultType]::ParameterName, 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)')
+            [CompletionResult]::new('--transport', '--transport', [CompletionResultType]::ParameterName, 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)')
+            [CompletionResult]::new('--slot-bytes', '--slot-bytes', [CompletionResultType]::ParameterName, 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA')
+            [CompletionResult]::new('--arch', '--arch', [CompletionResultType]::ParameterName, 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Root rank of broadcast and reduce (a program is for the root it was written for)')
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Only the in-place measurement')
+            [CompletionResult]::new('--out-of-place', '--out-of-place', [CompletionResultType]::ParameterName, 'Only the out-of-place measurement')
+            [CompletionResult]::new('--compile-only', '--compile-only', [CompletionResultType]::ParameterName, 'Compile every kernel with NVRTC and report registers and spills; no GPU needed')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'topo;bench;help' {
             [CompletionResult]::new('allreduce', 'allreduce', [CompletionResultType]::ParameterValue, 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model')
+            [CompletionResult]::new('allgather', 'allgather', [CompletionResultType]::ParameterValue, 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf''s columns')
+            [CompletionResult]::new('reducescatter', 'reducescatter', [CompletionResultType]::ParameterValue, 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf''s columns')
+            [CompletionResult]::new('alltoall', 'alltoall', [CompletionResultType]::ParameterValue, 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf''s columns')
+            [CompletionResult]::new('broadcast', 'broadcast', [CompletionResultType]::ParameterValue, 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf''s columns')
+            [CompletionResult]::new('reduce', 'reduce', [CompletionResultType]::ParameterValue, 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf''s columns')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'topo;bench;help;allreduce' {
+            break
+        }
+        'topo;bench;help;allgather' {
+            break
+        }
+        'topo;bench;help;reducescatter' {
+            break
+        }
+        'topo;bench;help;alltoall' {
+            break
+        }
+        'topo;bench;help;broadcast' {
+            break
+        }
+        'topo;bench;help;reduce' {
             break
         }
         'topo;bench;help;help' {
@@ -272,6 +503,10 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Programs of one collective costed side by side per size, with the winner per size range')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -306,9 +541,104 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'topo;algo;make' {
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL''s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)')
+            [CompletionResult]::new('--ngpus', '--ngpus', [CompletionResultType]::ParameterName, 'Without a machine: GPUs a node (the job is --nodes x N ranks)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each')
+            [CompletionResult]::new('--instances', '--instances', [CompletionResultType]::ParameterName, 'Copies of the whole program on disjoint channels, each on its share of the chunks')
+            [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the program here (atomically) instead of to standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the program here (atomically) instead of to standard output')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;plan' {
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'Force algorithms with HCCL_ALGO''s syntax, e.g. "level0:mesh;level1:ring" or "allgather=level0:NA;level1:H-D_R/others=level1:NHR" (level0 takes mesh or ring, level1 ring, H-D_R, NHR, NB or pipeline; NA or null: HCCL''s own choice)')
+            [CompletionResult]::new('--size', '--size', [CompletionResultType]::ParameterName, 'The call''s size in bytes (all ranks'' for allgather and reducescatter): level 1''s choice depends on it')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.plan/1): per rank sub_streams, notifies, links, streams')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;cost' {
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Whose rules the program is read and run by')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.cost/1); rows carry topo tune''s prediction fields')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'topo;algo;compare' {
+            [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'runtime')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('--maxbytes', '--maxbytes', [CompletionResultType]::ParameterName, 'Largest size in bytes, as nccl-tests'' -e')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--stepfactor', '--stepfactor', [CompletionResultType]::ParameterName, 'Multiply the size by this between rows, as nccl-tests'' -f')
+            [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
+            [CompletionResult]::new('--fixture', '--fixture', [CompletionResultType]::ParameterName, 'A machine topo carries built in (see `topo fixtures`)')
+            [CompletionResult]::new('--root', '--root', [CompletionResultType]::ParameterName, 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine')
+            [CompletionResult]::new('--nvml-fake', '--nvml-fake', [CompletionResultType]::ParameterName, 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write JSON (schema topo.algo.compare/1)')
+            [CompletionResult]::new('--no-p2p-support', '--no-p2p-support', [CompletionResultType]::ParameterName, 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)')
+            [CompletionResult]::new('--no-nic-fusion', '--no-nic-fusion', [CompletionResultType]::ParameterName, 'The network plugin does not fuse the ports of a NIC into one virtual device')
+            [CompletionResult]::new('--collnet', '--collnet', [CompletionResultType]::ParameterName, 'Every NIC is CollNet (SHARP) capable')
+            [CompletionResult]::new('--no-nvls', '--no-nvls', [CompletionResultType]::ParameterName, 'NVLink SHARP (NVLS) is not available')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'topo;algo;help' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Programs of one collective costed side by side per size, with the winner per size range')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -316,6 +646,18 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;help;show' {
+            break
+        }
+        'topo;algo;help;make' {
+            break
+        }
+        'topo;algo;help;plan' {
+            break
+        }
+        'topo;algo;help;cost' {
+            break
+        }
+        'topo;algo;help;compare' {
             break
         }
         'topo;algo;help;help' {
@@ -400,20 +742,56 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
         }
         'topo;help;bench' {
             [CompletionResult]::new('allreduce', 'allreduce', [CompletionResultType]::ParameterValue, 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model')
+            [CompletionResult]::new('allgather', 'allgather', [CompletionResultType]::ParameterValue, 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf''s columns')
+            [CompletionResult]::new('reducescatter', 'reducescatter', [CompletionResultType]::ParameterValue, 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf''s columns')
+            [CompletionResult]::new('alltoall', 'alltoall', [CompletionResultType]::ParameterValue, 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf''s columns')
+            [CompletionResult]::new('broadcast', 'broadcast', [CompletionResultType]::ParameterValue, 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf''s columns')
+            [CompletionResult]::new('reduce', 'reduce', [CompletionResultType]::ParameterValue, 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf''s columns')
             break
         }
         'topo;help;bench;allreduce' {
             break
         }
+        'topo;help;bench;allgather' {
+            break
+        }
+        'topo;help;bench;reducescatter' {
+            break
+        }
+        'topo;help;bench;alltoall' {
+            break
+        }
+        'topo;help;bench;broadcast' {
+            break
+        }
+        'topo;help;bench;reduce' {
+            break
+        }
         'topo;help;algo' {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over')
+            [CompletionResult]::new('make', 'make', [CompletionResultType]::ParameterValue, 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime')
+            [CompletionResult]::new('plan', 'plan', [CompletionResultType]::ParameterValue, 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list')
+            [CompletionResult]::new('cost', 'cost', [CompletionResultType]::ParameterValue, 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Programs of one collective costed side by side per size, with the winner per size range')
             break
         }
         'topo;help;algo;check' {
             break
         }
         'topo;help;algo;show' {
+            break
+        }
+        'topo;help;algo;make' {
+            break
+        }
+        'topo;help;algo;plan' {
+            break
+        }
+        'topo;help;algo;cost' {
+            break
+        }
+        'topo;help;algo;compare' {
             break
         }
         'topo;help;detect' {

@@ -192,6 +192,11 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
+            cand allgather 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf''s columns'
+            cand reducescatter 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf''s columns'
+            cand alltoall 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf''s columns'
+            cand broadcast 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf''s columns'
+            cand reduce 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf''s columns'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;bench;allreduce'= {
@@ -228,6 +233,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
             cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
             cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --algo 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend'
             cand --in-place 'Only the in-place measurement'
             cand --out-of-place 'Only the out-of-place measurement'
             cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
@@ -240,11 +246,226 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'topo;bench;allgather'= {
+            cand -b 'Smallest message size in bytes (K, M, G suffixes)'
+            cand --minbytes 'Smallest message size in bytes (K, M, G suffixes)'
+            cand -e 'Largest message size in bytes'
+            cand --maxbytes 'Largest message size in bytes'
+            cand -i 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand --stepbytes 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand -f 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand --stepfactor 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand -n 'Timed iterations per size (1 to 1000000)'
+            cand --iters 'Timed iterations per size (1 to 1000000)'
+            cand -w 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand --warmup_iters 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand -c 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand --check 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand --datatype 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand -o 'Reduction: sum, prod, min, max, avg, or all'
+            cand --op 'Reduction: sum, prod, min, max, avg, or all'
+            cand -g 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand --ngpus 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand -J 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --output_file 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --backend 'Run on the GPUs (cuda) or on CPU threads (host)'
+            cand --channels 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)'
+            cand --graph-file 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)'
+            cand --transport 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)'
+            cand --slot-bytes 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA'
+            cand --arch 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)'
+            cand -r 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --root 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --algo 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend'
+            cand --in-place 'Only the in-place measurement'
+            cand --out-of-place 'Only the out-of-place measurement'
+            cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;bench;reducescatter'= {
+            cand -b 'Smallest message size in bytes (K, M, G suffixes)'
+            cand --minbytes 'Smallest message size in bytes (K, M, G suffixes)'
+            cand -e 'Largest message size in bytes'
+            cand --maxbytes 'Largest message size in bytes'
+            cand -i 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand --stepbytes 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand -f 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand --stepfactor 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand -n 'Timed iterations per size (1 to 1000000)'
+            cand --iters 'Timed iterations per size (1 to 1000000)'
+            cand -w 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand --warmup_iters 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand -c 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand --check 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand --datatype 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand -o 'Reduction: sum, prod, min, max, avg, or all'
+            cand --op 'Reduction: sum, prod, min, max, avg, or all'
+            cand -g 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand --ngpus 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand -J 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --output_file 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --backend 'Run on the GPUs (cuda) or on CPU threads (host)'
+            cand --channels 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)'
+            cand --graph-file 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)'
+            cand --transport 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)'
+            cand --slot-bytes 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA'
+            cand --arch 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)'
+            cand -r 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --root 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --algo 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend'
+            cand --in-place 'Only the in-place measurement'
+            cand --out-of-place 'Only the out-of-place measurement'
+            cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;bench;alltoall'= {
+            cand -b 'Smallest message size in bytes (K, M, G suffixes)'
+            cand --minbytes 'Smallest message size in bytes (K, M, G suffixes)'
+            cand -e 'Largest message size in bytes'
+            cand --maxbytes 'Largest message size in bytes'
+            cand -i 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand --stepbytes 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand -f 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand --stepfactor 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand -n 'Timed iterations per size (1 to 1000000)'
+            cand --iters 'Timed iterations per size (1 to 1000000)'
+            cand -w 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand --warmup_iters 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand -c 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand --check 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand --datatype 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand -o 'Reduction: sum, prod, min, max, avg, or all'
+            cand --op 'Reduction: sum, prod, min, max, avg, or all'
+            cand -g 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand --ngpus 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand -J 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --output_file 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --backend 'Run on the GPUs (cuda) or on CPU threads (host)'
+            cand --channels 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)'
+            cand --graph-file 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)'
+            cand --transport 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)'
+            cand --slot-bytes 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA'
+            cand --arch 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)'
+            cand -r 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --root 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --algo 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend'
+            cand --in-place 'Only the in-place measurement'
+            cand --out-of-place 'Only the out-of-place measurement'
+            cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;bench;broadcast'= {
+            cand -b 'Smallest message size in bytes (K, M, G suffixes)'
+            cand --minbytes 'Smallest message size in bytes (K, M, G suffixes)'
+            cand -e 'Largest message size in bytes'
+            cand --maxbytes 'Largest message size in bytes'
+            cand -i 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand --stepbytes 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand -f 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand --stepfactor 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand -n 'Timed iterations per size (1 to 1000000)'
+            cand --iters 'Timed iterations per size (1 to 1000000)'
+            cand -w 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand --warmup_iters 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand -c 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand --check 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand --datatype 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand -o 'Reduction: sum, prod, min, max, avg, or all'
+            cand --op 'Reduction: sum, prod, min, max, avg, or all'
+            cand -g 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand --ngpus 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand -J 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --output_file 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --backend 'Run on the GPUs (cuda) or on CPU threads (host)'
+            cand --channels 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)'
+            cand --graph-file 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)'
+            cand --transport 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)'
+            cand --slot-bytes 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA'
+            cand --arch 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)'
+            cand -r 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --root 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --algo 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend'
+            cand --in-place 'Only the in-place measurement'
+            cand --out-of-place 'Only the out-of-place measurement'
+            cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;bench;reduce'= {
+            cand -b 'Smallest message size in bytes (K, M, G suffixes)'
+            cand --minbytes 'Smallest message size in bytes (K, M, G suffixes)'
+            cand -e 'Largest message size in bytes'
+            cand --maxbytes 'Largest message size in bytes'
+            cand -i 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand --stepbytes 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)'
+            cand -f 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand --stepfactor 'Multiply the size by this factor at each step (over 1 takes precedence over -i)'
+            cand -n 'Timed iterations per size (1 to 1000000)'
+            cand --iters 'Timed iterations per size (1 to 1000000)'
+            cand -w 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand --warmup_iters 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)'
+            cand -c 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand --check 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)'
+            cand -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand --datatype 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all'
+            cand -o 'Reduction: sum, prod, min, max, avg, or all'
+            cand --op 'Reduction: sum, prod, min, max, avg, or all'
+            cand -g 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand --ngpus 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)'
+            cand -J 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --output_file 'Also write nccl-tests'' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)'
+            cand --backend 'Run on the GPUs (cuda) or on CPU threads (host)'
+            cand --channels 'Channels (rings) to run, 1 to 64; repeats or trims the plan''s rings (default: the plan''s; without a search 8 on CUDA and 1 on the host backend)'
+            cand --graph-file 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)'
+            cand --transport 'Use this transport on every ring edge instead of the plan''s (P2P when there is no model)'
+            cand --slot-bytes 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA'
+            cand --arch 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs'', else sm_80 and sm_90)'
+            cand -r 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --root 'Root rank of broadcast and reduce (a program is for the root it was written for)'
+            cand --algo 'Run this MSCCL-IR program instead of NCCL''s rings (refused with `topo algo check`''s findings unless it passes); on the host backend'
+            cand --in-place 'Only the in-place measurement'
+            cand --out-of-place 'Only the out-of-place measurement'
+            cand --compile-only 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'topo;bench;help'= {
             cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
+            cand allgather 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf''s columns'
+            cand reducescatter 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf''s columns'
+            cand alltoall 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf''s columns'
+            cand broadcast 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf''s columns'
+            cand reduce 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf''s columns'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;bench;help;allreduce'= {
+        }
+        &'topo;bench;help;allgather'= {
+        }
+        &'topo;bench;help;reducescatter'= {
+        }
+        &'topo;bench;help;alltoall'= {
+        }
+        &'topo;bench;help;broadcast'= {
+        }
+        &'topo;bench;help;reduce'= {
         }
         &'topo;bench;help;help'= {
         }
@@ -255,6 +476,10 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+            cand plan 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list'
+            cand cost 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it'
+            cand compare 'Programs of one collective costed side by side per size, with the winner per size range'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;algo;check'= {
@@ -286,14 +511,113 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'topo;algo;make'= {
+            cand --algo 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL''s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)'
+            cand --ngpus 'Without a machine: GPUs a node (the job is --nodes x N ranks)'
+            cand --channels 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each'
+            cand --instances 'Copies of the whole program on disjoint channels, each on its share of the chunks'
+            cand --proto 'The protocol the program declares'
+            cand --runtime 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)'
+            cand -o 'Write the program here (atomically) instead of to standard output'
+            cand --output 'Write the program here (atomically) instead of to standard output'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;plan'= {
+            cand --algo 'Force algorithms with HCCL_ALGO''s syntax, e.g. "level0:mesh;level1:ring" or "allgather=level0:NA;level1:H-D_R/others=level1:NHR" (level0 takes mesh or ring, level1 ring, H-D_R, NHR, NB or pipeline; NA or null: HCCL''s own choice)'
+            cand --size 'The call''s size in bytes (all ranks'' for allgather and reducescatter): level 1''s choice depends on it'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --json 'Write JSON (schema topo.algo.plan/1): per rank sub_streams, notifies, links, streams'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;cost'= {
+            cand --runtime 'Whose rules the program is read and run by'
+            cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand -e 'Largest size in bytes, as nccl-tests'' -e'
+            cand --maxbytes 'Largest size in bytes, as nccl-tests'' -e'
+            cand -f 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --stepfactor 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --json 'Write JSON (schema topo.algo.cost/1); rows carry topo tune''s prediction fields'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'topo;algo;compare'= {
+            cand --runtime 'runtime'
+            cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
+            cand -e 'Largest size in bytes, as nccl-tests'' -e'
+            cand --maxbytes 'Largest size in bytes, as nccl-tests'' -e'
+            cand -f 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --stepfactor 'Multiply the size by this between rows, as nccl-tests'' -f'
+            cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
+            cand --fixture 'A machine topo carries built in (see `topo fixtures`)'
+            cand --root 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine'
+            cand --nvml-fake 'With live or --root detection: NVML''s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README''s "The fake-NVML file" describes every key)'
+            cand --nodes 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0'
+            cand --json 'Write JSON (schema topo.algo.compare/1)'
+            cand --no-p2p-support 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+            cand --no-nic-fusion 'The network plugin does not fuse the ports of a NIC into one virtual device'
+            cand --collnet 'Every NIC is CollNet (SHARP) capable'
+            cand --no-nvls 'NVLink SHARP (NVLS) is not available'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'topo;algo;help'= {
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+            cand plan 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list'
+            cand cost 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it'
+            cand compare 'Programs of one collective costed side by side per size, with the winner per size range'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'topo;algo;help;check'= {
         }
         &'topo;algo;help;show'= {
+        }
+        &'topo;algo;help;make'= {
+        }
+        &'topo;algo;help;plan'= {
+        }
+        &'topo;algo;help;cost'= {
+        }
+        &'topo;algo;help;compare'= {
         }
         &'topo;algo;help;help'= {
         }
@@ -364,16 +688,43 @@ set edit:completion:arg-completer[topo] = {|@words|
         }
         &'topo;help;bench'= {
             cand allreduce 'Allreduce bandwidth probe with nccl-tests'' flags and output, set against the model'
+            cand allgather 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf''s columns'
+            cand reducescatter 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf''s columns'
+            cand alltoall 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf''s columns'
+            cand broadcast 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf''s columns'
+            cand reduce 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf''s columns'
         }
         &'topo;help;bench;allreduce'= {
+        }
+        &'topo;help;bench;allgather'= {
+        }
+        &'topo;help;bench;reducescatter'= {
+        }
+        &'topo;help;bench;alltoall'= {
+        }
+        &'topo;help;bench;broadcast'= {
+        }
+        &'topo;help;bench;reduce'= {
         }
         &'topo;help;algo'= {
             cand check 'Check MSCCL-IR programs: the runtime''s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective''s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
             cand show 'A program''s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+            cand make 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+            cand plan 'HCCL''s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream''s task list'
+            cand cost 'A program''s time, algbw and busbw per message size from a timed run over the machine''s links, the bottleneck, and NCCL''s own pick beside it'
+            cand compare 'Programs of one collective costed side by side per size, with the winner per size range'
         }
         &'topo;help;algo;check'= {
         }
         &'topo;help;algo;show'= {
+        }
+        &'topo;help;algo;make'= {
+        }
+        &'topo;help;algo;plan'= {
+        }
+        &'topo;help;algo;cost'= {
+        }
+        &'topo;help;algo;compare'= {
         }
         &'topo;help;detect'= {
         }

@@ -190,10 +190,15 @@ complete -c topo -n "__fish_topo_using_subcommand log" -l no-model -d 'Do not ho
 complete -c topo -n "__fish_topo_using_subcommand log" -s v -l verbose -d 'Count the NCCL lines topo does not know, by first word'
 complete -c topo -n "__fish_topo_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand log" -s V -l version -d 'Print version'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s h -l help -d 'Print help'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -s V -l version -d 'Print version'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "allgather" -d 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "reducescatter" -d 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "alltoall" -d 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s e -l maxbytes -d 'Largest message size in bytes' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
@@ -222,6 +227,7 @@ workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes); on the host backend' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
@@ -231,13 +237,152 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s e -l maxbytes -d 'Largest message size in bytes' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
+host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
+host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes); on the host backend' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l in-place -d 'Only the in-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l out-of-place -d 'Only the out-of-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s e -l maxbytes -d 'Largest message size in bytes' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
+host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
+host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes); on the host backend' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l in-place -d 'Only the in-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l out-of-place -d 'Only the out-of-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s e -l maxbytes -d 'Largest message size in bytes' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
+host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
+host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes); on the host backend' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l in-place -d 'Only the in-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l out-of-place -d 'Only the out-of-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s e -l maxbytes -d 'Largest message size in bytes' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
+host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
+host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes); on the host backend' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l in-place -d 'Only the in-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l out-of-place -d 'Only the out-of-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s e -l maxbytes -d 'Largest message size in bytes' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s i -l stepbytes -d 'Size increment between steps, when no step factor is given (a sweep holds at most 4096 sizes)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s f -l stepfactor -d 'Multiply the size by this factor at each step (over 1 takes precedence over -i)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s n -l iters -d 'Timed iterations per size (1 to 1000000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s w -l warmup_iters -d 'Warm-up iterations per size (sizes doubling from min to max), before timing (at most 10000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s c -l check -d 'Validation runs per measurement (0: no validation, #wrong is N/A; at most 1000)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
+host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l graph-file -d 'Run the ring channels (graph 0) of this NCCL graph XML file (NCCL_GRAPH_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l transport -d 'Use this transport on every ring edge instead of the plan\'s (P2P when there is no model)' -r -f -a "p2p\t'The sender writes straight into the receiver\'s FIFO (CUDA peer access)'
+host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes); on the host backend' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l in-place -d 'Only the in-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l out-of-place -d 'Only the out-of-place measurement'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allgather" -d 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reducescatter" -d 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "alltoall" -d 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -s h -l help -d 'Print help'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -s V -l version -d 'Print version'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
-complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "plan" -d 'HCCL\'s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream\'s task list'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "cost" -d 'A program\'s time, algbw and busbw per message size from a timed run over the machine\'s links, the bottleneck, and NCCL\'s own pick beside it'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "compare" -d 'Programs of one collective costed side by side per size, with the winner per size range'
+complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from check" -l runtime -d 'Whose rules: executor (msccl-executor-nccl), rccl or legacy (microsoft/msccl)' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
@@ -271,8 +416,106 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l algo -d 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL\'s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)' -r -f -a "ring\t''
+mesh\t''
+rhd\t''
+nhr\t''
+nb\t''
+hierarchical\t''
+nccl\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l ngpus -d 'Without a machine: GPUs a node (the job is --nodes x N ranks)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels), one channel each' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l instances -d 'Copies of the whole program on disjoint channels, each on its share of the chunks' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
+LL\t''
+LL128\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l runtime -d 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
+rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
+legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s o -l output -d 'Write the program here (atomically) instead of to standard output' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l algo -d 'Force algorithms with HCCL_ALGO\'s syntax, e.g. "level0:mesh;level1:ring" or "allgather=level0:NA;level1:H-D_R/others=level1:NHR" (level0 takes mesh or ring, level1 ring, H-D_R, NHR, NB or pipeline; NA or null: HCCL\'s own choice)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l size -d 'The call\'s size in bytes (all ranks\' for allgather and reducescatter): level 1\'s choice depends on it' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l json -d 'Write JSON (schema topo.algo.plan/1): per rank sub_streams, notifies, links, streams'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l runtime -d 'Whose rules the program is read and run by' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
+rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
+legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s b -l minbytes -d 'Smallest size in bytes, as nccl-tests\' -b (K, M, G are powers of 1024)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l json -d 'Write JSON (schema topo.algo.cost/1); rows carry topo tune\'s prediction fields'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l runtime -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
+rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
+legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s b -l minbytes -d 'Smallest size in bytes, as nccl-tests\' -b (K, M, G are powers of 1024)' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s e -l maxbytes -d 'Largest size in bytes, as nccl-tests\' -e' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s f -l stepfactor -d 'Multiply the size by this between rows, as nccl-tests\' -f' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l json -d 'Write JSON (schema topo.algo.compare/1)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "plan" -d 'HCCL\'s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream\'s task list'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "cost" -d 'A program\'s time, algbw and busbw per message size from a timed run over the machine\'s links, the bottleneck, and NCCL\'s own pick beside it'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "compare" -d 'Programs of one collective costed side by side per size, with the winner per size range'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand detect" -s o -l output -d 'Write to FILE instead of standard output (replaced whole, never half-written)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand detect" -l root -d 'Read DIR/sys and DIR/proc instead of /sys and /proc (hwloc\'s fsroot layout); NVML facts then come from DIR/nvml.json when it exists' -r -F
@@ -315,5 +558,14 @@ complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subc
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allgather" -d 'Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "reducescatter" -d 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "alltoall" -d 'Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "plan" -d 'HCCL\'s view of a collective on a machine: algorithm per level, resources per rank (sub-streams, notifies, links, scratch) and each stream\'s task list'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "cost" -d 'A program\'s time, algbw and busbw per message size from a timed run over the machine\'s links, the bottleneck, and NCCL\'s own pick beside it'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "compare" -d 'Programs of one collective costed side by side per size, with the winner per size range'

@@ -24,7 +24,11 @@
 //!   read, rebuilt into a topology, held against the model and rendered;
 //! - `diff`: two mutants of one machine compared (graphs, AllReduce picks, text, JSON);
 //! - `fsroot`: one file of a copy of a `fixtures/fsroot` tree (sysfs, /proc, nvml.json)
-//!   replaced by a mutant, then detection, the health checks and the model run on it.
+//!   replaced by a mutant, then detection, the health checks and the model run on it;
+//! - `msccl`: an MSCCL-IR program (`fixtures/msccl/`, and `../shared/fixtures/msccl/`
+//!   when it is there) checked by `topo::algo::check` under one of the three runtimes and
+//!   a FIFO depth chosen by the input, its report rendered (text, narrow text, JSON),
+//!   and what the writer makes of it read back to the same text.
 //!
 //! Mutations (each input gets one to four, named in the saved history): bytes flipped,
 //! inserted, removed; truncation; lines duplicated, dropped, swapped; numbers and
@@ -85,9 +89,11 @@ enum Target {
     Log,
     Diff,
     Fsroot,
+    Msccl,
 }
 
-const TARGETS: &[Target] = &[Target::Topology, Target::Graph, Target::Nvml, Target::Log, Target::Diff, Target::Fsroot];
+const TARGETS: &[Target] =
+    &[Target::Topology, Target::Graph, Target::Nvml, Target::Log, Target::Diff, Target::Fsroot, Target::Msccl];
 
 impl Target {
     fn name(self) -> &'static str {
@@ -98,6 +104,7 @@ impl Target {
             Target::Log => "log",
             Target::Diff => "diff",
             Target::Fsroot => "fsroot",
+            Target::Msccl => "msccl",
         }
     }
     fn parse(s: &str) -> Option<Target> {
@@ -105,7 +112,17 @@ impl Target {
     }
     /// Whether its inputs are XML documents (tree mutations apply).
     fn xml(self) -> bool {
-        matches!(self, Target::Topology | Target::Graph | Target::Diff)
+        matches!(self, Target::Topology | Target::Graph | Target::Diff | Target::Msccl)
+    }
+    /// Values, element names and attribute names its mutations use.
+    fn extremes(self) -> &'static [&'static str] {
+        if self == Target::Msccl { MSCCL_EXTREMES } else { EXTREMES }
+    }
+    fn names(self) -> &'static [&'static str] {
+        if self == Target::Msccl { MSCCL_NAMES } else { NAMES }
+    }
+    fn attrs(self) -> &'static [&'static str] {
+        if self == Target::Msccl { MSCCL_ATTRS } else { ATTRS }
     }
 }
 
@@ -161,6 +178,117 @@ const EXTREMES: &[&str] = &[
     "{}",
 ];
 
+/// Values at the MSCCL runtimes' limits and quirks: octal and hex (strtol base 0),
+/// channel bounds 32/128, steps 64/256, counts 72, 8-bit depids, tb ids 64/216/1024,
+/// `-1` sentinels, and the spellings of each runtime.
+const MSCCL_EXTREMES: &[&str] = &[
+    "0",
+    "-1",
+    "-2",
+    "1",
+    "010",
+    "0x10",
+    "07",
+    "08",
+    "31",
+    "32",
+    "33",
+    "63",
+    "64",
+    "65",
+    "71",
+    "72",
+    "127",
+    "128",
+    "129",
+    "215",
+    "216",
+    "255",
+    "256",
+    "1023",
+    "1024",
+    "4096",
+    "65536",
+    "2147483647",
+    "2147483648",
+    "-2147483649",
+    "10000000000",
+    "9223372036854775807",
+    "",
+    " ",
+    "x",
+    "1x",
+    "Simple",
+    "LL",
+    "LL128",
+    "simple",
+    "allreduce",
+    "allgather",
+    "reducescatter",
+    "reduce_scatter",
+    "alltoall",
+    "broadcast",
+    "reduce",
+    "custom",
+    "gather",
+    "scatter",
+    "send",
+    "recv",
+    "alltoallv",
+    "s",
+    "r",
+    "rcs",
+    "rrs",
+    "rrc",
+    "rrcs",
+    "cpy",
+    "re",
+    "nop",
+    "ra",
+    "i",
+    "o",
+    "\u{663}",
+    "&amp;",
+    "'",
+    ">",
+];
+
+/// Element names the tree mutations rename MSCCL-IR elements to.
+const MSCCL_NAMES: &[&str] = &["algo", "gpu", "tb", "step", "copy", "foo"];
+
+/// Attribute names the tree mutations add to MSCCL-IR elements.
+const MSCCL_ATTRS: &[&str] = &[
+    "name",
+    "proto",
+    "nchannels",
+    "nchunksperloop",
+    "ngpus",
+    "coll",
+    "inplace",
+    "outofplace",
+    "minBytes",
+    "maxBytes",
+    "id",
+    "i_chunks",
+    "o_chunks",
+    "s_chunks",
+    "send",
+    "recv",
+    "chan",
+    "s",
+    "type",
+    "srcbuf",
+    "srcoff",
+    "dstbuf",
+    "dstoff",
+    "cnt",
+    "depid",
+    "deps",
+    "hasdep",
+    "redop",
+    "nthreads",
+];
+
 /// Text inserted by the unicode mutation.
 const UNICODE: &[&str] = &["\u{feff}", "é", "\u{663}", "\u{10ffff}", "\u{fffd}", "\u{200b}", "日本", "\u{1f600}", "\0"];
 
@@ -209,6 +337,7 @@ struct Corpus {
     graphs: Vec<(String, String)>,
     nvml: Vec<(String, String)>,
     logs: Vec<(String, String)>,
+    msccl: Vec<(String, String)>,
     /// Copies of the fsroot trees, and every regular file in them (tree, relative path).
     trees: Vec<(String, PathBuf)>,
     tree_files: Vec<(usize, String)>,
@@ -249,6 +378,7 @@ fn corpus(root: &Path, targets: &[Target]) -> Corpus {
         graphs: Vec::new(),
         nvml: Vec::new(),
         logs: Vec::new(),
+        msccl: Vec::new(),
         trees: Vec::new(),
         tree_files: Vec::new(),
         scratch: None,
@@ -276,6 +406,16 @@ fn corpus(root: &Path, targets: &[Target]) -> Corpus {
             && let Ok(t) = std::fs::read_to_string(&p)
         {
             c.graphs.push((rel(&p), t));
+        }
+    }
+    // Programs of topo's own, then the real ones of ../shared when it is there.
+    for d in [root.join("fixtures/msccl"), root.join("../shared/fixtures/msccl")] {
+        for p in sorted_dir(&d) {
+            if p.extension().is_some_and(|e| e == "xml")
+                && let Ok(t) = std::fs::read_to_string(&p)
+            {
+                c.msccl.push((rel(&p), t));
+            }
         }
     }
     if targets.contains(&Target::Log) {
@@ -360,7 +500,7 @@ fn mutate_bytes(rng: &mut Rng, text: &str, other: &str, target: Target) -> (Stri
                 let k = rng.below(quotes.len() / 2) * 2;
                 let (s, e) = (quotes[k], quotes[k + 1]);
                 let mut v = b[..=s].to_vec();
-                v.extend_from_slice(rng.pick(EXTREMES).as_bytes());
+                v.extend_from_slice(rng.pick(target.extremes()).as_bytes());
                 v.extend_from_slice(&b[e..]);
                 (v, "quoted value made extreme")
             } else {
@@ -385,7 +525,12 @@ fn mutate_bytes(rng: &mut Rng, text: &str, other: &str, target: Target) -> (Stri
                 let (o, c) = *rng.pick(&[("[", "]"), ("{\"a\":", "}")]);
                 (o.to_string(), c.to_string())
             } else {
-                let name = rng.pick(&["pci", "foo", "cpu", "graph", "system", "channel"]);
+                let names: &[&str] = if target == Target::Msccl {
+                    &["algo", "gpu", "tb", "step", "foo", "copy"]
+                } else {
+                    &["pci", "foo", "cpu", "graph", "system", "channel"]
+                };
+                let name = rng.pick(names);
                 (format!("<{name}>"), format!("</{name}>"))
             };
             let mut v = b[..at].to_vec();
@@ -422,7 +567,7 @@ fn mutate_bytes(rng: &mut Rng, text: &str, other: &str, target: Target) -> (Stri
                     e += 1;
                 }
                 let mut v = b[..d].to_vec();
-                v.extend_from_slice(rng.pick(EXTREMES).as_bytes());
+                v.extend_from_slice(rng.pick(target.extremes()).as_bytes());
                 v.extend_from_slice(&b[e..]);
                 (v, "number made extreme")
             }
@@ -512,7 +657,7 @@ fn mutate_bytes(rng: &mut Rng, text: &str, other: &str, target: Target) -> (Stri
 }
 
 /// One mutation of the XML tree itself; `None` when the text does not parse.
-fn mutate_tree(rng: &mut Rng, text: &str) -> Option<(String, &'static str)> {
+fn mutate_tree(rng: &mut Rng, text: &str, target: Target) -> Option<(String, &'static str)> {
     let (mut x, _) = topo::xml::parse(text, None).ok()?;
     let live = x.preorder();
     if live.is_empty() {
@@ -547,7 +692,7 @@ fn mutate_tree(rng: &mut Rng, text: &str) -> Option<(String, &'static str)> {
             "subtree removed"
         }
         3 => {
-            x.nodes[a].name = rng.pick(NAMES).to_string();
+            x.nodes[a].name = rng.pick(target.names()).to_string();
             "element renamed"
         }
         4 | 5 => {
@@ -562,8 +707,8 @@ fn mutate_tree(rng: &mut Rng, text: &str) -> Option<(String, &'static str)> {
             "attribute values swapped between elements"
         }
         6 => {
-            let v = rng.pick(EXTREMES).to_string();
-            let key = rng.pick(ATTRS);
+            let v = rng.pick(target.extremes()).to_string();
+            let key = rng.pick(target.attrs());
             x.set_attr(a, key, v);
             "attribute added or set to an extreme"
         }
@@ -607,6 +752,10 @@ fn next_case(rng: &mut Rng, c: &Corpus, targets: &[Target]) -> Case {
             let (n, t) = rng.pick(&c.logs);
             (t.clone(), vec![format!("from {n}")])
         }
+        Target::Msccl => {
+            let (n, t) = rng.pick(&c.msccl);
+            (t.clone(), vec![format!("from {n}")])
+        }
         Target::Fsroot => {
             let (tree, rel) = rng.pick(&c.tree_files);
             let orig = std::fs::read(c.trees[*tree].1.join(rel)).unwrap_or_default();
@@ -616,12 +765,13 @@ fn next_case(rng: &mut Rng, c: &Corpus, targets: &[Target]) -> Case {
     let pool: &[(String, String)] = match target {
         Target::Nvml => &c.nvml,
         Target::Log => &c.logs,
+        Target::Msccl => &c.msccl,
         _ => &c.topologies,
     };
     let mutate_all = |rng: &mut Rng, text: &mut String, history: &mut Vec<String>| {
         for _ in 0..1 + rng.below(4) {
             let other = &rng.pick(pool).1;
-            let tree = if target.xml() && rng.below(3) == 0 { mutate_tree(rng, text) } else { None };
+            let tree = if target.xml() && rng.below(3) == 0 { mutate_tree(rng, text, target) } else { None };
             let (t, what) = match tree {
                 Some(m) => m,
                 None => mutate_bytes(rng, text, other, target),
@@ -718,6 +868,47 @@ fn run_log(text: &str) {
     let _ = topo::render::dot::log::picture(&report);
 }
 
+/// `topo algo check`: the program checked under a runtime and FIFO depth the input
+/// chooses, the report rendered; and the writer's text of what was read reads back to
+/// the same text (writing is canonical and idempotent).
+fn run_msccl(text: &str) {
+    use topo::algo::{self, CheckOptions, Runtime, read, write};
+    use topo::render::algo as r;
+    let salt = text.len();
+    let runtime = Runtime::ALL[salt % Runtime::ALL.len()];
+    let depth = match (salt / 3) % 4 {
+        0 => None,
+        1 => Some(1),
+        2 => Some(4),
+        _ => Some(1 + (salt % 97) as u32),
+    };
+    if let Ok(report) = algo::check(text.as_bytes(), CheckOptions { runtime, depth }) {
+        let _ = r::check_text("fuzz.xml", &report, &topo::render::term::Term::default());
+        let _ = r::check_text("fuzz.xml", &report, &NARROW);
+        let rows = vec![("fuzz.xml".to_string(), Ok(report)), ("other.xml".to_string(), Err("unreadable".into()))];
+        let _ = r::check_summary_text(&rows, salt.is_multiple_of(2), &NARROW);
+        let _ = r::check_json(&rows[..1]);
+        let _ = r::check_json(&rows);
+    }
+    let Ok(reading) = read::read(text.as_bytes(), runtime) else { return };
+    let Some(written) = reading.program.as_ref().and_then(|p| write::write(p, runtime)) else { return };
+    let again = read::read(written.as_bytes(), runtime)
+        .unwrap_or_else(|e| panic!("the writer's text does not read back ({}): {e}", runtime.name()));
+    let Some(p2) = again.program else { panic!("the writer's text has no program ({})", runtime.name()) };
+    let twice = write::write(&p2, runtime);
+    // Known writer bug, kept out of the law until fixed (tests/algo_check.rs,
+    // writing_keeps_the_header_within_16_attributes): extra attributes written past the
+    // 16 the runtime's tokenizer keeps are lost on reading.
+    if written.lines().next().is_some_and(|l| l.matches("=\"").count() > 16) {
+        return;
+    }
+    assert!(
+        twice.as_deref() == Some(written.as_str()),
+        "write(read(write(p))) differs from write(p) ({})",
+        runtime.name()
+    );
+}
+
 /// `topo diff A B`: both sides with their graphs and AllReduce picks, compared, rendered.
 fn run_diff(text: &str) {
     use topo::diff::{Ignore, Side, compare};
@@ -809,6 +1000,7 @@ fn run_one(case: &Case, c: &Corpus, base: &Xml) {
         Target::Log => run_log(text),
         Target::Diff => run_diff(text),
         Target::Fsroot => run_fsroot(text, c),
+        Target::Msccl => run_msccl(text),
     }
 }
 
@@ -955,6 +1147,7 @@ fn main() {
             Target::Nvml => !corpus.nvml.is_empty(),
             Target::Log => !corpus.logs.is_empty(),
             Target::Fsroot => !corpus.tree_files.is_empty(),
+            Target::Msccl => !corpus.msccl.is_empty(),
         };
         if !have {
             eprintln!("fuzz: no inputs for target {} here; it does not run", t.name());

@@ -809,7 +809,7 @@ impl Reader {
                     ),
                 );
             }
-            if raw.depid >= 128 && rt != Runtime::Legacy {
+            if raw.depid >= 128 {
                 self.invalid(
                     at,
                     format!(

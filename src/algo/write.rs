@@ -52,7 +52,14 @@ pub fn write(p: &Program, runtime: Runtime) -> Option<String> {
             let _ = write!(out, " maxBytes=\"{m}\"");
         }
     }
-    for (k, v) in &h.extra {
+    // Extra attributes the runtime keeps: XML names only, and no more than leave the
+    // element at the 16 attributes its tokenizer keeps (more would push out the last).
+    let written = out.matches("=\"").count();
+    let is_name = |k: &str| {
+        k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:".contains(c))
+    };
+    for (k, v) in h.extra.iter().filter(|(k, _)| is_name(k)).take(16usize.saturating_sub(written)) {
         let _ = write!(out, " {k}=\"{}\"", clean(v));
     }
     out.push_str(">\n");

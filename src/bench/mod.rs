@@ -23,6 +23,7 @@ pub mod dtype;
 pub mod host;
 pub mod kernel_abi;
 pub mod plan;
+pub mod program;
 pub mod proxy;
 pub mod report;
 pub mod schedule;
@@ -508,13 +509,13 @@ pub fn run_with_backend(
 }
 
 /// View a slice of plain elements as bytes.
-fn as_bytes<T: dtype::Elem>(v: &[T]) -> &[u8] {
+pub(crate) fn as_bytes<T: dtype::Elem>(v: &[T]) -> &[u8] {
     // SAFETY: every `Elem` is a plain integer, float or `u16` wrapper: no padding, any
     // byte pattern is valid.
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
-fn as_bytes_mut<T: dtype::Elem>(v: &mut [T]) -> &mut [u8] {
+pub(crate) fn as_bytes_mut<T: dtype::Elem>(v: &mut [T]) -> &mut [u8] {
     // SAFETY: as above.
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr() as *mut u8, std::mem::size_of_val(v)) }
 }

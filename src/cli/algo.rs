@@ -21,6 +21,17 @@ pub enum AlgoCommand {
     /// A program's thread blocks, channels, peers and connections, and with a machine
     /// the path each connection runs over.
     Show(ShowArgs),
+    /// Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the
+    /// MSCCLang compiler does, for the machine (or --ngpus) and a runtime.
+    Make(super::algo_make::MakeArgs),
+    /// HCCL's view of a collective on a machine: algorithm per level, resources per rank
+    /// (sub-streams, notifies, links, scratch) and each stream's task list.
+    Plan(super::algo_plan::PlanArgs),
+    /// A program's time, algbw and busbw per message size from a timed run over the
+    /// machine's links, the bottleneck, and NCCL's own pick beside it.
+    Cost(super::algo_cost::CostArgs),
+    /// Programs of one collective costed side by side per size, with the winner per size range.
+    Compare(super::algo_cost::CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -47,6 +58,10 @@ pub fn run(cmd: AlgoCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match cmd {
         AlgoCommand::Check(a) => check(&a, ctx),
         AlgoCommand::Show(a) => algo_show::run(&a, ctx),
+        AlgoCommand::Make(a) => super::algo_make::run(&a, ctx),
+        AlgoCommand::Plan(a) => super::algo_plan::run(&a, ctx),
+        AlgoCommand::Cost(a) => super::algo_cost::run_cost(&a, ctx),
+        AlgoCommand::Compare(a) => super::algo_cost::run_compare(&a, ctx),
     }
 }
 

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::args::{InputArgs, ModelArgs, parse_size};
+use super::bench_program::{self, CollectiveArgs, ProgramArgs};
 use super::{Ctx, analyze_input, search_options};
+use crate::algo::program::Collective;
 use crate::bench::{self, BackendKind, DataType, Event, OpSel, Plan, RedOp, RunContext, Transport, TypeSel};
 use crate::error::Error;
 use crate::render;
@@ -21,6 +23,16 @@ use crate::render;
 pub enum BenchCommand {
     /// Allreduce bandwidth probe with nccl-tests' flags and output, set against the model.
     Allreduce(BenchAllreduceArgs),
+    /// Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf's columns.
+    Allgather(CollectiveArgs),
+    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf's columns.
+    Reducescatter(CollectiveArgs),
+    /// Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf's columns.
+    Alltoall(CollectiveArgs),
+    /// Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf's columns.
+    Broadcast(CollectiveArgs),
+    /// Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf's columns.
+    Reduce(CollectiveArgs),
 }
 
 #[derive(Debug, Args)]
@@ -31,6 +43,8 @@ pub struct BenchAllreduceArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub model: ModelArgs,
+    #[command(flatten)]
+    pub program: ProgramArgs,
 }
 
 /// Flags of `topo bench allreduce` (nccl-tests' names and meanings, plus topo's).
@@ -103,7 +117,7 @@ pub struct AllreduceArgs {
 
 impl AllreduceArgs {
     /// The bench stage's options; the kernel cache folder comes from the environment.
-    fn options(&self, vars: &BTreeMap<String, String>) -> bench::Options {
+    pub(super) fn options(&self, vars: &BTreeMap<String, String>) -> bench::Options {
         bench::Options {
             minbytes: self.minbytes,
             maxbytes: self.maxbytes,
@@ -228,7 +242,13 @@ impl BenchAllreduceArgs {
 
 pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match b {
+        BenchCommand::Allreduce(a) if a.program.algo.is_some() => bench_program::allreduce(&a, ctx),
         BenchCommand::Allreduce(a) => allreduce(&a, ctx),
+        BenchCommand::Allgather(a) => bench_program::collective(Collective::AllGather, &a, ctx),
+        BenchCommand::Reducescatter(a) => bench_program::collective(Collective::ReduceScatter, &a, ctx),
+        BenchCommand::Alltoall(a) => bench_program::collective(Collective::AllToAll, &a, ctx),
+        BenchCommand::Broadcast(a) => bench_program::collective(Collective::Broadcast, &a, ctx),
+        BenchCommand::Reduce(a) => bench_program::collective(Collective::Reduce, &a, ctx),
     }
 }
 

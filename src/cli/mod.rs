@@ -8,10 +8,14 @@
 //! reaches standard output.
 
 mod algo;
+mod algo_cost;
+mod algo_make;
+mod algo_plan;
 mod algo_show;
 mod analyze;
 mod args;
 mod bench;
+mod bench_program;
 mod check;
 mod detect;
 mod diff;
@@ -366,7 +370,8 @@ mod tests {
         );
         assert_eq!(
             err(&["topo", "--nccl-version", "2.28.9", "bench"]),
-            "a command is missing: topo bench COMMAND, where COMMAND is one of allreduce (see topo bench --help)"
+            "a command is missing: topo bench COMMAND, where COMMAND is one of allreduce, allgather, reducescatter, \
+             alltoall, broadcast, reduce (see topo bench --help)"
         );
     }
 }

@@ -153,7 +153,7 @@ pub fn row(r: &Row) -> String {
     s
 }
 
-fn perf(p: &Perf) -> String {
+pub(crate) fn perf(p: &Perf) -> String {
     let (t, a, b) = (float_str(p.time_us, 7), float_str(p.algbw, 6), float_str(p.busbw, 6));
     match p.wrong {
         Some(w) => format!("  {t:>7}  {a:>6}  {b:>6}  {:>6}", c_g(w as f64)),

@@ -1,9 +1,12 @@
 //! Output for people and scripts: text trees and tables, JSON, Graphviz.
 
 pub mod algo;
+pub mod algo_cost;
+pub mod algo_plan;
 pub mod algo_show;
 pub mod analysis;
 pub mod bench;
+pub mod bench_program;
 pub mod detect;
 pub mod diff;
 pub mod dot;

@@ -1,0 +1,387 @@
+//! The host backend of collective programs: an interpreter of MSCCL-IR on CPU threads,
+//! run as the MSCCL runtime runs a program, on real data.
+//!
+//! * one OS thread per thread block per rank, each running its operations in the
+//!   order [`crate::algo::lower`] gives them (nops folded into waits, `re` chains fused,
+//!   the kernel's step numbers);
+//! * one bounded FIFO per connection (channel, sender, receiver) of NCCL's 8 slots:
+//!   a Simple call moves 2 slices of 2 slots (so 4 slices fit), an LL or LL128 call
+//!   1 slice of 1 slot (8 fit); fused steps go slice by slice;
+//! * one dependency flag per thread block holding the last (collective, iteration,
+//!   step) it published; a wait ends when the flag has reached its target;
+//! * steps are cut into calls as the runtime cuts them at the message size: when a
+//!   chunk fits one loop iteration, a step of `cnt` chunks is ceil(cnt / m) calls of up
+//!   to m whole chunks; otherwise every iteration moves one window of every chunk;
+//! * in-place aliasing as the runtime defines it ([`crate::algo::sim::phys`]).
+//!
+//! A program is run only when `topo algo check` finds it ok ([`load`]). Validation is
+//! against each collective's definition computed from the inputs alone
+//! ([`reference`]), never from the program.
+
+mod exec;
+pub mod reference;
+pub mod sweep;
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use crate::algo::lower::{Lowered, lower};
+use crate::algo::program::{Buffer, Collective, Mode, Program, Protocol};
+use crate::algo::sim::{Phys, definition_sizes, phys};
+use crate::algo::{CheckOptions, Runtime, Verdict, check, read::read};
+use crate::bench::host::AlignedBuf;
+use crate::bench::{DataType, RedOp};
+use crate::error::Error;
+
+/// A program that `topo algo check` passed, ready to run.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub program: Program,
+    pub lowered: Vec<Lowered>,
+    /// The root of a broadcast or reduce (the one the checker found it right for).
+    pub root: u32,
+    /// Where the program came from, for messages.
+    pub file: String,
+}
+
+/// The collectives the interpreter runs and validates.
+pub fn runnable(coll: Collective) -> bool {
+    matches!(
+        coll,
+        Collective::AllReduce
+            | Collective::AllGather
+            | Collective::ReduceScatter
+            | Collective::AllToAll
+            | Collective::Broadcast
+            | Collective::Reduce
+    )
+}
+
+/// Whether the collective reduces (takes a reduction operator).
+pub fn reduces(coll: Collective) -> bool {
+    matches!(coll, Collective::AllReduce | Collective::ReduceScatter | Collective::Reduce)
+}
+
+/// Read and check a program; refuse it with the checker's errors unless its verdict is ok.
+pub fn load(text: &[u8], file: &str) -> Result<Loaded, Error> {
+    let input = |message: String| Error::Input { file: file.to_string(), message };
+    let report = check(text, CheckOptions::default()).map_err(input)?;
+    if report.verdict != Verdict::Ok {
+        let errors: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.is_error())
+            .map(|f| format!("  {} [{}] {}", f.place, f.kind.name(), f.message))
+            .collect();
+        return Err(input(format!(
+            "topo algo check says {}: the program is not run\n{}",
+            report.verdict.name(),
+            errors.join("\n")
+        )));
+    }
+    let reading = read(text, Runtime::default()).map_err(input)?;
+    let program = reading.program.ok_or_else(|| input("the header could not be read".into()))?;
+    if !runnable(program.header.coll) {
+        return Err(input(format!("{} programs have no definition to run and validate", program.header.coll)));
+    }
+    // One thread block per connection end: two writers (or readers) of one FIFO would
+    // interleave their messages in an order nothing defines.
+    let mut ends = std::collections::BTreeSet::new();
+    for g in &program.gpus {
+        for t in &g.tbs {
+            let dirs = [t.send.map(|to| (t.chan, g.id, to, 's')), t.recv.map(|from| (t.chan, from, g.id, 'r'))];
+            for end in dirs.into_iter().flatten() {
+                if !ends.insert(end) {
+                    return Err(input(format!(
+                        "gpu {} tb {}: a second thread block on connection gpu {} -> gpu {} on channel {}; the interpreter needs one per end",
+                        g.id, t.id, end.1, end.2, end.0
+                    )));
+                }
+            }
+        }
+    }
+    let lowered = program.gpus.iter().map(|g| lower(g, Runtime::default()).0).collect();
+    Ok(Loaded { root: report.root.unwrap_or(0), program, lowered, file: file.to_string() })
+}
+
+/// How one message size is laid out and cut into calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// The user's per-rank count (nccl-tests' paramcount).
+    pub count: usize,
+    /// Elements per chunk (S = count x size multiplier / nchunksperloop).
+    pub chunk: usize,
+    /// Elements of the user's send and receive buffers of one rank.
+    pub send: usize,
+    pub recv: usize,
+    /// Loop iterations of the kernel, and elements of a chunk each one moves.
+    pub iterations: usize,
+    pub window: usize,
+    /// Whole chunks one call may carry (single-iteration case).
+    pub per_call: usize,
+    /// Slices per call, FIFO entries per connection, elements per entry.
+    pub slices: usize,
+    pub entries: usize,
+    pub slice_elems: usize,
+}
+
+/// Bytes of the kernel's loop window and of the payload one call may carry, with NCCL's
+/// default buffers (see the reference's section 1.8).
+fn window_and_payload(proto: Protocol, coll: Collective) -> (usize, usize) {
+    const STEP: usize = 512 << 10;
+    match proto {
+        Protocol::Simple if matches!(coll, Collective::Reduce | Collective::Broadcast) => (4 * STEP, STEP),
+        Protocol::Simple => (4 * STEP, 4 * STEP),
+        Protocol::LL => (32 << 10, 32 << 10),
+        Protocol::LL128 => (576_000, 576_000),
+    }
+}
+
+impl Loaded {
+    pub fn nranks(&self) -> usize {
+        self.program.header.ngpus as usize
+    }
+
+    pub fn coll(&self) -> Collective {
+        self.program.header.coll
+    }
+
+    /// The per-rank counts the runtime selects the program for are multiples of this.
+    pub fn count_unit(&self) -> usize {
+        let h = &self.program.header;
+        let c = h.chunks_per_loop.max(1) as u64;
+        let m = h.coll.size_multiplier(h.ngpus);
+        (c / gcd(c, m)) as usize
+    }
+
+    /// The layout of a message of `count` elements per rank.
+    pub fn geometry(&self, dtype: DataType, count: usize) -> Result<Geometry, Error> {
+        let h = &self.program.header;
+        let n = h.ngpus as usize;
+        let c = h.chunks_per_loop.max(1) as usize;
+        let large = count * h.coll.size_multiplier(h.ngpus) as usize;
+        if !large.is_multiple_of(c) {
+            return Err(Error::Usage(format!(
+                "{}: a count of {count} is not one the runtime runs this program for ({} x {count} is not a multiple of nchunksperloop {c}); use a multiple of {}",
+                self.file,
+                large / count.max(1),
+                self.count_unit()
+            )));
+        }
+        let ts = dtype.size();
+        let chunk = large / c;
+        let (window_bytes, payload) = window_and_payload(h.proto, h.coll);
+        let window = (window_bytes / ts).max(1);
+        let iterations = chunk.div_ceil(window).max(1);
+        let max_count = Runtime::default().max_count() as usize - 1;
+        let per_call = if iterations == 1 { (payload / (chunk * ts).max(1)).clamp(1, max_count) } else { 1 };
+        let call = if iterations == 1 { per_call * chunk } else { window };
+        let slices = h.proto.slices_per_call() as usize;
+        let entries = (crate::algo::runtime::NCCL_STEPS / h.proto.slots_per_slice()) as usize;
+        let (send, recv) = match h.coll {
+            Collective::AllGather => (count, count * n),
+            Collective::ReduceScatter => (count * n, count),
+            Collective::AllToAll => (count * n, count * n),
+            _ => (count, count),
+        };
+        Ok(Geometry {
+            count,
+            chunk,
+            send,
+            recv,
+            iterations,
+            window,
+            per_call,
+            slices,
+            entries,
+            slice_elems: call.div_ceil(slices).max(1),
+        })
+    }
+
+    /// Chunks of each physical buffer of a rank (input, output, scratch).
+    fn phys_chunks(&self, rank: usize, mode: Mode) -> [usize; 3] {
+        let h = &self.program.header;
+        let g = &self.program.gpus[rank];
+        let (ci, co, _) = definition_sizes(&self.program);
+        let inplace_rs = mode == Mode::InPlace && h.coll == Collective::ReduceScatter;
+        let input = g.input_chunks.max(ci).max(if inplace_rs { h.chunks_per_loop } else { 0 });
+        [input as usize, g.output_chunks.max(co) as usize, g.scratch_chunks as usize]
+    }
+
+    /// Where (buffer, chunk) of rank `rank` lands: physical buffer and chunk index.
+    pub(crate) fn place(&self, rank: usize, mode: Mode, buf: Buffer, off: u32) -> (Phys, usize) {
+        let (_, _, b) = definition_sizes(&self.program);
+        let (p, i) = phys(self.coll(), mode, rank as u32, b, buf, off);
+        (p, i as usize)
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+pub(crate) fn phys_index(p: Phys) -> usize {
+    match p {
+        Phys::In => 0,
+        Phys::Out => 1,
+        Phys::Scratch => 2,
+    }
+}
+
+/// One rank's memory: the physical input, output and scratch buffers, and the staging
+/// copy an out-of-place floating `avg` pre-multiplies into.
+struct RankMem {
+    bufs: [AlignedBuf; 4],
+}
+
+/// A program with its buffers: what `topo bench --algo PROGRAM --backend host` runs.
+pub struct ProgramHost {
+    pub loaded: Loaded,
+    mem: Vec<RankMem>,
+    /// FIFO memory of the connections, kept between runs.
+    fifos: Vec<AlignedBuf>,
+}
+
+impl ProgramHost {
+    pub fn new(loaded: Loaded) -> ProgramHost {
+        ProgramHost { loaded, mem: Vec::new(), fifos: Vec::new() }
+    }
+
+    pub fn nranks(&self) -> usize {
+        self.loaded.nranks()
+    }
+
+    /// Make every rank's buffers large enough for `count` elements of `dtype` in `mode`.
+    fn ensure(&mut self, dtype: DataType, count: usize, mode: Mode) -> Result<Geometry, Error> {
+        let g = self.loaded.geometry(dtype, count)?;
+        let ts = dtype.size();
+        for r in 0..self.nranks() {
+            let chunks = self.loaded.phys_chunks(r, mode);
+            let need = [
+                chunks[0] * g.chunk * ts,
+                chunks[1] * g.chunk * ts,
+                chunks[2] * g.chunk * ts,
+                chunks[0] * g.chunk * ts,
+            ];
+            if self.mem.len() <= r {
+                self.mem.push(RankMem {
+                    bufs: [
+                        AlignedBuf::zeroed(need[0])?,
+                        AlignedBuf::zeroed(need[1])?,
+                        AlignedBuf::zeroed(need[2])?,
+                        AlignedBuf::zeroed(need[3])?,
+                    ],
+                });
+                continue;
+            }
+            for (i, &bytes) in need.iter().enumerate() {
+                if self.mem[r].bufs[i].len() < bytes {
+                    self.mem[r].bufs[i] = AlignedBuf::zeroed(bytes.next_power_of_two())?;
+                }
+            }
+        }
+        Ok(g)
+    }
+
+    /// The user's send (`recv` false) or receive region of a rank: pointer and bytes.
+    fn region(&self, rank: usize, mode: Mode, g: &Geometry, ts: usize, recv: bool) -> (*mut u8, usize) {
+        let (buf, len) = if recv { (Buffer::Output, g.recv) } else { (Buffer::Input, g.send) };
+        let (p, chunk) = self.loaded.place(rank, mode, buf, 0);
+        let base = self.mem[rank].bufs[phys_index(p)].as_ptr();
+        // SAFETY: `ensure` sized the buffer for the whole region.
+        (unsafe { base.add(chunk * g.chunk * ts) }, len * ts)
+    }
+
+    /// Put `data` at the start of rank's send buffer (as the mode aliases it).
+    pub fn set_input(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        data: &[u8],
+    ) -> Result<(), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let (p, len) = self.region(rank, mode, &g, dtype.size(), false);
+        if data.len() > len {
+            return Err(Error::Usage(format!("input of {} bytes for a send buffer of {len}", data.len())));
+        }
+        // SAFETY: the region holds `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+
+    /// Fill rank's whole receive buffer with `value`.
+    pub fn fill_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        value: u8,
+    ) -> Result<(), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
+        // SAFETY: the region holds `len` bytes.
+        unsafe { std::ptr::write_bytes(p, value, len) };
+        Ok(())
+    }
+
+    /// Read the start of rank's receive buffer.
+    pub fn get_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
+        let n = out.len().min(len);
+        // SAFETY: the region holds `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), n) };
+        Ok(())
+    }
+
+    /// Run `iters` collectives back to back; the wall time from the moment every thread
+    /// is ready until the last one is done.
+    pub fn run(
+        &mut self,
+        dtype: DataType,
+        op: RedOp,
+        count: usize,
+        mode: Mode,
+        iters: usize,
+    ) -> Result<Duration, Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        if count == 0 || iters == 0 {
+            return Ok(Duration::ZERO);
+        }
+        let ts = dtype.size();
+        let avg = op == RedOp::Avg && reduces(self.loaded.coll());
+        let mut ranks = Vec::new();
+        for r in 0..self.nranks() {
+            let chunks = self.loaded.phys_chunks(r, mode);
+            let m = &self.mem[r];
+            let mut bufs = [0, 1, 2].map(|i| (m.bufs[i].as_ptr(), chunks[i] * g.chunk));
+            let send = self.region(r, mode, &g, ts, false).0;
+            let recv = self.region(r, mode, &g, ts, true).0;
+            // Floating avg pre-multiplies every input by 1/n (out of place into a staging
+            // copy that stands for the input buffer); integer avg divides the sum once.
+            let pre = (avg && dtype.is_float()).then(|| match mode {
+                Mode::OutOfPlace => {
+                    bufs[0].0 = m.bufs[3].as_ptr();
+                    (bufs[0].0, send)
+                }
+                Mode::InPlace => (send, send),
+            });
+            let post = (avg && !dtype.is_float()).then_some(recv);
+            ranks.push(exec::RankPtrs { bufs, pre, post });
+        }
+        crate::bench::dtype::with_elem!(dtype, T => crate::bench::dtype::with_op!(op, OP => {
+            exec::run::<T, OP>(&self.loaded, &g, mode, &ranks, iters, &mut self.fifos)
+        }))
+    }
+}

@@ -1,0 +1,170 @@
+//! `topo bench <collective> --algo PROGRAM.xml`: nccl-tests' sweep over a program on
+//! the interpreter, with nccl-tests' sizes, counts and bus-bandwidth factors for each
+//! collective.
+
+use super::reference::validate;
+use super::{ProgramHost, reduces};
+use crate::algo::program::{Collective, Mode};
+use crate::bench::report::{Perf, Row};
+use crate::bench::{DataType, OpSel, Options, RedOp, TypeSel};
+use crate::error::Error;
+
+/// One row: nccl-tests' columns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramRow {
+    /// max(send, receive) bytes of one rank, and that buffer's elements.
+    pub bytes: u64,
+    pub count: u64,
+    pub dtype: DataType,
+    /// `None` for the collectives that do not reduce (nccl-tests prints "none").
+    pub op: Option<RedOp>,
+    /// The root of broadcast and reduce; -1 for the others.
+    pub root: i64,
+    pub out_of_place: Option<Perf>,
+    pub in_place: Option<Perf>,
+}
+
+impl ProgramRow {
+    /// As the allreduce bench's row, for its summary.
+    pub fn as_row(&self) -> Row {
+        Row {
+            bytes: self.bytes,
+            count: self.count,
+            dtype: self.dtype.name(),
+            op: self.op.map_or("none", |o| o.name()),
+            out_of_place: self.out_of_place,
+            in_place: self.in_place,
+            predicted_busbw: None,
+            bottleneck: None,
+        }
+    }
+}
+
+/// nccl-tests' name of the collective's test binary.
+pub fn perf_name(coll: Collective) -> &'static str {
+    match coll {
+        Collective::AllGather => "all_gather_perf",
+        Collective::ReduceScatter => "reduce_scatter_perf",
+        Collective::AllToAll => "alltoall_perf",
+        Collective::Broadcast => "broadcast_perf",
+        Collective::Reduce => "reduce_perf",
+        _ => "all_reduce_perf",
+    }
+}
+
+/// nccl-tests' bus bandwidth factor.
+pub fn bus_factor(coll: Collective, n: usize) -> f64 {
+    let n = n as f64;
+    match coll {
+        Collective::AllReduce => 2.0 * (n - 1.0) / n,
+        Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => (n - 1.0) / n,
+        _ => 1.0,
+    }
+}
+
+/// The per-rank count (nccl-tests' paramcount) for a message of `bytes`: nccl-tests'
+/// division by the ranks with 16-byte alignment for the collectives that split a
+/// buffer, then down to a count the runtime runs the program for.
+pub fn param_count(host: &ProgramHost, dtype: DataType, bytes: u64) -> usize {
+    let coll = host.loaded.coll();
+    let n = host.nranks();
+    let total = bytes as usize / dtype.size();
+    let base = match coll {
+        Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => {
+            (total / n) & !((16 / dtype.size()).max(1) - 1)
+        }
+        _ => total,
+    };
+    let unit = host.loaded.count_unit();
+    base / unit * unit
+}
+
+/// Run the sweep; `on` hears of each row as it is measured. Sizes too small for one
+/// count unit of the program are left out.
+pub fn run(
+    args: &Options,
+    host: &mut ProgramHost,
+    on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
+) -> Result<Vec<ProgramRow>, Error> {
+    args.check()?;
+    let coll = host.loaded.coll();
+    let n = host.nranks();
+    let declared = host.loaded.program.header.modes();
+    let wanted: Vec<Mode> = match (args.in_place, args.out_of_place) {
+        (true, _) => vec![Mode::InPlace],
+        (_, true) => vec![Mode::OutOfPlace],
+        _ => vec![Mode::OutOfPlace, Mode::InPlace],
+    };
+    let modes: Vec<Mode> = wanted.into_iter().filter(|m| declared.contains(m)).collect();
+    if modes.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: the program is for {} calls only",
+            host.loaded.file,
+            declared.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" and ")
+        )));
+    }
+    let types = match args.datatype {
+        TypeSel::All => DataType::ALL.to_vec(),
+        TypeSel::One(t) => vec![t],
+    };
+    let ops: Vec<Option<RedOp>> = match (reduces(coll), args.op) {
+        (false, _) => vec![None],
+        (true, OpSel::All) => RedOp::ALL.iter().copied().map(Some).collect(),
+        (true, OpSel::One(o)) => vec![Some(o)],
+    };
+    let root =
+        if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded.root) } else { -1 };
+    let mut rows = Vec::new();
+    let mut seed = 0u64;
+    for &dtype in &types {
+        for &op in &ops {
+            let redop = op.unwrap_or(RedOp::Sum);
+            for size in args.sizes() {
+                let count = param_count(host, dtype, size);
+                if count == 0 {
+                    continue;
+                }
+                let g = host.loaded.geometry(dtype, count)?;
+                let bytes = (g.send.max(g.recv) * dtype.size()) as u64;
+                let mut row = ProgramRow {
+                    bytes,
+                    count: (g.send.max(g.recv)) as u64,
+                    dtype,
+                    op,
+                    root,
+                    out_of_place: None,
+                    in_place: None,
+                };
+                for &mode in &modes {
+                    if args.warmup_iters > 0 {
+                        host.run(dtype, redop, count, mode, args.warmup_iters)?;
+                    }
+                    let t = host.run(dtype, redop, count, mode, args.iters)?;
+                    let sec = t.as_secs_f64() / args.iters as f64;
+                    let algbw = bytes as f64 / 1e9 / sec;
+                    let wrong = if args.check > 0 {
+                        let mut w = 0;
+                        for _ in 0..args.check {
+                            seed += 1;
+                            w = validate(host, dtype, redop, count, mode, seed)?;
+                            if w > 0 {
+                                break;
+                            }
+                        }
+                        Some(w)
+                    } else {
+                        None
+                    };
+                    let perf = Perf { time_us: sec * 1e6, algbw, busbw: algbw * bus_factor(coll, n), wrong };
+                    match mode {
+                        Mode::InPlace => row.in_place = Some(perf),
+                        Mode::OutOfPlace => row.out_of_place = Some(perf),
+                    }
+                }
+                on(&row)?;
+                rows.push(row);
+            }
+        }
+    }
+    Ok(rows)
+}

@@ -1,0 +1,93 @@
+//! `topo bench allreduce --algo PROGRAM.xml` and `topo bench allgather | reducescatter |
+//! alltoall | broadcast | reduce --algo PROGRAM.xml`: an MSCCL-IR program on the host
+//! interpreter, in nccl-tests' columns.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::Ctx;
+use super::bench::{AllreduceArgs, BenchAllreduceArgs};
+use crate::algo::program::Collective;
+use crate::bench::program::{ProgramHost, load, sweep};
+use crate::bench::{BackendKind, report::Summary};
+use crate::error::Error;
+use crate::render;
+
+/// `--algo`: what runs instead of NCCL's rings.
+#[derive(Debug, Clone, Args)]
+pub struct ProgramArgs {
+    /// Run this MSCCL-IR program instead of NCCL's rings (refused with `topo algo
+    /// check`'s findings unless it passes); on the host backend.
+    #[arg(long = "algo", value_name = "PROGRAM.xml")]
+    pub algo: Option<PathBuf>,
+}
+
+/// Flags of `topo bench allgather|reducescatter|alltoall|broadcast|reduce`.
+#[derive(Debug, Args)]
+pub struct CollectiveArgs {
+    #[command(flatten)]
+    pub bench: AllreduceArgs,
+    /// Root rank of broadcast and reduce (a program is for the root it was written for).
+    #[arg(short = 'r', long = "root", value_name = "RANK", default_value_t = 0)]
+    pub root: u32,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+}
+
+/// `topo bench allreduce --algo PROGRAM.xml`.
+pub fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    run_program(Collective::AllReduce, &a.bench, None, &a.program, ctx)
+}
+
+/// The other collectives.
+pub fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    run_program(coll, &a.bench, Some(a.root), &a.program, ctx)
+}
+
+fn run_program(
+    coll: Collective,
+    b: &AllreduceArgs,
+    root: Option<u32>,
+    p: &ProgramArgs,
+    ctx: &mut Ctx,
+) -> Result<i32, Error> {
+    let Some(path) = &p.algo else {
+        return Err(Error::Usage(format!(
+            "topo bench {coll} runs collective programs only for now: name one with --algo PROGRAM.xml"
+        )));
+    };
+    if b.backend != BackendKind::Host {
+        return Err(Error::Usage(
+            "--algo runs on the host backend only for now (the CUDA interpreter is not built yet): add --backend host"
+                .into(),
+        ));
+    }
+    let opts = b.options(&ctx.vars);
+    opts.check()?;
+    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let file = path.display().to_string();
+    let loaded = load(&text, &file)?;
+    if loaded.coll() != coll {
+        return Err(Error::Input { file, message: format!("a {} program, not {coll}", loaded.coll()) });
+    }
+    if let Some(n) = opts.ngpus.filter(|&n| n != loaded.nranks()) {
+        return Err(Error::Usage(format!("{file}: the program is for {} ranks, not -g {n}", loaded.nranks())));
+    }
+    if let Some(r) = root.filter(|&r| matches!(coll, Collective::Broadcast | Collective::Reduce) && r != loaded.root) {
+        return Err(Error::Usage(format!("{file}: the program is for root {}, not -r {r}", loaded.root)));
+    }
+    let unit = loaded.count_unit();
+    let mut host = ProgramHost::new(loaded);
+    ctx.print(&render::bench_program::header(&host.loaded.program, &file, "host", &opts))?;
+    let rows = sweep::run(&opts, &mut host, &mut |r| ctx.print(&render::bench_program::row(r)))?;
+    if rows.is_empty() {
+        return Err(Error::Usage(format!(
+            "{file}: no size from -b to -e holds a count per rank of {unit}, the least the program runs"
+        )));
+    }
+    let plain: Vec<_> = rows.iter().map(|r| r.as_row()).collect();
+    let summary = Summary::from_rows(&plain, None);
+    ctx.print(&render::bench_program::footer(&host.loaded.program, &summary, unit))?;
+    Ok(if summary.errors > 0 { 1 } else { 0 })
+}

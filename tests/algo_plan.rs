@@ -1,0 +1,98 @@
+//! `topo algo plan`: HCCL's view of a collective on a built-in machine.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn topo() -> Command {
+    let mut c = Command::cargo_bin("topo").unwrap();
+    c.env_remove("NCCL_TOPO_FILE").env_remove("TOPO_NCCL_VERSION");
+    c
+}
+
+fn plan_json(args: &[&str]) -> Value {
+    let out = topo().args(["algo", "plan"]).args(args).arg("--json").assert().success().get_output().stdout.clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// Seed 001: allgather, 4 ranks in one server fully connected: mesh, 3 sub-streams, 6
+/// notifies, rank 0's streams in the seed's order.
+#[test]
+fn the_seed_example_on_a_four_gpu_nvlink_tray() {
+    let v = plan_json(&["allgather", "--fixture", "gb200-nvl72-tray"]);
+    assert_eq!(v["schema"], "topo.algo.plan/1");
+    assert_eq!(v["levels"][0]["algo"], "mesh");
+    assert_eq!(v["executor"], "CollAllGatherMeshOpbaseExecutor");
+    let r0 = &v["ranks"][0];
+    assert_eq!(r0["sub_streams"], 3);
+    assert_eq!(r0["notifies"], 6);
+    assert_eq!(r0["scratch_bytes"], 0);
+    let peers: Vec<u64> = r0["links"].as_array().unwrap().iter().map(|l| l["peer"].as_u64().unwrap()).collect();
+    assert_eq!(peers, [1, 2, 3]);
+    assert!(r0["links"].as_array().unwrap().iter().all(|l| l["kind"] == "SDMA" && l["notifies"] == 4));
+    let main: Vec<&str> = r0["streams"][0]["tasks"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(
+        main,
+        [
+            "copy UserIn -> CCL_Out+off(0)",
+            "Post aux0",
+            "Post aux1",
+            "Post aux2",
+            "copy CCL_Out+off(0) -> UserOut+0*slice",
+            "Wait sig0",
+            "Wait sig1",
+            "Wait sig2"
+        ]
+    );
+    let s0 = &r0["streams"][1];
+    assert_eq!(s0["peer"], 3);
+    let s0: Vec<&str> = s0["tasks"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(
+        s0,
+        [
+            "Wait aux0",
+            "TxAck(3)",
+            "RxAck(3)",
+            "copy rank3.CCL_Out+off(3) -> UserOut+3*slice",
+            "TxDataSignal(3)",
+            "RxDataSignal(3)",
+            "Post sig0"
+        ]
+    );
+}
+
+#[test]
+fn a_pcie_box_gets_a_ring_and_nodes_get_rdma_links() {
+    let v = plan_json(&["allreduce", "--fixture", "workstation-4gpu", "--nodes", "2", "--size", "1M"]);
+    assert_eq!(v["levels"][0]["algo"], "ring");
+    assert_eq!(v["levels"][1]["algo"], "ring");
+    let links = v["ranks"][0]["links"].as_array().unwrap();
+    assert!(links.iter().any(|l| l["kind"] == "RDMA" && l["notifies"] == 6 && l["peer"] == 4));
+    let tasks = v["ranks"][0]["streams"][0]["tasks"].as_array().unwrap();
+    assert!(tasks.iter().any(|t| t == "TxDataAck(4)"));
+}
+
+#[test]
+fn hccl_algo_forces_a_level_and_bad_tokens_are_one_line() {
+    let v = plan_json(&["allgather", "--fixture", "dgx-h100", "--nodes", "4", "--algo", "level0:ring;level1:NB"]);
+    assert_eq!(v["levels"][0]["algo"], "ring");
+    assert_eq!(v["levels"][1]["algo"], "NB");
+    let out = topo()
+        .args(["algo", "plan", "allgather", "--fixture", "dgx-h100", "--algo", "level1:star"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("level1:star"), "{err}");
+}
+
+#[test]
+fn text_names_levels_and_streams() {
+    let out = topo().args(["algo", "plan", "allgather", "--fixture", "gb200-nvl72-tray"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("level0: mesh"), "{text}");
+    assert!(text.contains("rank 0: 3 sub-streams, 6 notifies"), "{text}");
+    assert!(text.contains("sub0 (peer 3):"), "{text}");
+}
