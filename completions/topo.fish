@@ -28,7 +28,7 @@ complete -c topo -n "__fish_topo_needs_command" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_needs_command" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_needs_command" -f -a "show" -d 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
 complete -c topo -n "__fish_topo_needs_command" -f -a "paths" -d 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
-complete -c topo -n "__fish_topo_needs_command" -f -a "analyze" -d 'Everything the model decides, in one document'
+complete -c topo -n "__fish_topo_needs_command" -f -a "analyze" -d 'Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning'
 complete -c topo -n "__fish_topo_needs_command" -f -a "search" -d 'NCCL\'s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
 complete -c topo -n "__fish_topo_needs_command" -f -a "tune" -d 'NCCL\'s performance model: algorithm, protocol, time and bandwidth per message size'
 complete -c topo -n "__fish_topo_needs_command" -f -a "diff" -d 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'
@@ -130,6 +130,8 @@ complete -c topo -n "__fish_topo_using_subcommand search" -l json -d 'Print the 
 complete -c topo -n "__fish_topo_using_subcommand search" -l dot -d 'Print Graphviz of the channels, one small diagram per distinct channel (`| dot -Tsvg > ch.svg`)'
 complete -c topo -n "__fish_topo_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand search" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand tune" -s d -l datatype -d 'Element type, as nccl-tests\' -d (int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16): sizes become whole elements of it, and NVLS runs only the types it can reduce' -r
+complete -c topo -n "__fish_topo_using_subcommand tune" -s o -l op -d 'Reduction, as nccl-tests\' -o (sum, prod, min, max, avg): NVLS reduces only some' -r
 complete -c topo -n "__fish_topo_using_subcommand tune" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand tune" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
 dgx1-v100\t''
@@ -207,7 +209,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
@@ -245,7 +247,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
@@ -271,7 +273,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
@@ -297,7 +299,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
@@ -323,7 +325,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
@@ -349,7 +351,7 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s d -l datatype -d 'Element type: int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s o -l op -d 'Reduction: sum, prod, min, max, avg, or all' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s g -l ngpus -d 'Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s J -l output_file -d 'Also write nccl-tests\' JSON report here (never overwritten: FILE.0, FILE.1... instead, said on stderr)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l backend -d 'Run on the GPUs (cuda) or on CPU threads (host)' -r -f -a "cuda\t'CUDA kernels on the local GPUs'
 host\t'CPU threads (one per rank and channel): the same protocol, host measurements'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l channels -d 'Channels (rings) to run, 1 to 64; repeats or trims the plan\'s rings (default: the plan\'s; without a search 8 on CUDA and 1 on the host backend)' -r
@@ -543,7 +545,7 @@ complete -c topo -n "__fish_topo_using_subcommand fixtures" -s h -l help -d 'Pri
 complete -c topo -n "__fish_topo_using_subcommand fixtures" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "show" -d 'Show the system NCCL builds: CPUs, switches, GPUs, NICs, links and bandwidths'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "paths" -d 'Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts'
-complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "analyze" -d 'Everything the model decides, in one document'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "analyze" -d 'Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "search" -d 'NCCL\'s channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "tune" -d 'NCCL\'s performance model: algorithm, protocol, time and bandwidth per message size'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "diff" -d 'What differs between two topology dumps, and what it does to NCCL (exit 0 same, 1 different)'

@@ -66,16 +66,6 @@ pub struct Finding {
     pub fix: String,
 }
 
-impl Finding {
-    /// `severity [check] devices: message`.
-    pub fn one_line(&self) -> String {
-        if self.devices.is_empty() {
-            return format!("{} [{}] {}", self.severity.as_str(), self.check, self.message);
-        }
-        format!("{} [{}] {}: {}", self.severity.as_str(), self.check, self.devices.join(", "), self.message)
-    }
-}
-
 /// Every check, in a fixed order.
 pub fn run_checks(sys: &Sys, det: &Detection) -> Vec<Finding> {
     let ends = Endpoints::new(sys, det);

@@ -250,7 +250,7 @@ fn show_describes_the_system() {
     let out = stdout_of(&["show", "--fixture", "dgx-h100"]);
     assert!(out.starts_with("fixture:dgx-h100: 8 GPU(s) as ranks 0..7 of 8"), "{out}");
     assert!(out.contains("CPU 0 (x86_64 Intel Sapphire Rapids"), "{out}");
-    assert!(out.contains("NVS/0 <-> DEV/0000:1a:00.0  NVL 370.8 GB/s"), "{out}");
+    assert!(out.contains("NVS/0 <-> DEV of GPU0  NVL 370.8 GB/s"), "{out}");
     assert!(out.contains("CPU/0 <-> CPU/1  SYS 22.0 GB/s"), "{out}");
     assert!(!out.contains("CPU/1 <-> CPU/0"), "{out}");
 }
@@ -285,7 +285,7 @@ fn paths_prints_the_matrix_and_verdicts() {
     assert!(!out.contains("Routes:"), "{out}");
     let explained = stdout_of(&["paths", "--explain", "--fixture", "dgx-h100"]);
     assert!(explained.contains("Routes:"), "{explained}");
-    assert!(explained.contains("GPU/0000:1a:00.0 -LOC-> DEV/0000:1a:00.0 -NVL-> NVS/0"), "{explained}");
+    assert!(explained.contains("GPU0 (0000:1a:00.0) -LOC-> DEV of GPU0 -NVL-> NVS/0"), "{explained}");
     assert!(explained.contains("is within the P2P level PXB"), "{explained}");
 }
 
@@ -298,6 +298,20 @@ fn paths_json_has_paths_and_verdicts() {
     assert_eq!(v["paths"]["gpu_gpu"].as_array().unwrap().len(), 64);
     assert_eq!(v["p2p"].as_array().unwrap().len(), 56);
     assert_eq!(v["gdr"].as_array().unwrap().len(), 32);
+}
+
+/// The NIC-to-NIC paths the terminal's note points to are in `--json`, as the whole
+/// matrix prints them.
+#[test]
+fn paths_json_has_nic_to_nic_paths() {
+    let v = json(&topo().args(["paths", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    let nn = v["paths"]["net_net"].as_array().expect("paths.net_net");
+    assert_eq!(nn.len(), 10 * 10, "every pair of the 10 NETs");
+    let p = nn.iter().find(|p| p["from"] == 12 && p["to"] == 13).expect("NET12 to NET13");
+    assert_eq!((p["type"].as_str(), p["bw"].as_f64()), (Some("SYS"), Some(22.0)), "{p}");
+    let whole = stdout_of(&["paths", "--fixture", "dgx-h100"]);
+    let row = whole.lines().find(|l| l.trim_start().starts_with("NET12 ")).unwrap();
+    assert!(row.contains("SYS 22.0"), "{row}");
 }
 
 #[test]
@@ -733,4 +747,131 @@ fn paths_of_a_32_nic_dump_fit_100_columns() {
     assert_fits(&text, 100, "aws-p5-efa32");
     let header: Vec<i32> = text.lines().filter(|l| l.trim_start().starts_with("GPU ")).flat_map(net_numbers).collect();
     assert_eq!(header, (0..32).collect::<Vec<_>>());
+}
+
+/// Devices by the names people know: GPUs by number with their bus id and the PCI ID
+/// Repository's name, NICs and switches by name, children in bus order, NVLink counts as
+/// nvidia-smi writes them, and DEV nodes explained.
+#[test]
+fn show_names_devices_and_orders_them_by_bus() {
+    let out = stdout_of(&["show", "--fixture", "dgx-h100"]);
+    assert!(out.contains("├─ GPU0 (0000:1a:00.0) NVIDIA H100 SXM5 80GB, sm90, rank 0 (dev 0) [PCI 48.0]"), "{out}");
+    assert!(out.contains("NIC 0000:1b:00.0 Mellanox ConnectX-7 [PCI 48.0]"), "{out}");
+    assert!(out.contains("PCI switch 0000:18:00.0 Broadcom PEX890xx PCIe Gen 5 Switch"), "{out}");
+    let order: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once("(0000:").map(|x| x.1).or_else(|| l.split_once("NIC 0000:").map(|x| x.1)))
+        .map(|r| &r[..2])
+        .take(4)
+        .collect();
+    assert_eq!(order, ["1a", "1b", "1c", "1d"], "bus order under the first switch:\n{out}");
+    assert!(out.contains("NVS/0 <-> DEV of GPU0  NVL 370.8 GB/s, NV18"), "{out}");
+    assert!(out.contains("DEV of GPUn: the GPU's physical device"), "{out}");
+    let j = json(&topo().args(["show", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    let gpu = j["nodes"].as_array().unwrap().iter().find(|n| n["node"] == "GPU/0000:1a:00.0").unwrap();
+    assert_eq!(gpu["pci_name"], "NVIDIA H100 SXM5 80GB");
+}
+
+/// `paths` in words people read: the legend beside nvidia-smi's names, the NVLink
+/// count, GPUDirect RDMA verdicts as on/off with NETs in numeric order, and routes that
+/// name their ends.
+#[test]
+fn paths_speak_nvidia_smi_and_number_order() {
+    let out = stdout_of(&["paths", "--explain", "--fixture", "dgx-h100"]);
+    assert!(out.contains("  NVL  NV#       direct NVLink (or through NVSwitch); # = NVLinks"), "{out}");
+    assert!(out.contains("  PHB  PHB/NODE  through a CPU host bridge"), "{out}");
+    assert!(out.contains("NVL paths here: NV18"), "{out}");
+    let gdr: Vec<i32> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("GPUDirect RDMA:"))
+        .filter(|l| l.starts_with(" 0 "))
+        .filter_map(|l| l.split_whitespace().nth(1)?.strip_prefix("NET")?.parse().ok())
+        .collect();
+    assert_eq!(gdr, [0, 1, 4, 5, 6, 7, 10, 11, 12, 13], "{out}");
+    assert!(out.contains(" 0     NET0   on                on "), "{out}");
+    assert!(out.contains(" 0     NET12  off               off "), "{out}");
+    assert!(
+        out.contains("  GPU0 -> GPU1: NVL 370.8, 4 hops: GPU0 (0000:1a:00.0) -LOC-> DEV of GPU0 -NVL-> NVS/0"),
+        "{out}"
+    );
+    // The JSON keeps NCCL's own words for the checker and scripts.
+    let j = json(&topo().args(["paths", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    assert_eq!(j["gdr"][0]["recv"], "Default");
+}
+
+/// `check` names GPUs by NVML index with bus id and device name, and counts in the words
+/// it prints.
+#[test]
+fn check_names_devices_and_counts_in_its_words() {
+    let root = common::fixtures().join("ws-4gpu");
+    let out = topo().args(["check", "--root", path_arg(&root)]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("error [pcie-link] GPU3 (0000:61:00.0): link trained at x8"), "{text}");
+    assert!(text.contains("\n  GPU0, GPU1, GPU2, GPU3: NVIDIA RTX 6000 Ada Generation\n"), "{text}");
+    assert!(text.contains("\nnote [") && !text.contains("\ninfo ["), "{text}");
+    assert!(text.contains("2 errors, 1 warning, 2 notes"), "{text}");
+    let j = json(&topo().args(["detect", "--json", "--root", path_arg(&root)]).output().unwrap().stdout);
+    assert_eq!(j["pci_names"]["0000:61:00.0"], "NVIDIA RTX 6000 Ada Generation", "{}", j["pci_names"]);
+}
+
+/// Every JSON document names its schema, and routes come as structured steps too.
+#[test]
+fn json_documents_have_a_schema_and_routes_have_steps() {
+    let ws = common::fixtures().join("ws-4gpu");
+    let docs: [&[&str]; 8] = [
+        &["show", "--json", "--fixture", "gh200"],
+        &["paths", "--json", "--fixture", "gh200"],
+        &["analyze", "--json", "--fixture", "gh200"],
+        &["search", "--json", "--fixture", "gh200"],
+        &["tune", "allreduce", "--json", "--fixture", "gh200"],
+        &["check", "--json", "--fixture", "gh200"],
+        &["detect", "--json", "--root", path_arg(&ws)],
+        &["diff", "--json", "fixture:gh200", "fixture:gh200"],
+    ];
+    for args in docs {
+        let out = topo().args(args).output().unwrap();
+        let v = json(&out.stdout);
+        assert_eq!(v["schema"], 1, "{args:?}");
+    }
+    let v = json(&topo().args(["paths", "--json", "--fixture", "dgx-h100"]).assert().success().get_output().stdout);
+    let p = v["paths"]["gpu_gpu"].as_array().unwrap().iter().find(|p| p["from"] == 0 && p["to"] == 1).unwrap();
+    assert_eq!(p["steps"][0], serde_json::json!({"node": "GPU/0000:1a:00.0"}));
+    assert_eq!(p["steps"][2], serde_json::json!({"link": "NVL", "bw": 370.8, "node": "NVS/0"}));
+    assert_eq!(p["steps"].as_array().unwrap().len(), 5, "{p}");
+}
+
+/// One style of stderr: every line `topo: note: `, `topo: warning: ` or `topo: error: `.
+#[test]
+fn stderr_lines_share_one_prefix_style() {
+    let ws = common::fixtures().join("ws-4gpu");
+    let runs: [&[&str]; 2] =
+        [&["detect", "--root", path_arg(&ws)], &["show", "--fixture", "gh200", "--nccl-version", "2.26.2"]];
+    for args in runs {
+        let out = topo().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.is_empty(), "{args:?}: nothing said");
+        for l in err.lines() {
+            assert!(
+                ["topo: note: ", "topo: warning: ", "topo: error: "].iter().any(|p| l.starts_with(p)),
+                "{args:?}: {l}"
+            );
+        }
+    }
+}
+
+/// `topo analyze`'s text is everything the model decides: the system, paths and
+/// verdicts, then the graphs, the channels NCCL runs and the tuning summary.
+#[test]
+fn analyze_text_has_graphs_channels_and_tuning() {
+    let out = stdout_of(&["analyze", "--fixture", "dgx-h100", "--nodes", "2"]);
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("no {s:?} in:\n{out}"));
+    let order = [
+        at("NCCL system:"),
+        at("Paths (NCCL path type"),
+        at("ring graph\n"),
+        at("Channels NCCL runs"),
+        at("Tuning (NCCL"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    assert!(out.contains("1073741824       NVLSTree  Simple"), "{out}");
 }

@@ -341,3 +341,44 @@ fn fleet_of_the_shared_dumps_prints_rounded_numbers() {
     let (digits, line) = longest_fraction(&text);
     assert!(digits < 7, "a number with {digits} decimals: {line}");
 }
+
+/// Nodes are listed in natural order: n1, n2, n10, n100 (not n1, n10, n100, n2).
+#[test]
+fn fleet_lists_nodes_in_natural_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fixture("dgx-h100");
+    for n in [100, 10, 2, 1] {
+        write(dir.path(), &format!("n{n}.xml"), &base);
+    }
+    let out = topo().arg("fleet").arg(dir.path()).assert().code(0).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let names: Vec<&str> =
+        text.split([' ', ',', '\n']).filter_map(|w| w.rsplit('/').next()?.strip_suffix(".xml")).collect();
+    assert_eq!(names[..4], ["n1", "n2", "n10", "n100"], "{text}");
+}
+
+/// A one-line-per-node table: node, GPUs, NICs, group and what differs, in node order.
+#[test]
+fn fleet_prints_one_line_per_node() {
+    let dir = tempfile::tempdir().unwrap();
+    nine(dir.path(), |x| {
+        let p = find(x, "pci", "busid", "0000:c2:00.0");
+        x.set_attr(p, "link_speed", "16.0 GT/s PCIe");
+    });
+    let out = topo().arg("fleet").arg(dir.path()).assert().code(1).get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[1].split_whitespace().collect::<Vec<_>>(), ["NODE", "GPUS", "NICS", "GROUP", "WHAT", "DIFFERS"]);
+    assert_eq!(lines[2].split_whitespace().collect::<Vec<_>>(), ["node00", "8", "12", "reference", "-"], "{text}");
+    let six = lines.iter().find(|l| l.trim_start().starts_with("node06")).unwrap();
+    assert!(
+        six.contains(" outlier 1  ring 336.0 GB/s (-12%); GPU 0000:c2:00.0 (dev 6): PCIe link downgraded"),
+        "{six}"
+    );
+    assert_eq!(lines.iter().filter(|l| l.trim_start().starts_with("node")).count(), 9);
+    let v: serde_json::Value =
+        serde_json::from_slice(&topo().arg("fleet").arg("--json").arg(dir.path()).assert().code(1).get_output().stdout)
+            .unwrap();
+    assert_eq!(v["nodes"][6]["group"], "outlier 1");
+    assert_eq!(v["nodes"][6]["gpus"], 8);
+}

@@ -70,3 +70,22 @@ fn man_pages_and_completions_say_enough() {
     let help = String::from_utf8(help.stdout).unwrap();
     assert!(help.contains("fake-NVML") && !help.contains("topo::discover"), "{help}");
 }
+
+/// Every man page says what its exit statuses mean and which variables it reads, and the
+/// VERSION text is paragraphs man fills (not terminal lines cut short).
+#[test]
+fn man_pages_have_exit_status_environment_and_a_filled_version() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    for (name, bytes) in files(&dir) {
+        let page = String::from_utf8(bytes).unwrap();
+        assert!(page.contains(".SH \"EXIT STATUS\"\n.TP\n0\n"), "{name}: no EXIT STATUS");
+        assert!(page.contains(".TP\n2\nBad input or usage"), "{name}: exit status 2 not said");
+        assert!(page.contains(".SH ENVIRONMENT\n") && page.contains("TOPO_NCCL_VERSION"), "{name}: no ENVIRONMENT");
+    }
+    let top = std::fs::read_to_string(dir.join("topo.1")).unwrap();
+    let version = top.split(".SH VERSION\n").nth(1).expect("topo.1: VERSION");
+    assert!(version.contains(".PP\n2.18.1, 2.18.3,"), "{version}");
+    assert!(!version.lines().any(|l| l.starts_with("  ")), "indented terminal lines in VERSION: {version}");
+    let diff = std::fs::read_to_string(dir.join("topo-diff.1")).unwrap();
+    assert!(diff.contains(".TP\n1\nThe dumps differ.\n"), "{diff}");
+}

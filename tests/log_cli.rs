@@ -102,6 +102,58 @@ fn json_dot_and_rank() {
     assert!(text.starts_with("digraph") && text.contains("GPU rank 0") && text.contains("channels"));
 }
 
+/// `--dot` lays out on every Graphviz from 2.42 (Debian 12 and Ubuntu 22.04 ship 2.43,
+/// which fails on a cluster's `layout=` attribute): no layout engine is named, and the
+/// installed `dot` draws it (skipped visibly without Graphviz).
+#[test]
+fn dot_draws_on_old_graphviz() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let f = write_log(d.path(), "one.log", &log.text);
+    let out = topo().args(["log", "--dot"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("GPU rank 7"), "{text}");
+    assert!(!text.contains("layout="), "a layout engine named in the drawing:\n{text}");
+    let Ok(mut dot) = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    else {
+        common::skip("dot_draws_on_old_graphviz", "no Graphviz `dot` on PATH: the drawing is not laid out");
+        return;
+    };
+    use std::io::Write;
+    dot.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let drawn = dot.wait_with_output().unwrap();
+    assert!(drawn.status.success(), "dot: {}", String::from_utf8_lossy(&drawn.stderr));
+    assert!(String::from_utf8_lossy(&drawn.stdout).contains("GPU rank 7"));
+}
+
+/// `--dot` on a log without ring orders says there is nothing to draw (exit 2, nothing
+/// on stdout), not an empty drawing.
+#[test]
+fn dot_without_rings_says_nothing_to_draw() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let text: String = log
+        .text
+        .lines()
+        .filter(|l| {
+            let ring_line = l.contains(" Ring ") || (l.contains("Channel ") && l.contains(" : "));
+            !ring_line
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let f = write_log(d.path(), "norings.log", &text);
+    let out = topo().args(["log", "--dot"]).arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("norings.log") && err.contains("nothing to draw"), "{err}");
+}
+
 /// Binary bytes, a topology XML and an empty file exit 2 naming the file.
 #[test]
 fn inputs_that_are_not_logs_exit_2() {
@@ -206,4 +258,50 @@ fn tuning_tables_are_compared() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("[tuning] Tree/LL latency us/bandwidth GB/s: AllReduce 999.9/1.0"), "{text}");
+}
+
+/// nccl-tests' results table (any version's columns), beside the model's prediction for
+/// the machine and size, with the share the run reached.
+const TESTS_TABLE: &str = "\
+# nThread 1 nGpus 8 minBytes 1048576 maxBytes 1073741824 step: 1024(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+     1048576        262144     float     sum      -1    60.12   17.44   30.52      0    59.80   17.53   30.68      0
+  1073741824     268435456     float     sum      -1   6100.5  176.01  308.02      0   6090.1  176.31  308.54      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 169.27
+";
+
+#[test]
+fn nccl_tests_results_beside_the_model() {
+    let d = tempfile::tempdir().unwrap();
+    let log = write(&Spec::new("dgx-h100", 1, Era::parse("2.28.9")), &Envelope::default());
+    let f = write_log(d.path(), "with-tests.log", &format!("{}{TESTS_TABLE}", log.text));
+    let out = topo().args(["log"]).arg(&f).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("nccl-tests results: allreduce, 8 ranks, float sum"), "{text}");
+    // The model's busbw at 1 GiB is topo tune's.
+    let tune = assert_cmd::cargo::cargo_bin_cmd!("topo")
+        .args(["tune", "--fixture", "dgx-h100", "--nccl-version", "2.28.9", "-b", "1G", "-e", "1G"])
+        .output()
+        .unwrap();
+    let tune = String::from_utf8_lossy(&tune.stdout).into_owned();
+    let model: f64 = tune.lines().last().unwrap().split_whitespace().nth(7).unwrap().parse().unwrap();
+    let pct = 308.02 / model * 100.0;
+    let verdict = format!("your 8-GPU allreduce reaches {pct:.0}% of what this topology allows at 1 GiB");
+    assert!(text.contains(&verdict), "{verdict}\n{text}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&topo().args(["log", "--json"]).arg(&f).output().unwrap().stdout).unwrap();
+    assert_eq!(j["perf"][0]["rows"][1]["oop"][2], 308.02);
+    assert_eq!(j["model"]["perf"][0]["rows"][1]["measured_busbw"], 308.02);
+
+    // The table alone (no NCCL lines), with the machine given.
+    let alone = write_log(d.path(), "alone.log", TESTS_TABLE);
+    let machine = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/dgx-h100.xml");
+    let out = topo().args(["log", "--nccl-version", "2.28.9", "--topo"]).arg(&machine).arg(&alone).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains(&verdict), "{text}");
 }

@@ -116,6 +116,27 @@ fn machine(cpus: &[String]) -> String {
 
 // ------------------------------------------------------------- 1. output targets
 
+/// `detect -o` where the output cannot go says only that: the path is checked before
+/// anything is detected (a folder, a missing folder), and a device that refuses the
+/// bytes (/dev/full) is written before the detection notes are said.
+#[test]
+fn detect_output_is_checked_first() {
+    let d = tempfile::tempdir().unwrap();
+    let root = common::fixtures().join("ws-4gpu");
+    let missing = d.path().join("no/such/t.xml");
+    for (out, says) in [
+        (s(d.path()), "Is a directory"),
+        (s(&missing), "No such file or directory"),
+        ("/dev/full", "No space left on device"),
+    ] {
+        let o = topo().args(["detect", "--root", s(&root), "-o", out]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{out}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{out}: the error alone:\n{err}");
+        assert!(err.starts_with(&format!("topo: error: {out}")) && err.contains(says), "{err}");
+    }
+}
+
 #[test]
 fn output_follows_symlinks_and_writes_special_files_in_place() {
     let d = tempfile::tempdir().unwrap();
@@ -196,6 +217,22 @@ fn bench_json_goes_to_devices_and_is_checked_before_running() {
     args.extend(["-J", s(&bad)]);
     let e = refused(&args, &["plain/b.json", "Not a directory"]);
     assert!(!e.contains(".tmp-") && !e.contains("probe"), "{e}");
+}
+
+/// A `-J` file that exists is kept, as nccl-tests keeps it, and the report written
+/// beside it is said on stderr, not only in the table's header.
+#[test]
+fn bench_json_beside_an_existing_report_is_said() {
+    let d = tempfile::tempdir().unwrap();
+    let old = write(d.path(), "b.json", "old");
+    let mut args = vec!["bench", "allreduce", "--backend", "host", "-g", "2", "-b", "1K", "-e", "1K", "-n", "1"];
+    args.extend(["-w", "0", "-J", s(&old)]);
+    let out = topo().args(&args).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.starts_with("topo: warning: ") && err.contains("b.json exists: the JSON report goes to"), "{err}");
+    assert!(err.contains("b.json.0 instead"), "{err}");
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "old");
+    assert!(d.path().join("b.json.0").exists());
 }
 
 // ------------------------------------------------------------------ 2. panics

@@ -126,7 +126,7 @@ fn dot_channel_draws_one_channel_with_loads_per_direction() {
     assert!(s.starts_with("graph topo {"), "{s}");
     assert!(s.contains("ring channel 1 over the machine"), "{s}");
     assert!(s.contains("↓ 30.0 ↑ 30.0 of 370.8 GB/s"), "{s}");
-    assert!(s.contains("label=\"ring 1\""), "{s}");
+    assert!(s.contains("label=\"step 1/8\""), "{s}");
     // One graph at a time, a channel that exists, and only with --dot.
     topo()
         .args(["search", "--fixture", "dgx-h100", "--dot", "--channel", "0", "--graph", "ring,tree"])
@@ -244,4 +244,90 @@ fn trimmed_halves_run_as_two_nodes() {
     assert!(s.contains("Channels NCCL runs (2 node(s) x 8 GPUs = 16 ranks): nChannels 2"), "{s}");
     assert!(s.contains("Channel 00/02 :  0  1  4  5  8  9 12 13  2  3  6  7 10 11 14 15"), "{s}");
     assert!(s.contains("Ring 00 : 13 -> 2 -> 3"), "{s}");
+}
+
+/// The graph dump's device numbers as each release writes them: `%d` device numbers
+/// and every GPU of an NVLS channel before 2.21, `%#lx` 64-bit ids and the NVLS head
+/// only from 2.21 (NVIDIA/nccl src/graph/search.cc, ncclTopoGetXmlFromChannel).
+#[test]
+fn graph_dump_devices_by_release() {
+    let dump = |v: &str| {
+        stdout(topo().args(["search", "--xml", "--fixture", "dgx-h100", "--nodes", "2", "--nccl-version", v]))
+    };
+    let old = dump("2.20.5");
+    assert!(old.contains(r#"<gpu dev="7"/>"#) && !old.contains("0x"), "{old}");
+    let new = dump("2.21.5");
+    assert!(new.contains(r#"<gpu dev="0x7"/>"#), "{new}");
+    let nvls_gpus = |text: &str| {
+        let nvls = text.split(r#"<graph id="3""#).nth(1).unwrap_or("");
+        let first = nvls.split("</channel>").next().unwrap_or("");
+        first.matches("<gpu ").count()
+    };
+    assert_eq!(nvls_gpus(&old), 8, "before 2.21 an NVLS channel lists every GPU:\n{old}");
+    assert_eq!(nvls_gpus(&new), 1, "from 2.21 only its head:\n{new}");
+}
+
+/// The graph dump of a real NCCL 2.18.1 run (2 nodes of 8 RTX 3090, no P2P between
+/// GeForce cards), byte for byte.
+#[test]
+fn graph_dump_of_nccl_2_18_1() {
+    let shared = root().join("../shared/fixtures");
+    let (machine, dump) = (shared.join("nccl/rtx3090x8.xml"), shared.join("logs/rtx3090x8-graph-dump-nccl2.18.1.xml"));
+    if !machine.exists() || !dump.exists() {
+        common::skip("graph_dump_of_nccl_2_18_1", "../shared/fixtures (rtx3090x8) is absent");
+        return;
+    }
+    let ours = stdout(
+        topo()
+            .args(["search", "--xml", "--nodes", "2", "--no-p2p-support", "--nccl-version", "2.18.1"])
+            .arg("--topo")
+            .arg(&machine),
+    );
+    assert_eq!(ours, std::fs::read_to_string(&dump).unwrap());
+}
+
+/// A channel wrapped over several lines keeps the ring readable in order: NET IN, the
+/// GPUs, then NET OUT on the line of the last GPUs.
+#[test]
+fn wrapped_channels_end_with_net_out() {
+    let s = stdout(topo().env("COLUMNS", "100").args([
+        "search",
+        "--graph",
+        "ring",
+        "--fixture",
+        "dgx-h100",
+        "--nodes",
+        "2",
+    ]));
+    let lines: Vec<&str> = s.lines().collect();
+    let first = lines.iter().position(|l| l.trim_start().starts_with("0  NET/0 mlx5_0")).expect(&s);
+    assert_eq!(lines[first].matches("mlx5_0").count(), 1, "NET OUT not on the first line:\n{s}");
+    assert!(lines[first + 1].trim_end().ends_with("NET/0 mlx5_0"), "NET OUT after the last GPUs:\n{s}");
+}
+
+/// Pictures a person can follow: the NVLS graph is one NVSwitch domain (one switch for
+/// every head), the steps of `--channel N` read `step k/n` (not `ring k`, which reads
+/// as a channel), and channels that share an order of GPUs share one diagram, whatever
+/// NICs they use.
+#[test]
+fn dot_pictures_read_as_they_should() {
+    let nvls = stdout(topo().args(["search", "--dot", "--graph", "nvls", "--fixture", "dgx-h100"]));
+    assert_eq!(nvls.matches("label=\"NVSwitch (NVLS)\"").count(), 1, "{nvls}");
+    assert_eq!(nvls.matches("head of channel").count(), 8, "{nvls}");
+    let ch = stdout(topo().args(["search", "--dot", "--channel", "0", "--fixture", "dgx1-v100"]));
+    assert!(ch.contains("label=\"step 1/8\"") && ch.contains("label=\"step 8/8\""), "{ch}");
+    assert!(!ch.contains("label=\"ring 1\""), "{ch}");
+    let file = root().join("../shared/fixtures/nccl/aws-p5-efa32.xml");
+    if !file.exists() {
+        common::skip("dot_pictures_read_as_they_should", "../shared/fixtures/nccl/aws-p5-efa32.xml is absent");
+        return;
+    }
+    let args = ["search", "--graph", "ring", "--nodes", "2", "--topo", file.to_str().unwrap()];
+    let j: serde_json::Value = serde_json::from_str(&stdout(topo().args(args).arg("--json"))).unwrap();
+    let orders: std::collections::BTreeSet<String> =
+        j["ring"]["channels"].as_array().unwrap().iter().map(|c| c["ranks"].to_string()).collect();
+    let dot = stdout(topo().args(args).arg("--dot"));
+    assert_eq!(dot.matches("label=\"ring: channel").count(), orders.len(), "{dot}");
+    assert!(orders.len() < j["ring"]["nchannels"].as_u64().unwrap() as usize);
+    assert!(dot.contains("(one a channel)"), "the NICs of the channels that share a diagram: {dot}");
 }

@@ -96,6 +96,19 @@ fn show_fits_and_colours() {
     }
 }
 
+/// `topo fixtures` and every `--help` fit the terminal (COLUMNS), breaking between words.
+#[test]
+fn fixtures_and_help_fit() {
+    fits_at(&["fixtures"], 100);
+    fits_at(&["fixtures"], 80);
+    for args in [&["--help"][..], &["paths", "--help"], &["bench", "allreduce", "--help"], &["log", "--help"]] {
+        for width in [60, 80, 100] {
+            let text = stdout(args, &[("COLUMNS", &width.to_string())]);
+            assert_fits(&text, width, &format!("{args:?} at {width}"));
+        }
+    }
+}
+
 #[test]
 fn analyze_fits_and_colours() {
     fits_at(&["analyze", "--fixture", "dgx-h100"], 80);

@@ -222,3 +222,32 @@ fn thresholds_and_channels_match_real_logs() {
         }
     }
 }
+
+/// `topo tune` takes every collective nccl-tests runs: alltoall and sendrecv (which NCCL
+/// does not tune: their bound from the paths), and -d/-o as bench does (NVLS reduces
+/// float only by sum; sizes are whole elements of the type).
+#[test]
+fn tune_takes_alltoall_sendrecv_and_type_and_op() {
+    let run = |args: &[&str]| {
+        let out = assert_cmd::cargo::cargo_bin_cmd!("topo").args(args).env_remove("COLUMNS").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let a2a = run(&["tune", "alltoall", "--fixture", "dgx-h100", "--nodes", "2"]);
+    assert!(a2a.contains("NCCL has no tuning for it") && a2a.contains("busbw at most 90.0 GB/s"), "{a2a}");
+    assert!(a2a.contains("set by GPU0 to its NIC (to the other nodes): PIX 48.0 GB/s"), "{a2a}");
+    let j: serde_json::Value =
+        serde_json::from_str(&run(&["tune", "sendrecv", "--json", "--fixture", "dgx-h100"])).unwrap();
+    assert_eq!((j["tuned"].as_bool(), j["bound"]["busbw_gbs"].as_f64()), (Some(false), Some(370.8)), "{j}");
+    let nvls = |args: &[&str]| {
+        let t = run(&[&["tune", "allreduce", "--fixture", "dgx-h100", "-b", "1G", "-e", "1G"], args].concat());
+        t.lines().last().unwrap().contains(" NVLS ")
+    };
+    assert!(nvls(&[]) && nvls(&["-d", "bfloat16", "-o", "max"]));
+    assert!(!nvls(&["-o", "max"]) && !nvls(&["-o", "avg"]) && !nvls(&["-d", "int8"]));
+    let i8 = run(&["tune", "allreduce", "--fixture", "dgx-h100", "-d", "int8", "-b", "1", "-e", "1"]);
+    assert!(
+        i8.contains("data type int8, reduction sum") && i8.lines().last().unwrap().trim().starts_with("1 "),
+        "{i8}"
+    );
+}

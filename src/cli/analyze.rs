@@ -22,11 +22,11 @@ pub struct AnalyzeArgs {
 
 pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let (_, an) = analyze_input(&a.input, &a.model, ctx)?;
+    let so = search_options(&an, ctx)?;
+    let (gs, sys) = search_with_progress(&an, &so, ctx)?;
+    let run = crate::search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
     let text = if a.json {
-        let so = search_options(&an, ctx)?;
-        let (gs, sys) = search_with_progress(&an, &so, ctx)?;
         let mut doc = render::analysis::json(&an, render::graphs::graphs_json(&sys, &gs));
-        let run = crate::search::channels::for_analysis(&an, &gs).map_err(|e| e.to_string());
         doc["run"] = render::search::run_json(&run, 0);
         // NCCL's init fails when its tuning does (a bad NCCL_ALGO, say): so does this.
         let m = crate::tune::Model::new(&an, &gs)?;
@@ -36,11 +36,23 @@ pub fn run(a: &AnalyzeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         doc["tuning"] = render::tune::tuning_json(&m);
         render::to_json_string(&doc)
     } else {
+        // The system, its paths and verdicts, the graphs and the channels NCCL runs, and
+        // what NCCL's tuning picks for AllReduce.
         let term = ctx.term(a.term.color);
         let mut s = render::show::tree_with(&an, &term);
         s.push('\n');
         let opts = render::paths::TextOptions { explain: false, term };
         s.push_str(&render::paths::text_with(&an, &opts));
+        s.push('\n');
+        s.push_str(&render::search::text(&an, &gs, &[], &run, 0, None, &term));
+        let m = crate::tune::Model::new(&an, &gs)?;
+        for w in &m.warnings {
+            ctx.warn(w)?;
+        }
+        let sweep = crate::tune::Sweep { min: 1 << 10, max: 1 << 30, factor: Some(32), step: 0 };
+        let swept = crate::tune::sweep::sweep(&m, crate::tune::Func::AllReduce, &sweep)?;
+        s.push('\n');
+        s.push_str(&render::tune::summary_text(&m, &swept, &term));
         s
     };
     ctx.print(&text)?;

@@ -169,7 +169,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(digits);
     let bad = || format!("'{s}' is not a size: a whole number with an optional K, M or G (e.g. 8, 1K, 16M, 8G, 4KiB)");
-    let n: u64 = num.parse().map_err(|_| bad())?;
+    let n: u64 = match num.parse() {
+        Ok(n) => n,
+        // Digits, but more than 64 bits hold.
+        Err(_) if !num.is_empty() => return Err(format!("'{s}' is too large: a size is at most 16E bytes (2^64 - 1)")),
+        Err(_) => return Err(bad()),
+    };
     let unit = unit.to_ascii_uppercase();
     let (prefix, rest) = unit.split_at(unit.len().min(1));
     let mult: u64 = match prefix {
@@ -183,7 +188,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     if !(rest.is_empty() || (prefix != "B" && (rest == "B" || rest == "IB"))) {
         return Err(bad());
     }
-    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large"))
+    n.checked_mul(mult).ok_or_else(|| format!("'{s}' is too large: a size is at most 16E bytes (2^64 - 1)"))
 }
 
 /// `--runtime`: whose rules a program is read by.

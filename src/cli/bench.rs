@@ -81,7 +81,8 @@ pub struct AllreduceArgs {
     /// Number of ranks, 1 to 256 (default: every local GPU; host backend: CPU cores, 2 to 8).
     #[arg(short = 'g', long = "ngpus", value_name = "N")]
     pub ngpus: Option<usize>,
-    /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1... instead).
+    /// Also write nccl-tests' JSON report here (never overwritten: FILE.0, FILE.1...
+    /// instead, said on stderr).
     #[arg(short = 'J', long = "output_file", value_name = "FILE")]
     pub output_file: Option<PathBuf>,
     /// Run on the GPUs (cuda) or on CPU threads (host).
@@ -224,7 +225,7 @@ fn json_destination(path: &Path) -> PathBuf {
 pub fn check_args(a: &BenchAllreduceArgs, ctx: &Ctx) -> Result<(), Error> {
     a.bench.options(&ctx.vars).check()?;
     match &a.bench.output_file {
-        Some(p) => writable_folder(p),
+        Some(p) => super::io::check_output(p),
         None => Ok(()),
     }
 }
@@ -340,24 +341,6 @@ fn searched_plan(a: &BenchAllreduceArgs, opts: &bench::Options, ctx: &mut Ctx) -
     })
 }
 
-/// Run over `plan`, streaming the report to stdout; the JSON report to `json` when given.
-/// The folder of the `-J` report can take a new file: checked before anything runs, so
-/// a table is never printed only to fail at the end.
-fn writable_folder(path: &Path) -> Result<(), Error> {
-    if super::io::is_special(path) {
-        return Ok(());
-    }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let probe = dir.join(format!(".topo-probe-{}", std::process::id()));
-    match std::fs::File::create(&probe) {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-            Ok(())
-        }
-        Err(e) => Err(Error::io(path, e)),
-    }
-}
-
 /// The host backend's buffers (input and output per rank, FIFO slots per rank and
 /// channel) fit in the memory this machine has available, or the run is refused
 /// before it allocates anything.
@@ -386,6 +369,7 @@ fn fits_in_memory(opts: &bench::Options, plan: &Plan) -> Result<(), Error> {
     }
 }
 
+/// Run over `plan`, streaming the report to stdout; the JSON report to `json` when given.
 fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ctx) -> Result<i32, Error> {
     let plan = bench::adjust_plan(opts, plan)?;
     if opts.backend == BackendKind::Host {
@@ -393,16 +377,27 @@ fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ct
     }
     let rc = run_context(ctx)?;
     for n in &plan.notes {
-        ctx.say_raw(&format!("warning: {n}"))?;
+        ctx.say(&format!("warning: {n}"))?;
     }
     let mut backend = bench::open_backend(opts, &plan)?;
     for w in backend.warnings() {
-        ctx.say_raw(&format!("warning: {w}"))?;
+        ctx.say(&format!("warning: {w}"))?;
     }
     for n in backend.notes() {
-        ctx.say_raw(&format!("note: {n}"))?;
+        ctx.note(&n)?;
     }
+    let given = json;
     let json = json.map(json_destination);
+    if let (Some(given), Some(p)) = (given, &json)
+        && p != given
+    {
+        ctx.say(&format!(
+            "warning: {} exists: the JSON report goes to {} instead (nccl-tests never replaces a report; \
+             remove it or give -J a new name to write there)",
+            given.display(),
+            p.display()
+        ))?;
+    }
     if let Some(p) = &json {
         ctx.print(&render::bench::json_destination(p))?;
     }

@@ -44,7 +44,7 @@ pub fn run(args: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         let text = if args.json {
             render::detect::check_dump_json(&loaded.label, &findings)
         } else {
-            render::detect::check_dump_text(&loaded.label, &findings, &ctx.term(args.term.color))
+            render::detect::check_dump_text(&loaded.label, &loaded.xml, &findings, &ctx.term(args.term.color))
         };
         ctx.print(&text)?;
         return Ok(status(&findings));
@@ -53,7 +53,7 @@ pub fn run(args: &CheckArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let det = detect(&sys, nvml.as_ref(), &discover::Options::with_env(&ctx.env))?;
     let findings = run_checks(&sys, &det);
     for n in &det.notices {
-        ctx.say_raw(&n.to_string())?;
+        ctx.say(&n.to_string())?;
     }
     let text = if args.json {
         render::detect::check_json(&det, &findings)

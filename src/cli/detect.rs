@@ -39,22 +39,29 @@ pub struct DetectArgs {
 
 /// Exit status 0; problems found are printed as warnings.
 pub fn run(args: &DetectArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    // A place the output cannot go is said before anything is detected.
+    if let Some(p) = &args.output {
+        super::io::check_output(p)?;
+    }
     let (sys, nvml) = args.source.source().open()?;
     let opts =
         discover::Options { all: args.all, topo_file: args.topo_file.clone(), ..discover::Options::with_env(&ctx.env) };
     let det = detect(&sys, nvml.as_ref(), &opts)?;
     let findings = if args.no_check { Vec::new() } else { crate::check::run_checks(&sys, &det) };
     let text = if args.json { render::detect::detect_json(&det, &findings) } else { crate::xml::write(&det.xml) };
+    // A file written first: a write that fails (/dev/full) is the one line said.
+    if let Some(p) = &args.output {
+        write_atomically(p, &text)?;
+    }
     for n in &det.notices {
-        ctx.say_raw(&n.to_string())?;
+        ctx.say(&n.to_string())?;
     }
-    for f in &findings {
-        ctx.say_raw(&f.one_line())?;
+    for line in render::detect::finding_notes(&det, &findings) {
+        ctx.say(&line)?;
     }
-    ctx.say_raw(&format!("topo detect: {}", det.summary()))?;
-    match &args.output {
-        Some(p) => write_atomically(p, &text)?,
-        None => ctx.print(&text)?,
+    ctx.note(&det.summary())?;
+    if args.output.is_none() {
+        ctx.print(&text)?;
     }
     Ok(0)
 }

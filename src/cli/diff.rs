@@ -54,7 +54,7 @@ pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         Some(v) => {
             let rb = Release::parse(v).map_err(|e| Error::Usage(format!("--against-version: {e}")))?;
             if !rb.checked() {
-                ctx.say(&format!("note: {}", rb.provenance()))?;
+                ctx.note(&rb.provenance())?;
             }
             label_a = format!("{label_a} (NCCL {})", ctx.release());
             label_b = format!("{label_b} (NCCL {rb})");

@@ -90,11 +90,101 @@ fn man_page(cmd: clap::Command, path: &[&str]) -> std::io::Result<String> {
             buf.extend_from_slice(format!(".TP\n\\fB{}\\fR\n{}\n", roff(line), roff(what)).as_bytes());
         }
     }
+    buf.extend_from_slice(exit_status(&path.join(" ")).as_bytes());
+    buf.extend_from_slice(environment(path).as_bytes());
     buf.extend_from_slice(see_also(&cmd, path).as_bytes());
-    if cmd.get_version().is_some() || cmd.get_long_version().is_some() {
-        m.render_version_section(&mut buf)?;
+    if let Some(v) = cmd.get_long_version().or(cmd.get_version()) {
+        buf.extend_from_slice(version_section(v).as_bytes());
     }
     Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// EXIT STATUS: 0, what 1 means for the commands that say what they found by it, and 2.
+fn exit_status(sub: &str) -> String {
+    let one = match sub {
+        "algo check" | "algo" => Some("algo check: a program (or one of a folder's) has a finding"),
+        _ if sub.starts_with("algo") => None,
+        _ => match sub.split(' ').next().unwrap_or("") {
+            "diff" => Some("the dumps differ"),
+            "fleet" => Some("some dumps differ from the reference, or could not be read (with \\-\\-skip\\-bad)"),
+            "check" => Some("a finding is an error"),
+            "log" => Some("the model disagrees with the log"),
+            "bench" => Some("a result is wrong or below NCCL_TESTS_MIN_BW, as nccl\\-tests fails"),
+            "" => Some(
+                "diff, fleet, check, log, bench allreduce and algo check: what each says it found (see their pages)",
+            ),
+            _ => None,
+        },
+    };
+    let mut s = String::from(".SH \"EXIT STATUS\"\n.TP\n0\nSuccess");
+    s.push_str(if one.is_some() { ".\n" } else { "; nothing is wrong.\n" });
+    if let Some(one) = one {
+        s.push_str(&format!(".TP\n1\n{}.\n", one[..1].to_uppercase() + &one[1..]));
+    }
+    s.push_str(
+        ".TP\n2\nBad input or usage: one \\fBtopo: error:\\fR line naming the file, line and attribute (or the \
+         argument), and nothing on standard output.\n",
+    );
+    s
+}
+
+/// ENVIRONMENT: what topo reads from its environment; the command's own variables, and
+/// the whole list on topo(1).
+fn environment(path: &[&str]) -> String {
+    let var = |name: &str, what: &str| format!(".TP\n\\fB{}\\fR\n{}\n", roff(name), roff(what));
+    let mut s = String::from(".SH ENVIRONMENT\n");
+    s.push_str(&var("TOPO_NCCL_VERSION", "The NCCL release to model, as --nccl-version (which wins over it)."));
+    s.push_str(&var("COLUMNS", "The width text is fitted to (else the terminal's; piped, as wide as it takes)."));
+    s.push_str(&var("NO_COLOR", "Set and not empty: no colours with --color auto."));
+    s.push_str(&var(
+        "NCCL_*",
+        "NCCL's own variables, read with NCCL's parsing for the release modelled: NCCL_P2P_LEVEL, \
+         NCCL_NET_GDR_LEVEL, NCCL_CROSS_NIC, NCCL_GRAPH_FILE, NCCL_ALGO, NCCL_PROTO and the others the README \
+         lists (a value NCCL would ignore draws a warning).",
+    ));
+    if path.first() == Some(&"bench") || path.is_empty() {
+        s.push_str(&var("NCCL_TESTS_MIN_BW", "topo bench allreduce: fail (exit 1) below this bus bandwidth, in GB/s."));
+    }
+    if path.is_empty() {
+        s.push_str(&var(
+            "VIRTUAL_ENV, CONDA_PREFIX, HOME",
+            "Where to look for the nvidia-nccl Python packages whose NCCL a live machine would load.",
+        ));
+    }
+    s
+}
+
+/// VERSION: the version, then the releases modelled as paragraphs that man fills to the
+/// page (the text of `topo --version`, whose lines are cut for a terminal).
+fn version_section(long: &str) -> String {
+    let mut lines = long.lines();
+    let mut s = format!(".SH VERSION\nv{}\n", roff(lines.next().unwrap_or("").trim()));
+    let mut para: Vec<&str> = Vec::new();
+    let flush = |para: &mut Vec<&str>, s: &mut String| {
+        if !para.is_empty() {
+            s.push_str(&format!(".PP\n{}\n", roff(&para.join(" "))));
+            para.clear();
+        }
+    };
+    for l in lines {
+        let t = l.trim();
+        // A new paragraph where the kind of line changes: prose, the list, the footnote.
+        let kind = |x: &str| {
+            if x.starts_with('*') {
+                2
+            } else if x.starts_with(|c: char| c.is_ascii_digit()) {
+                1
+            } else {
+                0
+            }
+        };
+        if para.last().is_some_and(|p| kind(p) != kind(t)) {
+            flush(&mut para, &mut s);
+        }
+        para.push(t);
+    }
+    flush(&mut para, &mut s);
+    s
 }
 
 /// `.SH "SEE ALSO"` for a nested command's page (the page of the command above it) and

@@ -107,12 +107,10 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A line on standard error as it is (reports that have their own prefix).
-    pub fn say_raw(&mut self, line: &str) -> Result<(), Error> {
-        match writeln!(self.err, "{line}") {
-            Err(e) if !gone(&e) => Err(Error::Io { file: "<stderr>".into(), source: e }),
-            _ => Ok(()),
-        }
+    /// A note on standard error: `topo: note: ...`, the one form besides `topo: warning:`
+    /// and `topo: error:`.
+    pub fn note(&mut self, message: &str) -> Result<(), Error> {
+        self.say(&format!("note: {message}"))
     }
 
     /// Notices, each said once per run.
@@ -198,6 +196,29 @@ pub fn write_new(path: &Path, text: &str) -> Result<(), Error> {
     })();
     let _ = std::fs::remove_file(&tmp);
     res.map_err(|e| Error::io(path, e))
+}
+
+/// An output path (`-o`, `-J`) checked before any work is spent on what goes there: a
+/// folder is refused, and a file's folder must take a new file. A device or FIFO
+/// (`/dev/null`, `/dev/full`, a pipe) passes: only writing it can tell whether it takes
+/// the bytes. Messages name `path`.
+pub fn check_output(path: &Path) -> Result<(), Error> {
+    let target = resolve_links(path)?;
+    if target.is_dir() {
+        return Err(Error::io(path, std::io::Error::new(std::io::ErrorKind::IsADirectory, "Is a directory")));
+    }
+    if is_special(&target) {
+        return Ok(());
+    }
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".topo-probe-{}-{}", std::process::id(), unique()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(Error::io(path, e)),
+    }
 }
 
 /// `path` is there and is neither a regular file nor a folder (a device, a FIFO, a

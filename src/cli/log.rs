@@ -80,6 +80,9 @@ fn open_log(path: &std::path::Path) -> Result<std::fs::File, Error> {
 
 /// Exit status 0; 1 when the model disagrees with the log.
 pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<i32, Error> {
+    if let Some(p) = &args.output {
+        super::io::check_output(p)?;
+    }
     let name = args.file.display().to_string();
     let facts = if name == "-" {
         log::read(&mut BufReader::new(std::io::stdin().lock()), "<stdin>")?
@@ -102,7 +105,7 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
         }
         let r = log::rebuild::topology(&facts, print, release)?;
         for a in &r.assumed {
-            ctx.say(&format!("assumed: {a}"))?;
+            ctx.note(&format!("assumed: {a}"))?;
         }
         return emit(args, ctx, &crate::xml::write(&r.xml)).map(|_| 0);
     }
@@ -125,7 +128,12 @@ pub fn run(args: &LogArgs, flag_release: Option<&str>, ctx: &mut Ctx) -> Result<
     let text = if args.json {
         render::to_json_string(&render::log::json(&report))
     } else if args.dot {
-        render::dot::log::picture(&report)
+        render::dot::log::picture(&report).ok_or_else(|| Error::Input {
+            file: name.clone(),
+            message: "nothing to draw: the log has no ring order (no `Channel NN/MM :` or `Ring NN :` lines, \
+                      which NCCL prints at NCCL_DEBUG=INFO)"
+                .into(),
+        })?
     } else {
         render::log::text_with(&report, &term(args, ctx))
     };

@@ -27,6 +27,7 @@ mod paths;
 mod search;
 mod show;
 mod tune;
+mod usage;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -44,6 +45,7 @@ use crate::model::{self, Analysis, System};
 use crate::release::Release;
 use crate::search::{Graphs, SearchOptions};
 use args::{InputArgs, ModelArgs};
+use usage::usage_line;
 
 /// `topo --version`: the release of topo and the NCCL releases it models.
 const LONG_VERSION: &str = concat!(
@@ -75,7 +77,7 @@ pub enum Command {
     Show(show::ShowArgs),
     /// Path type and bandwidth between every GPU and NIC, then the P2P and GDR verdicts.
     Paths(paths::PathsArgs),
-    /// Everything the model decides, in one document.
+    /// Everything the model decides: the system, paths and verdicts, graphs, the channels NCCL runs, tuning.
     Analyze(analyze::AnalyzeArgs),
     /// NCCL's channel search: ring, tree, NVLS and CollNet graphs, and the channels NCCL runs.
     Search(search::SearchArgs),
@@ -111,14 +113,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         // --help and --version print their text and succeed.
         Err(e) if !e.use_stderr() => {
             let _ = e.print();
             return Ok(0);
         }
-        Err(e) => return Err(Error::Usage(usage_line(&e))),
+        Err(e) => return Err(Error::Usage(usage_line(&e, &args))),
     };
     let (stdout, stderr) = (std::io::stdout(), std::io::stderr());
     let err_is_terminal = stderr.is_terminal();
@@ -155,7 +158,8 @@ pub fn run(cli: Cli, ctx: &mut Ctx) -> Result<i32, Error> {
         Command::Detect(a) => detect::run(&a, ctx),
         Command::Check(a) => check::run(&a, ctx),
         Command::Fixtures => {
-            ctx.print(&crate::render::show::fixtures_list(crate::fixtures::all()))?;
+            let term = ctx.term(ColorChoice::Never);
+            ctx.print(&crate::render::show::fixtures_list_with(crate::fixtures::all(), &term))?;
             Ok(0)
         }
         Command::Generate(a) => {
@@ -179,7 +183,7 @@ where
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     let argv = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let cli = Cli::try_parse_from(args).map_err(|e| Error::Usage(usage_line(&e)))?;
+    let cli = Cli::try_parse_from(&args).map_err(|e| Error::Usage(usage_line(&e, &args)))?;
     let mut ctx = Ctx::new(out, err, vars, argv);
     run(cli, &mut ctx)
 }
@@ -217,7 +221,7 @@ fn choose_release(flag: Option<&str>, live: bool, ctx: &mut Ctx) -> Result<(), E
     let release = Release::parse(&text).map_err(|e| Error::Usage(format!("{from}: {e}")))?;
     ctx.set_release(release);
     if !release.checked() {
-        ctx.say(&format!("note: {}", release.provenance()))?;
+        ctx.note(&release.provenance())?;
     }
     Ok(())
 }
@@ -242,30 +246,7 @@ fn release_of_this_machine(ctx: &mut Ctx) -> Result<(), Error> {
             ),
         },
     };
-    ctx.say(&line)
-}
-
-/// A usage error on one line: clap's message, with its "did you mean" tip kept.
-fn usage_line(e: &clap::Error) -> String {
-    let text = e.render().to_string();
-    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
-    let first = lines.next().unwrap_or("bad command line");
-    let mut msg = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    // "…were not provided:" is followed by the arguments it means, one per line.
-    if msg.ends_with(':') {
-        let mut items = Vec::new();
-        while let Some(l) = lines.next_if(|l| !l.starts_with("Usage:") && !l.starts_with("tip: ")) {
-            items.push(l);
-        }
-        msg.push(' ');
-        msg.push_str(&items.join(", "));
-    }
-    for tip in lines.filter(|l| l.starts_with("tip: ")) {
-        msg.push_str("; ");
-        msg.push_str(tip);
-    }
-    msg.push_str(" (see --help)");
-    msg
+    ctx.note(&line)
 }
 
 /// Load the input, say its notices, and run the model on it.
@@ -372,5 +353,25 @@ mod tests {
         );
         let e = run_args(["topo", "show", "--nodes", "0"], BTreeMap::new(), &mut Vec::new(), &mut Vec::new());
         assert!(!e.unwrap_err().to_string().contains('\n'));
+    }
+
+    /// `topo` and `topo bench` alone say a command is missing and list the commands,
+    /// not the tool's description.
+    #[test]
+    fn a_missing_command_is_named() {
+        let err = |args: &[&str]| match run_args(args, BTreeMap::new(), &mut Vec::new(), &mut Vec::new()) {
+            Err(Error::Usage(m)) => m,
+            other => panic!("{args:?}: {other:?}"),
+        };
+        assert_eq!(
+            err(&["topo"]),
+            "a command is missing: topo COMMAND, where COMMAND is one of show, paths, analyze, search, tune, \
+             diff, fleet, log, bench, algo, detect, check, fixtures (see topo --help)"
+        );
+        assert_eq!(
+            err(&["topo", "--nccl-version", "2.28.9", "bench"]),
+            "a command is missing: topo bench COMMAND, where COMMAND is one of allreduce, allgather, reducescatter, \
+             alltoall, broadcast, reduce (see topo bench --help)"
+        );
     }
 }

@@ -75,8 +75,44 @@ pub fn signature(x: &Xml, ignore: &Ignore) -> u64 {
     x.root().map_or(FNV_OFFSET, |r| rec(x, r, ignore))
 }
 
+/// `a` before `b` as people number nodes: runs of digits by their value, so `n2` comes
+/// before `n10` and `n10` before `n100`; the rest by character.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(p), Some(q)) if p.is_ascii_digit() && q.is_ascii_digit() => {
+                let run = |s: &[u8]| s.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (m, n) = (run(x), run(y));
+                // Values by their digits without leading zeros: longer is larger.
+                let trim = |d: &[u8]| -> Vec<u8> { d.iter().copied().skip_while(|&c| c == b'0').collect() };
+                let (dp, dq) = (trim(&x[..m]), trim(&y[..n]));
+                let by_value = dp.len().cmp(&dq.len()).then_with(|| dp.cmp(&dq));
+                if by_value != Ordering::Equal {
+                    return by_value;
+                }
+                x = &x[m..];
+                y = &y[n..];
+            }
+            (Some(p), Some(q)) if p != q => return p.cmp(q),
+            _ => {
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+fn natural_path_cmp(a: &Path, b: &Path) -> std::cmp::Ordering {
+    natural_cmp(&a.to_string_lossy(), &b.to_string_lossy())
+}
+
 /// The dumps named on the command line: files as given, directories expanded to the
-/// `*.xml` files directly inside them, sorted.
+/// `*.xml` files directly inside them, in natural order (`n2` before `n10`).
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in inputs {
@@ -92,7 +128,7 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
                     message: "no *.xml topology dump in this directory".into(),
                 });
             }
-            files.sort();
+            files.sort_by(|a, b| natural_path_cmp(a, b));
             out.extend(files);
         } else {
             out.push(p.clone());
@@ -138,6 +174,22 @@ fn hash_all(files: &[PathBuf], ignore: &Ignore) -> Vec<Result<u64, Error>> {
 pub struct Group {
     pub signature: u64,
     pub files: Vec<PathBuf>,
+    /// Its GPUs (`<gpu>`) and network devices (`<net>`), counted in its first dump
+    /// (0 when that dump could not be read).
+    pub gpus: usize,
+    pub nets: usize,
+}
+
+impl Group {
+    fn new(signature: u64, files: Vec<PathBuf>) -> Group {
+        Group { signature, files, gpus: 0, nets: 0 }
+    }
+
+    /// Count the GPUs and network devices of the group's dump `x`.
+    fn count(&mut self, x: &Xml) {
+        let n = |name: &str| x.root().map_or(0, |r| x.descendants_named(r, name).len());
+        (self.gpus, self.nets) = (n("gpu"), n("net"));
+    }
 }
 
 /// Everything `topo fleet` found.
@@ -194,8 +246,8 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
         return Err(e);
     }
     // Largest first; on a tie, the group whose first file sorts first.
-    let mut groups: Vec<Group> = groups.into_iter().map(|(signature, files)| Group { signature, files }).collect();
-    groups.sort_by(|a, b| b.files.len().cmp(&a.files.len()).then_with(|| a.files[0].cmp(&b.files[0])));
+    let mut groups: Vec<Group> = groups.into_iter().map(|(signature, files)| Group::new(signature, files)).collect();
+    groups.sort_by(|a, b| b.files.len().cmp(&a.files.len()).then_with(|| natural_path_cmp(&a.files[0], &b.files[0])));
 
     let (reference, reference_in_fleet, ref_xml) = match &args.reference {
         Some(r) => {
@@ -203,7 +255,7 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
             let sig = signature(&x, &ignore);
             match groups.iter().position(|g| g.signature == sig) {
                 Some(i) => (groups.remove(i), true, x),
-                None => (Group { signature: sig, files: vec![r.clone()] }, false, x),
+                None => (Group::new(sig, vec![r.clone()]), false, x),
             }
         }
         None => {
@@ -215,12 +267,15 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
             (g, true, x)
         }
     };
+    let mut reference = reference;
+    reference.count(&ref_xml);
     let ref_side = Side::new(&reference.files[0].display().to_string(), ref_xml, opts, graphs);
     let mut outliers = Vec::new();
-    for g in groups {
+    for mut g in groups {
         let label = g.files[0].display().to_string();
         match read_checked(&g.files[0]) {
             Ok(x) => {
+                g.count(&x);
                 let side = Side::new(&label, x, opts, graphs);
                 let (changes, hidden) = compare(&ref_side, &side, &ignore);
                 outliers.push(Outlier { ring: side.ring(), group: g, changes, hidden, error: None });
@@ -249,6 +304,13 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
 mod tests {
     use super::*;
     use crate::diff::testutil::{find, fixture};
+
+    #[test]
+    fn nodes_in_natural_order() {
+        let mut v = ["n100", "n10", "n2", "n1", "n02", "a", "n1b", "n1a"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(v, ["a", "n1", "n1a", "n1b", "n02", "n2", "n10", "n100"]);
+    }
 
     #[test]
     fn signature_ignores_order_and_host_noise() {

@@ -78,6 +78,8 @@ pub struct Comparison {
     pub findings: Vec<Finding>,
     /// What the rebuilt machine had to assume (empty with `--topo`).
     pub assumed: Vec<String>,
+    /// nccl-tests' measurements against the model's predictions.
+    pub perf: Vec<super::perf_model::PerfComparison>,
 }
 
 /// Why the model cannot run on the log's own system print: there is none, or it
@@ -190,6 +192,8 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
                 .flat_map(|l| [l.rank as i64, l.prev, l.next])
                 .chain(facts.trees.iter().flat_map(|t| [t.rank as i64, t.up]))
                 .chain(facts.rings.iter().flat_map(|r| r.order.iter().copied()))
+                // nccl-tests' own count of ranks, when that is all the log has.
+                .chain(facts.perf.iter().filter_map(|t| t.ranks).map(|n| n as i64 - 1))
                 .max()
                 .unwrap_or(0) as u32
                 + 1;
@@ -224,6 +228,7 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
             checked: BTreeMap::new(),
             findings: Vec::new(),
             assumed: assumed.clone(),
+            perf: super::perf_model::against(&facts.perf, &an, &gs),
         };
         if let Some(print) = print {
             compare_paths(&ctx, print, &an, &mut c);

@@ -67,6 +67,8 @@ pub struct LogFacts {
     /// Reading notices: truncated log, cut lines, conflicting values, formats from
     /// outside the releases topo reads.
     pub warnings: Vec<String>,
+    /// nccl-tests' results tables in the log.
+    pub perf: Vec<super::perf::PerfTable>,
 }
 
 /// Whose log this is.

@@ -18,6 +18,8 @@ mod classify;
 pub mod compare;
 pub mod facts;
 mod known;
+pub mod perf;
+pub mod perf_model;
 mod rccl;
 mod reader;
 pub mod rebuild;
@@ -35,7 +37,8 @@ use crate::error::Error;
 /// Content lines looked at after an `<?xml` declaration to tell which XML it is.
 const XML_LOOKAHEAD: usize = 20;
 
-/// Read a log. `name` names it in messages (a path, or `-` for standard input).
+/// Read a log. `name` names it in messages (a path, or `-` for standard input). The
+/// results tables of nccl-tests are read too, with or without NCCL lines around them.
 ///
 /// Any text is read without panicking: lines topo does not know are counted, records
 /// cut by other processes' output are skipped, a log that ends early gives what it
@@ -46,6 +49,7 @@ pub fn read(input: &mut dyn BufRead, name: &str) -> Result<LogFacts, Error> {
     let mut lines = reader::Lines::new(input);
     let mut asm = assemble::Assembler::new();
     let mut segmenter = segment::Segmenter::default();
+    let mut perf = perf::PerfReader::default();
     let mut content = 0usize;
     let mut xml_decl = false;
     let mut xml_like = 0usize;
@@ -70,6 +74,7 @@ pub fn read(input: &mut dyn BufRead, name: &str) -> Result<LogFacts, Error> {
                 }
             }
         }
+        perf.feed(line);
         match segmenter.split(line) {
             0 => asm.bare(line),
             n => {
@@ -92,7 +97,8 @@ pub fn read(input: &mut dyn BufRead, name: &str) -> Result<LogFacts, Error> {
     if content == 0 {
         return Err(err("the input is empty: no NCCL log lines".into()));
     }
-    if !asm.nccl_like {
+    let tables = perf.finish();
+    if !asm.nccl_like && tables.is_empty() {
         let mut m = String::from(
             "no NCCL debug lines found (records like `host:pid:tid [dev] NCCL INFO ...`, or NCCL's version line); \
              run the job with NCCL_DEBUG=INFO",
@@ -107,6 +113,7 @@ pub fn read(input: &mut dyn BufRead, name: &str) -> Result<LogFacts, Error> {
     c.physical = physical;
     c.overlong = overlong;
     let mut facts = asm.finish();
+    facts.perf = tables;
     if overlong > 0 {
         facts.warnings.push(format!("{overlong} lines longer than 64 KiB were cut at that length"));
     }

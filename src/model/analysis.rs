@@ -35,29 +35,59 @@ impl Default for Options {
     }
 }
 
-/// A path between two endpoints, for reports.
-#[derive(Debug, Clone, serde::Serialize)]
+/// A path between two endpoints, for reports. In JSON: the keys that are set, `type`,
+/// `bw`, `hops`, the `route` as one list of strings, and the same route as `steps`, one
+/// object a node: `{"node": "GPU/0000:1a:00.0"}` first, then `{"link": "LOC", "bw":
+/// 5000.0, "node": "DEV/0000:1a:00.0"}` for each link taken.
+#[derive(Debug, Clone)]
 pub struct PathRec {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rank: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub net: Option<i32>,
-    #[serde(rename = "type")]
     pub ty: PathType,
     pub bw: f32,
     pub hops: usize,
     /// The nodes along the path, as `TYPE/busid-or-id`, with the links between them
     /// (`-NVL->`). Shared strings: a large system has tens of thousands of route entries.
-    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "strings")]
     pub route: Vec<Arc<str>>,
+    /// The bandwidth of each link of the route, in order.
+    pub link_bw: Vec<f32>,
 }
 
-fn strings<S: serde::Serializer>(v: &[Arc<str>], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(v.iter().map(|x| &**x))
+impl serde::Serialize for PathRec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in [("from", self.from), ("to", self.to), ("rank", self.rank), ("net", self.net)] {
+            if let Some(v) = v {
+                m.serialize_entry(k, &v)?;
+            }
+        }
+        m.serialize_entry("type", &self.ty)?;
+        m.serialize_entry("bw", &self.bw)?;
+        m.serialize_entry("hops", &self.hops)?;
+        if !self.route.is_empty() {
+            m.serialize_entry("route", &self.route.iter().map(|x| &**x).collect::<Vec<&str>>())?;
+            let steps: Vec<serde_json::Value> = self
+                .route
+                .iter()
+                .step_by(2)
+                .enumerate()
+                .map(|(i, node)| match i {
+                    0 => serde_json::json!({ "node": &**node }),
+                    _ => serde_json::json!({
+                        "link": self.route[2 * i - 1].trim_start_matches('-').trim_end_matches("->"),
+                        // As an f32 prints (370.8), not its f64 widening (370.7999...).
+                        "bw": self.link_bw.get(i - 1).and_then(|b| b.to_string().parse::<f64>().ok()),
+                        "node": &**node,
+                    }),
+                })
+                .collect();
+            m.serialize_entry("steps", &steps)?;
+        }
+        m.end()
+    }
 }
 
 /// The P2P decision between two local ranks.
@@ -100,6 +130,8 @@ pub struct PathsRec {
     pub gpu_gpu: Vec<PathRec>,
     pub gpu_net: Vec<PathRec>,
     pub net_gpu: Vec<PathRec>,
+    /// From NIC to NIC: `from` and `to` are the NICs' device numbers.
+    pub net_net: Vec<PathRec>,
 }
 
 /// The levels in force, with where each comes from.
@@ -179,8 +211,15 @@ impl Labels {
 
 /// A path's route and hop count as the release reports them: before 2.30.3 (no DEV
 /// nodes) the GPU-DEV steps are left out and a DEV is named as its GPU.
-fn route(sys: &System, labels: &Labels, from: NodeRef, p: &system::Path, dev_nodes: bool) -> (Vec<Arc<str>>, usize) {
+fn route(
+    sys: &System,
+    labels: &Labels,
+    from: NodeRef,
+    p: &system::Path,
+    dev_nodes: bool,
+) -> (Vec<Arc<str>>, Vec<f32>, usize) {
     let mut out = Vec::with_capacity(2 * p.hops.len() + 1);
+    let mut bws = Vec::with_capacity(p.hops.len());
     out.push(labels.node(from));
     let mut at = from;
     let mut hops = 0;
@@ -192,6 +231,7 @@ fn route(sys: &System, labels: &Labels, from: NodeRef, p: &system::Path, dev_nod
             continue;
         }
         hops += 1;
+        bws.push(l.bw);
         out.push(labels.arrow(l.ty));
         if !dev_nodes && l.rem.ty == NodeType::Dev {
             out.push(Arc::from(labels.node(l.rem).replacen("DEV/", "GPU/", 1)));
@@ -199,7 +239,7 @@ fn route(sys: &System, labels: &Labels, from: NodeRef, p: &system::Path, dev_nod
             out.push(labels.node(l.rem));
         }
     }
-    (out, hops)
+    (out, bws, hops)
 }
 
 /// Run the model on a topology. `input` names it in messages.
@@ -256,8 +296,8 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let rec = |a: NodeRef, b: NodeRef, ids: [Option<i32>; 4]| {
         let p = sys.path(a, b);
         let [from, to, rank, net] = ids;
-        let (route, hops) = route(&sys, &labels, a, p, env.release().dev_nodes());
-        PathRec { from, to, rank, net, ty: p.ty, bw: p.bw, hops, route }
+        let (route, link_bw, hops) = route(&sys, &labels, a, p, env.release().dev_nodes());
+        PathRec { from, to, rank, net, ty: p.ty, bw: p.bw, hops, route, link_bw }
     };
     for (g, &rg) in gpu_ranks.iter().enumerate() {
         let gpu = NodeRef::new(NodeType::Gpu, g);
@@ -269,6 +309,13 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
             let net = NodeRef::new(NodeType::Net, n);
             out_paths.gpu_net.push(rec(gpu, net, [None, None, Some(rg), Some(dev)]));
             out_paths.net_gpu.push(rec(net, gpu, [None, None, Some(rg), Some(dev)]));
+        }
+    }
+    let net_dev = |n: usize| sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
+    for n in 0..sys.count(NodeType::Net) {
+        for m in 0..sys.count(NodeType::Net) {
+            let (a, b) = (NodeRef::new(NodeType::Net, n), NodeRef::new(NodeType::Net, m));
+            out_paths.net_net.push(rec(a, b, [Some(net_dev(n)), Some(net_dev(m)), None, None]));
         }
     }
 

@@ -89,6 +89,28 @@ pub struct Prepared {
     pub diags: Vec<Diagnostic>,
 }
 
+/// Why a file without ranked GPUs cannot be modelled. A file whose GPUs are only PCI
+/// devices (class 0x03..., no `<gpu>`) is a skeleton, as the clouds ship for
+/// NCCL_TOPO_FILE: NCCL merges it with what it detects, and so does `topo detect`.
+fn no_gpu_message(x: &Xml) -> String {
+    let gpu_pcis = x.root().map_or(0, |root| {
+        x.descendants_named(root, "pci")
+            .into_iter()
+            .filter(|&p| x.attr(p, "class").is_some_and(|c| c.starts_with("0x03")))
+            .count()
+    });
+    if gpu_pcis == 0 {
+        return "no <gpu> with a dev (NVML index) attribute: there is nothing for NCCL to model (on a machine \
+                without GPUs, try a built-in one: `topo paths --fixture dgx-h100`)"
+            .into();
+    }
+    format!(
+        "a skeleton topology: {gpu_pcis} GPU <pci> devices (class 0x03...) but no <gpu> elements, as the \
+         clouds' NCCL_TOPO_FILE files are; NCCL fills them in from the machine it runs on: on that machine, \
+         `topo detect --topo-file FILE -o merged.xml`, then `topo paths --topo merged.xml`"
+    )
+}
+
 /// Run the preparation. `file` names the input in messages.
 pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Error> {
     let mut diags = Vec::new();
@@ -104,10 +126,7 @@ pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Er
 
     let gpus = rank_gpus(&base, file, &mut diags)?;
     if gpus.is_empty() {
-        return Err(Error::Input {
-            file: file.into(),
-            message: "no <gpu> with a dev (NVML index) attribute: there is nothing for NCCL to model (on a machine without GPUs, try a built-in one: `topo paths --fixture dgx-h100`)".into(),
-        });
+        return Err(Error::Input { file: file.into(), message: no_gpu_message(&base) });
     }
     let mut nets = physical_nets(&base, &mut diags);
     populate(&mut base, &nets, net.collnet);
@@ -839,6 +858,21 @@ mod tests {
   </cpu>
 </system>
 "#;
+
+    /// A cloud skeleton (GPU PCI devices, no `<gpu>`) is named as one, with the merge
+    /// that makes a machine of it; a file with no GPU at all says there is nothing.
+    #[test]
+    fn a_skeleton_is_named_as_one() {
+        let skeleton = TWO_PORT
+            .replace(r#"<gpu dev="1" sm="90" rank="0" gdr="1"/>"#, "")
+            .replace(r#"<gpu dev="0" sm="90" gdr="1"/>"#, "");
+        let e = prepare(&parse(&skeleton), "sk.xml", &NetOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("a skeleton topology: 2 GPU <pci> devices"), "{e}");
+        assert!(e.contains("topo detect --topo-file FILE"), "{e}");
+        let none = skeleton.replace("0x030200", "0x020000");
+        let e = prepare(&parse(&none), "n.xml", &NetOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("nothing for NCCL to model") && !e.contains("skeleton"), "{e}");
+    }
 
     #[test]
     fn ranks_follow_nvml_index() {

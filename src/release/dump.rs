@@ -9,6 +9,13 @@ pub struct DumpDialect {
     pub graphs: &'static [(DumpGraph, i32)],
     /// Channel `<gpu>` elements carry `rank="N"` (2.30.3).
     pub gpu_rank: bool,
+    /// Devices written `%#lx` as 64-bit ids, a GPU's with its system id, and an NVLS
+    /// channel holding only its head GPU (2.21); before, `%d` device numbers and every GPU.
+    pub hex_ids: bool,
+    /// A channel's `<net>` hops are written for a multi-node job (`system->inter`,
+    /// 2.28.7); before, when the system holds NET nodes, which the trim removes when
+    /// every rank is local.
+    pub nets_from_inter: bool,
 }
 
 /// The graphs a dump can hold.
@@ -24,7 +31,8 @@ pub enum DumpGraph {
 impl Release {
     /// The graph-dump format: 2.21 writes four graphs (ring, tree, one CollNet graph as
     /// id 2, NVLS as id 3); 2.22 adds CollNet direct after the tree, numbered 2 like
-    /// the chain, and 2.23 renumbers it 4; 2.30.3 adds `rank`.
+    /// the chain, and 2.23 renumbers it 4; 2.30.3 adds `rank`. Device numbers are
+    /// decimal before 2.21 (see [`DumpDialect`]).
     pub fn dump_dialect(self) -> DumpDialect {
         use DumpGraph::*;
         const FOUR: &[(DumpGraph, i32)] = &[(Ring, 0), (Tree, 1), (CollNetChain, 2), (Nvls, 3)];
@@ -37,7 +45,12 @@ impl Release {
         } else {
             FIVE
         };
-        DumpDialect { graphs, gpu_rank: self.since(2, 30, 3) }
+        DumpDialect {
+            graphs,
+            gpu_rank: self.since(2, 30, 3),
+            hex_ids: self.graph_dump_hex_ids(),
+            nets_from_inter: self.since(2, 28, 7),
+        }
     }
 
     /// A graph dump's `<net dev>` and `<gpu dev>` are the nodes' topology ids written

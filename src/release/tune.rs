@@ -92,6 +92,12 @@ impl Release {
         STEPS.iter().find(|((a, b, c), _)| self.since(*a, *b, *c)).map_or(V2_18_1, |s| s.1)
     }
 
+    /// NVLS AllGather runs whatever the element type and reduction (2.22; before, only
+    /// where NVLS can reduce them).
+    pub fn nvls_allgather_any_type(self) -> bool {
+        self.since(2, 22, 0)
+    }
+
     /// The PAT algorithm exists (2.23); before, NCCL knows six algorithms.
     pub fn has_pat(self) -> bool {
         self.since(2, 23, 0)

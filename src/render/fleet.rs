@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::diff::fleet::{FleetReport, Group};
-use crate::diff::{RingEstimate, counts};
+use crate::diff::fleet::{FleetReport, Group, Outlier, natural_cmp};
+use crate::diff::{RingEstimate, What, counts};
 use crate::render::diff::{render_changes, ring_json, summary};
 use crate::render::gbs;
 use crate::render::term::{Term, Tone};
@@ -46,6 +46,89 @@ fn ring_text(r: &Option<RingEstimate>, reference: &Option<RingEstimate>) -> Stri
     s
 }
 
+/// One node of the fleet: its dump, its group's GPU and network-device counts, its group
+/// and, for an outlier, what differs from the reference in a few words.
+struct NodeRow {
+    file: String,
+    node: String,
+    gpus: usize,
+    nets: usize,
+    group: String,
+    differs: String,
+}
+
+/// What differs for an outlier, in one line: the predicted ring bandwidth against the
+/// reference's, then the gravest hardware difference (else the gravest NCCL result), and
+/// how many more there are.
+fn differs(o: &Outlier, reference: &Option<RingEstimate>) -> String {
+    if let Some(e) = &o.error {
+        return format!("cannot compare: {e}");
+    }
+    let mut parts = Vec::new();
+    if let (Some(x), Some(b)) = (&o.ring, reference.as_ref().filter(|b| b.bw > 0.0))
+        && x.bw != b.bw
+    {
+        parts.push(format!("ring {} GB/s ({:+.0}%)", gbs(x.bw), (x.bw as f64 / b.bw as f64 - 1.0) * 100.0));
+    }
+    let first = o
+        .changes
+        .iter()
+        .min_by_key(|c| (c.what == What::Nccl, c.level))
+        .map(|c| format!("{}: {}", c.subject, c.message));
+    match first {
+        Some(f) if o.changes.len() > 1 => parts.push(format!("{f} (and {} more)", o.changes.len() - 1)),
+        Some(f) => parts.push(f),
+        None => parts.push("only elements NCCL does not read, or ignored attributes".into()),
+    }
+    parts.join("; ")
+}
+
+/// Every node of the fleet, in natural order of its dump's name.
+fn node_rows(r: &FleetReport) -> Vec<NodeRow> {
+    let row = |f: &PathBuf, g: &Group, group: String, differs: String| NodeRow {
+        file: f.display().to_string(),
+        node: f.file_stem().map_or_else(|| f.display().to_string(), |s| s.to_string_lossy().into_owned()),
+        gpus: g.gpus,
+        nets: g.nets,
+        group,
+        differs,
+    };
+    let mut rows: Vec<NodeRow> = Vec::new();
+    if r.reference_in_fleet {
+        rows.extend(r.reference.files.iter().map(|f| row(f, &r.reference, "reference".into(), "-".into())));
+    }
+    for (k, o) in r.outliers.iter().enumerate() {
+        let what = differs(o, &r.reference_ring);
+        rows.extend(o.group.files.iter().map(|f| row(f, &o.group, format!("outlier {}", k + 1), what.clone())));
+    }
+    rows.sort_by(|a, b| natural_cmp(&a.file, &b.file));
+    rows
+}
+
+/// The one-line-per-node table: node, GPUs, NICs (network devices), group, what
+/// differs; the last column wraps under itself.
+fn node_table(r: &FleetReport, term: &Term) -> String {
+    let rows = node_rows(r);
+    let w = |f: &dyn Fn(&NodeRow) -> usize, title: &str| rows.iter().map(f).chain([title.len()]).max().unwrap_or(0);
+    let (wn, wg) = (w(&|x| x.node.chars().count(), "NODE"), w(&|x| x.group.len(), "GROUP"));
+    let lead = |node: &str, gpus: &str, nets: &str, group: &str| {
+        format!("  {node:<wn$}  {gpus:>4}  {nets:>4}  {group:<wg$}  ")
+    };
+    let indent = " ".repeat(lead("", "", "", "").len());
+    let mut s = format!("{}WHAT DIFFERS\n", lead("NODE", "GPUS", "NICS", "GROUP"));
+    for x in &rows {
+        let line = format!("{}{}", lead(&x.node, &x.gpus.to_string(), &x.nets.to_string(), &x.group), x.differs);
+        let tone = if x.group == "reference" { None } else { Some(Tone::Warn) };
+        let text = term.wrap(&line, &indent);
+        s.push_str(&match tone {
+            Some(t) => text.replacen(&x.group, &term.paint(&x.group, t), 1),
+            None => text,
+        });
+        s.push('\n');
+    }
+    s
+}
+
 /// The text report, as wide as it takes.
 pub fn text(r: &FleetReport) -> String {
     text_with(r, &Term::default())
@@ -74,6 +157,8 @@ pub fn text_with(r: &FleetReport, term: &Term) -> String {
         let title = format!("{}, {ngroups} groups (ignoring {})", dumps(r.dumps - r.skipped.len()), ignored.join(", "));
         line(&mut s, &title, "  ");
     }
+    s.push_str(&node_table(r, term));
+    s.push('\n');
     let how = if r.reference_in_fleet { "" } else { " (given with --reference, not one of the fleet)" };
     let head =
         format!("reference: {} (signature {:016x}){how}: ", dumps(r.reference.files.len()), r.reference.signature);
@@ -146,6 +231,9 @@ pub fn json(r: &FleetReport) -> Value {
             })
         }).collect::<Vec<_>>(),
         "skipped": r.skipped.iter().map(|(f, e)| json!({"file": f.display().to_string(), "error": e})).collect::<Vec<_>>(),
+        "nodes": node_rows(r).iter().map(|x| json!({
+            "file": x.file, "node": x.node, "gpus": x.gpus, "nets": x.nets, "group": x.group, "differs": x.differs,
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -412,6 +412,10 @@ pub fn text_with(r: &Report, term: &Term) -> String {
             }
         }
     }
+    if !f.perf.is_empty() {
+        let model = r.model.as_ref().map(|c| c.perf.as_slice()).map_err(String::as_str);
+        out.push_str(&crate::render::perf::text(&f.perf, model, term));
+    }
     out
 }
 

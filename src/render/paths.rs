@@ -8,9 +8,9 @@ use comfy_table::{Cell, CellAlignment};
 
 use crate::model::system::{NodeRef, id_local};
 use crate::model::{Analysis, NodeType, PathType, paths as mpaths};
-use crate::render::gbs;
 use crate::render::show::affinity_ranges;
 use crate::render::term::{Term, Tone, fit, new_table, styled, table_text, trim_lines, wrap};
+use crate::render::{gbs, names};
 use crate::types::GdrMode;
 
 fn cell(ty: PathType, bw: f32) -> String {
@@ -59,8 +59,17 @@ fn yes_no(v: Option<bool>, color: bool) -> Cell {
     }
 }
 
+/// A GPUDirect RDMA verdict in words: NCCL's `Default` mode is GDR on.
+fn gdr_word(m: GdrMode) -> &'static str {
+    match m {
+        GdrMode::Default => "on",
+        GdrMode::Pci => "on (PCI)",
+        GdrMode::Disabled => "off",
+    }
+}
+
 fn gdr_cell(m: GdrMode, color: bool) -> Cell {
-    let c = Cell::new(m.name());
+    let c = Cell::new(gdr_word(m));
     match m {
         _ if !color => c,
         GdrMode::Disabled => c.fg(Tone::Bad.color()),
@@ -192,12 +201,14 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
                 blocks(corner, &rn, &cn, &cells, &texts, width, color)
             };
             out.push_str(&matrix(&gpu_refs, &gpu_refs, "GPU"));
+            // The rows of the NICs too: what the whole matrix holds, in tables that fit.
             if !net_refs.is_empty() {
-                out.push('\n');
-                out.push_str(&matrix(&gpu_refs, &net_refs, "GPU"));
-                let note = "(Paths from NICs, to GPUs and to NICs: the whole matrix, printed when the output is piped \
-                            without COLUMNS, or --json.)";
-                let _ = writeln!(out, "{}", wrap(note, Some(width), ""));
+                for (rows, cols, corner) in
+                    [(&gpu_refs, &net_refs, "GPU"), (&net_refs, &gpu_refs, "NET"), (&net_refs, &net_refs, "NET")]
+                {
+                    out.push('\n');
+                    out.push_str(&matrix(rows, cols, corner));
+                }
             }
             out.push('\n');
             let mut t = new_table();
@@ -211,14 +222,20 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         }
     }
     out.push('\n');
-    let _ = writeln!(out, "Legend:");
-    let _ = writeln!(out, "  X    = same device");
+    let legend = "Legend (NCCL's path type, then nvidia-smi topo -m's name for it):";
+    let _ = writeln!(out, "{}", wrap(legend, width, "  "));
+    let _ = writeln!(out, "  X    X         same device");
     // Every type but LOC (the diagonal) and DIS.
     for &ty in &PathType::ALL[1..11] {
-        let _ = writeln!(out, "  {:<4} = {}", ty.name(), ty.meaning());
+        let nv = if ty == PathType::Nvl { "; # = NVLinks" } else { "" };
+        let line = format!("  {:<4} {:<8}  {}{nv}", ty.name(), names::smi(ty), ty.meaning());
+        let _ = writeln!(out, "{}", wrap(&line, width, "                 "));
     }
     let unit = "  The number after the type is the path's bandwidth in GB/s (its narrowest link).";
     let _ = writeln!(out, "{}", wrap(unit, width, "  "));
+    if let Some(nv) = nvlink_counts(an) {
+        let _ = writeln!(out, "{}", wrap(&format!("  NVL paths here: {nv}."), width, "  "));
+    }
     out.push('\n');
     if !an.nets.is_empty() {
         let _ = writeln!(out, "Network devices:");
@@ -265,7 +282,9 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         let mut t = styled(color);
         fit(&mut t, width);
         t.set_header(vec!["rank", "net", "recv (GDR write)", "send (GDR read)", "proxy rank", "why"]);
-        for g in &an.gdr {
+        let mut rows: Vec<&crate::model::analysis::GdrRec> = an.gdr.iter().collect();
+        rows.sort_by_key(|g| (g.rank, g.net));
+        for g in rows {
             t.add_row(vec![
                 Cell::new(g.rank),
                 Cell::new(format!("NET{}", g.net)),
@@ -285,16 +304,57 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         }
         let _ = writeln!(out, "GPUDirect RDMA:");
         let _ = writeln!(out, "{}", table_text(&t, width));
+        let words = "  on: the NIC reads and writes GPU memory directly (NCCL's mode Default); on (PCI): the same, \
+                     mapped through PCIe on a C2C machine (mode PCI); off: staged through host memory (mode Disabled).";
+        let _ = writeln!(out, "{}", wrap(words, width, "  "));
     }
     if explain {
-        out.push_str("\nRoutes:\n");
-        for p in an.paths.gpu_gpu.iter().chain(an.paths.gpu_net.iter()) {
-            if p.hops == 0 {
-                continue;
-            }
-            let line = format!("  {} {} ({} hops): {}", p.ty, gbs(p.bw), p.hops, p.route.join(" "));
-            let _ = writeln!(out, "{}", wrap(&line, width, "      "));
+        out.push_str(&routes_text(an, width));
+    }
+    out
+}
+
+/// The NVLink counts of the GPU-to-GPU NVL paths, as nvidia-smi writes them (`NV18`).
+fn nvlink_counts(an: &Analysis) -> Option<String> {
+    let mut counts: Vec<u32> = an
+        .paths
+        .gpu_gpu
+        .iter()
+        .filter(|p| p.ty == PathType::Nvl)
+        .filter_map(|p| {
+            let g = an.system.gpu_by_rank(p.from?)?;
+            Some(names::nvlink_count(an, NodeRef::new(NodeType::Gpu, g), p.bw))
+        })
+        .collect();
+    counts.sort_unstable();
+    counts.dedup();
+    let nv: Vec<String> = counts.iter().map(|c| format!("NV{c}")).collect();
+    (!nv.is_empty()).then(|| format!("{} (NVLinks per GPU pair, as nvidia-smi counts them)", nv.join(", ")))
+}
+
+/// `--explain`'s routes: each GPU-to-GPU and GPU-to-NIC path, its ends named, then the
+/// nodes it goes through.
+fn routes_text(an: &Analysis, width: Option<usize>) -> String {
+    let sys = &an.system;
+    let names = names::RouteNames::new(sys);
+    let mut out = String::from("\nRoutes:\n");
+    let mut dev = false;
+    for p in an.paths.gpu_gpu.iter().chain(an.paths.gpu_net.iter()) {
+        if p.hops == 0 {
+            continue;
         }
+        let ends = match (p.from, p.to, p.rank, p.net) {
+            (Some(a), Some(b), _, _) => format!("GPU{a} -> GPU{b}"),
+            (_, _, Some(r), Some(n)) => format!("GPU{r} -> NET{n}"),
+            _ => String::new(),
+        };
+        let route = names.route(&p.route, sys);
+        dev |= route.contains("DEV of GPU");
+        let line = format!("  {ends}: {} {}, {} hops: {route}", p.ty, gbs(p.bw), p.hops);
+        let _ = writeln!(out, "{}", wrap(&line, width, "      "));
+    }
+    if dev {
+        let _ = writeln!(out, "{}", wrap(&format!("  {}.", names::DEV_NOTE), width, "  "));
     }
     out
 }
@@ -302,6 +362,7 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
 /// The JSON of `topo paths --json`.
 pub fn json(an: &Analysis) -> serde_json::Value {
     serde_json::json!({
+        "schema": 1,
         "input": an.input,
         "levels": an.levels,
         "nets": an.nets,

@@ -137,9 +137,12 @@ fn graph_text(an: &Analysis, g: &Graph, term: &Term, out: &mut String) {
         if sys.inter {
             row.push(Cell::new(nin));
         }
-        row.push(Cell::new(wrap_items("", gpus, "  ", room, "")));
+        let gpus = wrap_items("", gpus, "  ", room, "");
+        // NET OUT beside the last GPUs: the ring leaves the node after them.
+        let below = gpus.lines().count().saturating_sub(1);
+        row.push(Cell::new(gpus));
         if sys.inter {
-            row.push(Cell::new(nout));
+            row.push(Cell::new(format!("{}{nout}", "\n".repeat(below))));
         }
         t.add_row(row);
     }
@@ -283,6 +286,7 @@ pub fn json(
     cost: Option<(&str, &[Cost])>,
 ) -> serde_json::Value {
     let mut m = serde_json::Map::new();
+    m.insert("schema".into(), 1.into());
     for g in selected(gs, sel) {
         m.insert(g.name().into(), crate::render::graphs::graph_json(sys, g));
     }

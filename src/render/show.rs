@@ -7,8 +7,8 @@ use std::fmt::Write;
 use crate::model::analysis::node_label;
 use crate::model::system::{Kind, NodeRef, System, id_local};
 use crate::model::{Analysis, LinkType, NodeType, cpu};
-use crate::render::gbs;
 use crate::render::term::{Term, Tone};
+use crate::render::{gbs, names};
 
 /// A CPU in words: `x86_64 Intel Sapphire Rapids, cpus 0-55`.
 pub fn cpu_desc(k: &Kind) -> String {
@@ -44,26 +44,34 @@ fn node_desc(an: &Analysis, r: NodeRef) -> String {
     match (&n.kind, r.ty) {
         (Kind::Cpu { .. }, _) => format!("CPU {} ({})", id_local(n.id), cpu_desc(&n.kind)),
         (Kind::Pci { device }, _) => {
-            let dev = if *device != 0 {
-                format!(" {:04x}:{:04x}", device >> 48, (device >> 32) & 0xffff)
-            } else {
-                String::new()
+            let dev = match names::node_pci_name(an, r) {
+                Some(name) => format!(" {name}"),
+                None if *device != 0 => format!(" {:04x}:{:04x}", device >> 48, (device >> 32) & 0xffff),
+                None => String::new(),
             };
             format!("PCI switch {}{dev}", n.busid.as_deref().unwrap_or("?"))
         }
         (Kind::Dev { cc, .. }, _) => {
-            let gpus: Vec<String> = n
+            let gpus: Vec<&crate::model::system::Node> = n
                 .links
                 .iter()
                 .filter(|l| l.ty == LinkType::Loc && l.rem.ty == NodeType::Gpu)
-                .map(|l| {
-                    let g = sys.node(l.rem);
-                    format!("rank {} (dev {})", g.gpu_rank(), g.gpu_dev())
-                })
+                .map(|l| sys.node(l.rem))
                 .collect();
-            format!("GPU {} sm{} {}", n.busid.as_deref().unwrap_or("?"), cc, gpus.join(", "))
+            let ranks: Vec<String> =
+                gpus.iter().map(|g| format!("rank {} (dev {})", g.gpu_rank(), g.gpu_dev())).collect();
+            let busid = n.busid.as_deref().unwrap_or("?");
+            let who = match gpus.as_slice() {
+                [g] => names::gpu(g.gpu_rank(), busid),
+                _ => format!("GPU {busid}"),
+            };
+            let name = names::node_pci_name(an, r).map(|x| format!(" {x},")).unwrap_or_default();
+            format!("{who}{name} sm{cc}, {}", ranks.join(", "))
         }
-        (_, NodeType::Nic) => format!("NIC {}", n.busid.as_deref().unwrap_or("(no PCI device)")),
+        (_, NodeType::Nic) => {
+            let name = names::node_pci_name(an, r).map(|x| format!(" {x}")).unwrap_or_default();
+            format!("NIC {}{name}", n.busid.as_deref().unwrap_or("(no PCI device)"))
+        }
         (Kind::Net(info), _) => {
             let virt = an.nets.iter().find(|d| d.dev == info.dev).filter(|d| d.is_virtual);
             let mut s = format!("NET {} {} {:.0} Gb/s", info.dev, info.name, info.bw as f64 * 8.0);
@@ -83,16 +91,24 @@ fn node_desc(an: &Analysis, r: NodeRef) -> String {
     }
 }
 
-/// The children of `r` in the tree (PCI links down, and NIC to NET), coming from `up`.
+/// The children of `r` in the tree (PCI links down, and NIC to NET), coming from `up`,
+/// in bus order (as lspci and lstopo list them), NETs by number.
 fn kids(sys: &System, r: NodeRef, up: Option<NodeRef>) -> Vec<(LinkType, f32, NodeRef)> {
-    sys.node(r)
+    let mut v: Vec<(LinkType, f32, NodeRef)> = sys
+        .node(r)
         .links
         .iter()
         .filter(|l| {
             Some(l.rem) != up && (l.ty == LinkType::Pci || (l.ty == LinkType::Net && l.rem.ty == NodeType::Net))
         })
         .map(|l| (l.ty, l.bw, l.rem))
-        .collect()
+        .collect();
+    v.sort_by_cached_key(|&(_, _, k)| {
+        let n = sys.node(k);
+        let dev = n.net().map_or(-1, |x| x.dev);
+        (n.busid.as_deref().map(str::to_ascii_lowercase), dev)
+    });
+    v
 }
 
 /// A node's line of the tree: its text wraps under itself, with the line down to its
@@ -159,13 +175,17 @@ pub fn tree_with(an: &Analysis, term: &Term) -> String {
         let _ = writeln!(out, "{}", node_line(&node_desc(an, r), "", !kids(sys, r, None).is_empty(), term));
         tree_rec(an, r, None, "", term, &mut out);
     }
-    let extra = other_links(sys, term);
+    let extra = other_links(an, term);
     if !extra.is_empty() {
-        let title = "Other links (NVLink, C2C, inter-CPU, switch P2P; <-> both ways, -> one way):";
+        let title = "Other links (NVLink, C2C, inter-CPU, switch P2P; <-> both ways, -> one way; NV18: 18 \
+                     NVLinks, as nvidia-smi topo -m writes them):";
         let _ = writeln!(out, "\n{}", term.wrap(title, "  "));
-        for e in extra {
-            out.push_str(&term.wrap_more(&e, 4));
+        for e in &extra {
+            out.push_str(&term.wrap_more(e, 4));
             out.push('\n');
+        }
+        if extra.iter().any(|e| e.contains("DEV of GPU")) {
+            let _ = writeln!(out, "{}", term.wrap(&format!("  {}.", names::DEV_NOTE), "    "));
         }
     }
     out
@@ -184,7 +204,9 @@ fn link_tone(ty: LinkType) -> Option<Tone> {
 /// The links outside the PCI tree, one line per pair of nodes and link type, in the
 /// order the links are met. A pair linked both ways with the same bandwidth reads
 /// `A <-> B  NVL 40.0 GB/s`; with different bandwidths each direction is given.
-fn other_links(sys: &System, term: &Term) -> Vec<String> {
+fn other_links(an: &Analysis, term: &Term) -> Vec<String> {
+    let sys = &an.system;
+    let names = names::RouteNames::new(sys);
     // (one end, other end, type) -> bandwidth one way, bandwidth back (if linked back).
     type Pair = (NodeRef, NodeRef, LinkType);
     let mut pairs: Vec<(Pair, f32, Option<f32>)> = Vec::new();
@@ -214,15 +236,20 @@ fn other_links(sys: &System, term: &Term) -> Vec<String> {
     pairs
         .into_iter()
         .map(|((a, b, ty), there, back)| {
-            let (a, b) = (node_label(sys, a), node_label(sys, b));
+            // NVLinks counted from the GPU's (or its DEV node's) end.
+            let nv = match (ty, [a, b].into_iter().find(|x| matches!(x.ty, NodeType::Gpu | NodeType::Dev))) {
+                (LinkType::Nvl, Some(g)) => format!(", NV{}", names::nvlink_count(an, g, there)),
+                _ => String::new(),
+            };
+            let (a, b) = (names.node(&node_label(sys, a), sys), names.node(&node_label(sys, b), sys));
             let ty = match link_tone(ty) {
                 Some(tone) => term.paint(ty.name(), tone),
                 None => ty.name().to_string(),
             };
             match back {
-                Some(back) if back == there => format!("  {a} <-> {b}  {ty} {} GB/s", gbs(there)),
-                Some(back) => format!("  {a} <-> {b}  {ty} {} GB/s, {} GB/s back", gbs(there), gbs(back)),
-                None => format!("  {a} -> {b}  {ty} {} GB/s", gbs(there)),
+                Some(back) if back == there => format!("  {a} <-> {b}  {ty} {} GB/s{nv}", gbs(there)),
+                Some(back) => format!("  {a} <-> {b}  {ty} {} GB/s, {} GB/s back{nv}", gbs(there), gbs(back)),
+                None => format!("  {a} -> {b}  {ty} {} GB/s{nv}", gbs(there)),
             }
         })
         .collect()
@@ -240,16 +267,21 @@ pub fn system_json(an: &Analysis) -> serde_json::Value {
                 .iter()
                 .map(|l| serde_json::json!({"to": node_label(sys, l.rem), "type": l.ty.name(), "bw": l.bw}))
                 .collect();
-            nodes.push(serde_json::json!({
+            let mut node = serde_json::json!({
                 "node": node_label(sys, me),
                 "type": t.name(),
                 "id": format!("{:x}", n.id),
                 "desc": node_desc(an, me),
                 "links": links,
-            }));
+            });
+            if let Some(name) = names::node_pci_name(an, me) {
+                node["pci_name"] = name.into();
+            }
+            nodes.push(node);
         }
     }
     serde_json::json!({
+        "schema": 1,
         "input": an.input,
         "system": an.sys_rec,
         "gpus": an.gpus,
@@ -261,14 +293,22 @@ pub fn system_json(an: &Analysis) -> serde_json::Value {
 
 /// `topo fixtures`: the built-in machines, one a line.
 pub fn fixtures_list(all: &[crate::fixtures::Fixture]) -> String {
+    fixtures_list_with(all, &Term::default())
+}
+
+/// The built-in machines, descriptions wrapped to the terminal's width.
+pub fn fixtures_list_with(all: &[crate::fixtures::Fixture], term: &Term) -> String {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::NOTHING);
+    crate::render::term::fit(&mut t, term.width);
     t.set_header(vec!["NAME", "DESCRIPTION"]);
     for f in all {
         t.add_row(vec![f.name, f.description]);
     }
     let first = all.first().map_or("NAME", |f| f.name);
-    format!("{t}\n\nUse one with --fixture NAME, e.g. `topo paths --fixture {first}`.\n")
+    let table = crate::render::term::table_text(&t, term.width);
+    let hint = format!("Use one with --fixture NAME, e.g. `topo paths --fixture {first}`.");
+    format!("{table}\n\n{}\n", crate::render::term::wrap(&hint, term.width, ""))
 }
 
 #[cfg(test)]
@@ -284,7 +324,7 @@ mod tests {
     fn other_links_print_each_pair_once() {
         let (x, _) = crate::fixtures::get("dgx1-v100").unwrap().load().unwrap();
         let an = crate::model::analyze(&x, "t", &crate::model::Options::default()).unwrap();
-        let lines = other_links(&an.system, &Term::default());
+        let lines = other_links(&an, &Term::default());
         // One inter-CPU link and the 16 NVLink pairs of the cube mesh.
         assert_eq!(lines.iter().filter(|l| l.contains(" SYS ")).count(), 1, "{lines:#?}");
         assert_eq!(lines.iter().filter(|l| l.contains(" NVL ")).count(), 16, "{lines:#?}");
@@ -304,8 +344,8 @@ mod tests {
             gpu("0000:01:00.0", 0, "0000:02:00.0", 4),
             gpu("0000:02:00.0", 1, "0000:01:00.0", 2)
         );
-        let lines = other_links(&analysis(&text).system, &Term::default());
-        assert_eq!(lines, vec!["  DEV/0000:01:00.0 <-> DEV/0000:02:00.0  NVL 48.0 GB/s, 24.0 GB/s back".to_string()]);
+        let lines = other_links(&analysis(&text), &Term::default());
+        assert_eq!(lines, vec!["  DEV of GPU0 <-> DEV of GPU1  NVL 48.0 GB/s, 24.0 GB/s back, NV4".to_string()]);
     }
 
     #[test]

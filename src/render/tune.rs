@@ -355,6 +355,68 @@ pub fn tuning_json(m: &Model) -> serde_json::Value {
 
 /// What `topo tune` prints: the header, NCCL's table when asked, then the sweep, laid
 /// out as `term` says; or the same as JSON.
+/// `topo analyze`'s tuning section: NCCL's AllReduce picks at a few sizes, with the
+/// predicted time and bandwidths, as `topo tune` prints them.
+pub fn summary_text(m: &Model, sweep: &Swept, term: &Term) -> String {
+    let title = format!(
+        "Tuning (NCCL {}'s AllReduce picks, {} ranks; topo tune for every collective and size):",
+        m.comm.release, m.comm.n_ranks
+    );
+    let mut s = format!("{}\n", term.wrap(&title, "  "));
+    s.push_str(&sweep_text(&sweep.rows, term));
+    s
+}
+
+/// `topo tune alltoall|sendrecv`: why NCCL has no tuning for it, and its bound from the
+/// paths, as text or JSON.
+pub fn p2p_report(an: &Analysis, b: &crate::tune::p2p::Bound, json: bool, term: &Term) -> String {
+    let why = "NCCL has no tuning for it: it runs as grouped ncclSend/ncclRecv through the P2P, SHM and NET \
+               transports, with no algorithm or protocol to pick";
+    if json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "nccl_version": an.options.env.release().to_string(),
+            "input": an.input,
+            "func": b.func.name(),
+            "tuned": false,
+            "why": why,
+            "bound": b,
+        });
+        return crate::render::to_json_string(&doc);
+    }
+    let mut s = String::new();
+    let mut line = |l: String| {
+        let _ = writeln!(s, "{}", term.wrap(&l, "#   "));
+    };
+    line(format!(
+        "# topo tune: {} on {}: {} ranks = {} x {} GPUs, NCCL {}",
+        b.func.name(),
+        an.input,
+        b.n_ranks,
+        b.n_ranks / b.local_ranks.max(1),
+        b.local_ranks,
+        an.options.env.release()
+    ));
+    line(format!("# {why}."));
+    match b.busbw_gbs {
+        None => line("# one rank: nothing crosses a link".into()),
+        Some(bus) => {
+            let pattern = match b.func {
+                crate::tune::p2p::P2p::AllToAll => "every rank sending 1/n of its buffer to every rank",
+                crate::tune::p2p::P2p::SendRecv => "rank r sending its buffer to rank r+1",
+            };
+            line(format!(
+                "# bound from the paths ({pattern}, each transfer at its path's bandwidth): busbw at most {} GB/s",
+                crate::render::gbs(bus as f32)
+            ));
+            for l in &b.limits {
+                line(format!("#   set by {}: {} {} GB/s", l.what, l.ty, crate::render::gbs(l.bw as f32)));
+            }
+        }
+    }
+    s
+}
+
 pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, json: bool, term: &Term) -> String {
     if json {
         let mut doc = serde_json::json!({
@@ -362,6 +424,7 @@ pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, 
             "nccl_version": m.comm.release.to_string(),
             "input": an.input,
             "func": func,
+            "call": m.call,
             "comm": m.comm,
             "assumptions": m.assumptions(),
             "warnings": m.warnings,
@@ -380,8 +443,8 @@ pub fn report(an: &Analysis, m: &Model, func: Func, sweep: &Swept, table: bool, 
     s.push_str("#\n");
     if sweep.skipped > 0 {
         let line = format!(
-            "# {} size(s) holding less than one float per rank skipped (NCCL does nothing for them)",
-            sweep.skipped
+            "# {} size(s) holding less than one {} per rank skipped (NCCL does nothing for them)",
+            sweep.skipped, m.call.type_name
         );
         let _ = writeln!(s, "{}", term.wrap(&line, "#   "));
     }

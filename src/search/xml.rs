@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::model::system::{System, id_system, topo_id};
 use crate::model::{NodeType, PathType};
-use crate::release::{DumpGraph, Release};
+use crate::release::{DumpDialect, DumpGraph, Release};
 use crate::search::{CrossNic, Graph, GraphId, Graphs, Pattern};
 use crate::xml::{self, Xml};
 
@@ -73,10 +73,20 @@ fn type_from(s: &str) -> PathType {
     GRAPH_TYPES.iter().copied().find(|t| s.starts_with(t.name())).unwrap_or(PathType::Loc)
 }
 
-fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, release: Release) -> Result<(), Error> {
-    let gpu_rank = release.dump_dialect().gpu_rank;
-    // `%#lx` of the topology id (2.21), `%d` of the device number before.
-    let dev_text = |v: i64| if release.graph_dump_hex_ids() { fmt_hex(v) } else { v.to_string() };
+/// A channel hop's `dev`: NCCL's `%#lx` of the 64-bit id from 2.21, its `%d` of an int
+/// before.
+fn fmt_dev(v: i64, dialect: DumpDialect) -> String {
+    if dialect.hex_ids { fmt_hex(v) } else { (v as i32).to_string() }
+}
+
+fn add_graph(
+    x: &mut Xml,
+    parent: usize,
+    g: &Graph,
+    number: i32,
+    sys: &System,
+    dialect: DumpDialect,
+) -> Result<(), Error> {
     let id = x.add(Some(parent), "graph");
     x.set_attr(id, "id", number.to_string());
     x.set_attr(id, "pattern", g.pattern.number().to_string());
@@ -91,9 +101,10 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, r
     let ngpus = sys.count(NodeType::Gpu);
     for c in 0..g.n_channels as usize {
         let ch = x.add(Some(id), "channel");
-        if sys.inter {
+        let nets = sys.inter && (dialect.nets_from_inter || sys.count(NodeType::Net) > 0);
+        if nets {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", dev_text(g.inter_number(c * 2)));
+            x.set_attr(n, "dev", fmt_dev(g.inter_number(c * 2), dialect));
         }
         for k in 0..ngpus {
             let rank = g.intra[c * ngpus + k];
@@ -101,23 +112,20 @@ fn add_graph(x: &mut Xml, parent: usize, g: &Graph, number: i32, sys: &System, r
                 file: "<graph>".into(),
                 message: format!("channel {c} names rank {rank}, which is not a GPU of this system"),
             })?;
-            let dev = if release.graph_dump_hex_ids() {
-                topo_id(id_system(gpu.id), gpu.gpu_dev() as i64)
-            } else {
-                gpu.gpu_dev() as i64
-            };
+            let dev =
+                if dialect.hex_ids { topo_id(id_system(gpu.id), gpu.gpu_dev() as i64) } else { gpu.gpu_dev() as i64 };
             let n = x.add(Some(ch), "gpu");
-            x.set_attr(n, "dev", dev_text(dev));
-            if gpu_rank {
+            x.set_attr(n, "dev", fmt_dev(dev, dialect));
+            if dialect.gpu_rank {
                 x.set_attr(n, "rank", rank.to_string());
             }
-            if g.id == GraphId::Nvls && release.graph_dump_nvls_head_only() {
+            if g.id == GraphId::Nvls && dialect.hex_ids {
                 break;
             }
         }
-        if sys.inter {
+        if nets {
             let n = x.add(Some(ch), "net");
-            x.set_attr(n, "dev", dev_text(g.inter_number(c * 2 + 1)));
+            x.set_attr(n, "dev", fmt_dev(g.inter_number(c * 2 + 1), dialect));
         }
     }
     Ok(())
@@ -137,7 +145,7 @@ pub fn dump(sys: &System, gs: &Graphs, release: Release) -> Result<String, Error
             DumpGraph::CollNetChain => &gs.collnet_chain,
             DumpGraph::Nvls => &gs.nvls,
         };
-        add_graph(&mut x, root, g, number, sys, release)?;
+        add_graph(&mut x, root, g, number, sys, dialect)?;
     }
     Ok(xml::write(&x))
 }

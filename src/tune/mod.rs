@@ -33,6 +33,7 @@
 //! - `predict`: for one size, the time of every entry, NCCL's choice and its launch.
 
 mod bandwidth;
+mod call;
 pub mod comm;
 pub mod constants;
 mod ctx;
@@ -40,12 +41,14 @@ pub mod enable;
 pub mod env;
 mod latency;
 pub mod limit;
+pub mod p2p;
 mod predict;
 pub mod sweep;
 pub mod table;
 mod threads;
 mod tuning;
 
+pub use call::Call;
 pub use comm::{Comm, GraphFacts};
 pub use predict::Prediction;
 pub use predict::short;
@@ -185,6 +188,8 @@ pub struct Model {
     /// NCCL_ALGO / NCCL_PROTO as given, for error messages.
     pub algo_env: Option<String>,
     pub proto_env: Option<String>,
+    /// The element type and reduction of the calls modelled (float sum unless set).
+    pub call: Call,
 }
 
 pub(crate) fn log2i(n: u64) -> i64 {
@@ -201,13 +206,31 @@ impl Model {
         let algo_env = env.tune.algo.clone();
         let proto_env = env.tune.proto.clone();
         let (table, limits) = tune(&comm, env, algo_env.as_deref(), proto_env.as_deref(), &mut warnings)?;
-        Ok(Model { comm, table, limits, warnings, algo_env, proto_env })
+        Ok(Model { comm, table, limits, warnings, algo_env, proto_env, call: Call::FLOAT_SUM })
+    }
+
+    /// The model for calls of another element type and reduction (nccl-tests' -d, -o).
+    pub fn for_call(mut self, call: Call) -> Model {
+        self.call = call;
+        self
+    }
+
+    /// Whether NVLS can run `func` on the calls modelled: NCCL's multicast reduces only
+    /// some types and operators ([`Call::nvls_reduces`]); AllGather reduces nothing, and
+    /// from 2.22 NCCL lets it through whatever the type.
+    pub fn nvls_runs(&self, func: Func) -> bool {
+        self.call.nvls_reduces() || (func == Func::AllGather && self.comm.release.nvls_allgather_any_type())
     }
 
     /// The facts this model fixes because only a running job knows them.
     pub fn assumptions(&self) -> Vec<String> {
         let mut v = vec![
-            "data type float, reduction sum, one collective per launch (nccl-tests defaults)".to_string(),
+            format!(
+                "data type {}, reduction {}, one collective per launch{}",
+                self.call.type_name,
+                self.call.op,
+                if self.call == Call::FLOAT_SUM { " (nccl-tests defaults)" } else { "" }
+            ),
             "no tuner plugin, buffers not registered (no symmetric or copy-engine kernels)".to_string(),
             "network plugin host-based (IB verbs or sockets; no GPU-side unpack doubling of channels)".to_string(),
             "NCCL built with CUDA 12 (the CUDA 11.8 Hopper LL128 exception does not apply)".to_string(),
@@ -221,8 +244,8 @@ impl Model {
         }
         if self.comm.collnet_enable {
             v.push(format!(
-                "CollNet plugin supports allreduce, allgather and reducescatter on float sum; {} head(s) per node; chain heads are a subset of direct heads",
-                self.comm.collnet_heads
+                "CollNet plugin supports allreduce, allgather and reducescatter on {} {}; {} head(s) per node; chain heads are a subset of direct heads",
+                self.call.type_name, self.call.op, self.comm.collnet_heads
             ));
         }
         v

@@ -64,7 +64,9 @@ impl Model {
                 continue;
             }
             if matches!(a, Algo::Nvls | Algo::NvlsTree)
-                && (!c.nvls_support || (func != Func::AllReduce && c.local_ranks > MAX_NVLS_ARITY))
+                && (!c.nvls_support
+                    || !self.nvls_runs(func)
+                    || (func != Func::AllReduce && c.local_ranks > MAX_NVLS_ARITY))
             {
                 continue;
             }
@@ -129,7 +131,8 @@ impl Model {
             }
         }
         let Some((algo, proto, time)) = best else {
-            let mut msg = format!("no algorithm/protocol available for {} with datatype float.", func.name());
+            let mut msg =
+                format!("no algorithm/protocol available for {} with datatype {}.", func.name(), self.call.type_name);
             if let Some(v) = &self.algo_env {
                 msg.push_str(&format!(" NCCL_ALGO was set to {v}."));
             }

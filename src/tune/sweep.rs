@@ -50,13 +50,13 @@ impl Sweep {
     }
 }
 
-/// The bytes NCCL sees for a size nccl-tests asks for with float data: whole elements,
-/// and for AllGather/ReduceScatter whole elements per rank.
-pub fn nccl_tests_bytes(func: Func, n_ranks: usize, size: u64) -> u64 {
-    let count = size / 4;
+/// The bytes NCCL sees for a size nccl-tests asks for with elements of `elem` bytes:
+/// whole elements, and for AllGather/ReduceScatter whole elements per rank.
+pub fn nccl_tests_bytes(func: Func, n_ranks: usize, size: u64, elem: u64) -> u64 {
+    let count = size / elem.max(1);
     match func {
-        Func::AllGather | Func::ReduceScatter => count / n_ranks as u64 * n_ranks as u64 * 4,
-        _ => count * 4,
+        Func::AllGather | Func::ReduceScatter => count / n_ranks as u64 * n_ranks as u64 * elem,
+        _ => count * elem,
     }
 }
 
@@ -64,7 +64,7 @@ pub fn nccl_tests_bytes(func: Func, n_ranks: usize, size: u64) -> u64 {
 #[derive(Debug, Clone)]
 pub struct Swept {
     pub rows: Vec<Prediction>,
-    /// Sizes that hold less than one float per rank (NCCL does nothing for them).
+    /// Sizes that hold less than one element per rank (NCCL does nothing for them).
     pub skipped: usize,
 }
 
@@ -75,7 +75,7 @@ pub fn sweep(m: &Model, func: Func, sweep: &Sweep) -> Result<Swept, Error> {
     let mut rows = Vec::with_capacity(sizes.len());
     let mut skipped = 0;
     for s in sizes {
-        let b = nccl_tests_bytes(func, n, s);
+        let b = nccl_tests_bytes(func, n, s, m.call.elem_bytes);
         if b == 0 {
             skipped += 1;
             continue;

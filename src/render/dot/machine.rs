@@ -16,8 +16,7 @@ use crate::render::gbs;
 
 /// NVLinks per link of this GPU generation.
 fn nvlink_count(an: &Analysis, r: NodeRef, bw: f32) -> u32 {
-    let per = crate::model::bw::nvlink(an.options.env.release().nvlink_table(), an.system.node(r).cc());
-    if per > 0.0 { (bw / per).round().max(1.0) as u32 } else { 1 }
+    crate::render::names::nvlink_count(an, r, bw)
 }
 
 /// A CPU in words, without its CPU list.
@@ -79,6 +78,7 @@ fn label(an: &Analysis, lay: &Layout, r: NodeRef) -> String {
                 _ => lines.push(format!("GPU {} · sm{cc}", ranks.join(", "))),
             }
             lines.push(n.busid.clone().unwrap_or_else(|| node_label(sys, r)));
+            lines.extend(crate::render::names::node_pci_label(an, r));
             let mut last = up.clone().unwrap_or_default();
             // The NIC NCCL gives this GPU's channel 0, with the path type.
             if let Some(&rank) = ranks_of(sys, r).first()
@@ -110,12 +110,14 @@ fn label(an: &Analysis, lay: &Layout, r: NodeRef) -> String {
         }
         (_, NodeType::Nic) => {
             lines.push(format!("NIC {}", n.busid.as_deref().unwrap_or("(no PCI device)")));
+            lines.extend(crate::render::names::node_pci_label(an, r));
             lines.extend(up);
         }
         (Kind::Pci { device }, _) => {
             lines.push(format!("PCI switch {}", n.busid.as_deref().unwrap_or("?")));
             if *device != 0 {
-                lines.push(format!("{:04x}:{:04x}", device >> 48, (device >> 32) & 0xffff));
+                let ids = || format!("{:04x}:{:04x}", device >> 48, (device >> 32) & 0xffff);
+                lines.push(crate::render::names::node_pci_label(an, r).unwrap_or_else(ids));
             }
             lines.extend(up);
         }

@@ -1,5 +1,5 @@
 //! `topo search --dot`: the channels of the searched graphs, one small diagram per
-//! distinct channel; or, with `--channel`, one channel over the drawing of the machine
+//! distinct order of GPUs; or, with `--channel`, one channel over the drawing of the machine
 //! with each link's load per direction.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -40,7 +40,7 @@ fn graph_colour(graph: &str) -> &'static str {
 
 /// The rows of a snake of `n` GPUs `cols` wide: row 0 left to right, row 1 right to
 /// left, and so on.
-fn snake(n: usize, cols: usize) -> Vec<Vec<usize>> {
+pub(super) fn snake(n: usize, cols: usize) -> Vec<Vec<usize>> {
     let cols = cols.max(1);
     let mut rows: Vec<Vec<usize>> = (0..n).collect::<Vec<_>>().chunks(cols).map(|c| c.to_vec()).collect();
     for (i, r) in rows.iter_mut().enumerate() {
@@ -52,7 +52,7 @@ fn snake(n: usize, cols: usize) -> Vec<Vec<usize>> {
 }
 
 /// Columns of the snake for `n` GPUs: an even number of rows, about twice as wide as tall.
-fn snake_cols(n: usize) -> usize {
+pub(super) fn snake_cols(n: usize) -> usize {
     if n <= 2 {
         return 1;
     }
@@ -76,6 +76,28 @@ fn net_text(sys: &System, id: i64, dir: &str) -> String {
     }
 }
 
+/// The NICs where a drawn chain enters or leaves the node: one NET, or the NETs of the
+/// channels that share the chain (`NET 0, 8, 16 in`, one a channel).
+fn nets_text(sys: &System, ids: &[i64], dir: &str) -> String {
+    match ids {
+        [one] => net_text(sys, *one, dir),
+        _ => {
+            let devs: Vec<String> = ids
+                .iter()
+                .map(|&id| match sys.find(NodeType::Net, id).and_then(|n| sys.list(NodeType::Net)[n].net()) {
+                    Some(x) => x.dev.to_string(),
+                    None => format!("{id:#x}"),
+                })
+                .collect();
+            format!("NET {} {dir}\\n(one a channel)", devs.join(", "))
+        }
+    }
+}
+
+/// The NICs a drawn chain enters and leaves the node by: one per channel that shares
+/// it, each listed once.
+type Nets = (Vec<i64>, Vec<i64>);
+
 /// The path type between two ranks' GPUs.
 fn path_type(sys: &System, a: i32, b: i32) -> String {
     match (sys.gpu_by_rank(a), sys.gpu_by_rank(b)) {
@@ -87,7 +109,7 @@ fn path_type(sys: &System, a: i32, b: i32) -> String {
 }
 
 /// A ring (closed unless it goes through the network) or a chain, as a snake of GPUs.
-fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<(i64, i64)>, title: &str) -> Diagram {
+fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<&Nets>, title: &str) -> Diagram {
     let name = g.name();
     let col = graph_colour(name);
     let ring = g.pattern == crate::search::Pattern::Ring;
@@ -151,7 +173,7 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
         let out_id = format!("{name}{k}:NET/out");
         stmts.push(node(
             &in_id,
-            vec![attr("label", &net_text(sys, nin, "in")), attr("shape", "ellipse"), attr("fillcolor", FILL_NET)],
+            vec![attr("label", &nets_text(sys, nin, "in")), attr("shape", "ellipse"), attr("fillcolor", FILL_NET)],
         ));
         stmts.push(edge_ids(&in_id, &id(0), vec![attr("color", link_colour(crate::model::LinkType::Net))]));
         // Where the traffic leaves: the last GPU of a ring, the second of a split tree,
@@ -163,7 +185,7 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
         };
         stmts.push(node(
             &out_id,
-            vec![attr("label", &net_text(sys, nout, "out")), attr("shape", "ellipse"), attr("fillcolor", FILL_NET)],
+            vec![attr("label", &nets_text(sys, nout, "out")), attr("shape", "ellipse"), attr("fillcolor", FILL_NET)],
         ));
         let last_row = rows.iter().position(|r| r.contains(&out_from)).unwrap_or(0);
         if last_row == rows.len() - 1 {
@@ -182,7 +204,8 @@ fn chain_diagram(sys: &System, g: &Graph, k: usize, ranks: &[i32], nets: Option<
     Diagram { stmts, top, bottom, cols: cols.max(1), rows: rows.len() + extra_rows }
 }
 
-/// NVLS: up to four head GPUs to the NVSwitch, each with its channels.
+/// NVLS: every head GPU to the one NVSwitch domain, each with its channels; heads in
+/// rows of at most four, the first above the switch, the second below it, and so on.
 fn nvls_diagram(sys: &System, g: &Graph, k: usize, heads: &[(i32, BTreeSet<u32>)]) -> Diagram {
     let name = g.name();
     let nvs = format!("{name}{k}:NVS/0");
@@ -212,14 +235,34 @@ fn nvls_diagram(sys: &System, g: &Graph, k: usize, heads: &[(i32, BTreeSet<u32>)
                 attr("fillcolor", FILL_GPU),
             ],
         ));
-        stmts.push(edge_ids(&id, &nvs, vec![attr("color", graph_colour(name)), attr("dir", "both")]));
         ids.push(id);
     }
-    stmts.push(same_rank(&format!("{name}{k}heads"), &ids));
-    for w in ids.windows(2) {
-        stmts.push(invisible(&w[0], &w[1]));
+    let rows: Vec<&[String]> = ids.chunks(4).collect();
+    for (r, row) in rows.iter().enumerate() {
+        stmts.push(same_rank(&format!("{name}{k}heads{r}"), row));
+        for w in row.windows(2) {
+            stmts.push(invisible(&w[0], &w[1]));
+        }
+        // Rows 0, 2, 4... above the switch (drawn towards it), 1, 3... below (drawn
+        // from it); only the two rows beside the switch place it.
+        let above = r % 2 == 0;
+        for id in row.iter() {
+            let mut at = vec![attr("color", graph_colour(name)), attr("dir", "both")];
+            if r > 1 {
+                at.push(attr("constraint", "false"));
+            }
+            stmts.push(if above { edge_ids(id, &nvs, at) } else { edge_ids(&nvs, id, at) });
+        }
+        if r > 1 {
+            // Outer rows beyond the inner ones.
+            let inner = &rows[r - 2][0];
+            stmts.push(if above { invisible(&row[0], inner) } else { invisible(inner, &row[0]) });
+        }
     }
-    Diagram { stmts, top: ids[0].clone(), bottom: nvs, cols: heads.len(), rows: 2 }
+    let top = rows.iter().step_by(2).next_back().map_or(nvs.clone(), |r| r[0].clone());
+    let bottom = rows.iter().skip(1).step_by(2).next_back().map_or(nvs.clone(), |r| r[0].clone());
+    let cols = heads.len().min(4);
+    Diagram { stmts, top, bottom, cols, rows: rows.len() + 1 }
 }
 
 /// CollNet Direct: the head GPU and the other GPUs it reaches directly.
@@ -229,7 +272,7 @@ fn direct_diagram(
     k: usize,
     head: i32,
     others: usize,
-    nets: Option<(i64, i64)>,
+    nets: Option<&Nets>,
     title: &str,
 ) -> Diagram {
     let name = g.name();
@@ -257,7 +300,7 @@ fn direct_diagram(
         for (id, net, dir) in [(format!("{name}{k}:NET/in"), nin, "in"), (format!("{name}{k}:NET/out"), nout, "out")] {
             stmts.push(node(
                 &id,
-                vec![attr("label", &net_text(sys, net, dir)), attr("shape", "ellipse"), attr("fillcolor", FILL_NET)],
+                vec![attr("label", &nets_text(sys, net, dir)), attr("shape", "ellipse"), attr("fillcolor", FILL_NET)],
             ));
             stmts.push(edge_ids(&id, &h, vec![attr("color", link_colour(crate::model::LinkType::Net))]));
             top = id;
@@ -266,8 +309,8 @@ fn direct_diagram(
     Diagram { stmts, top, bottom: o, cols: 2, rows: if nets.is_some() { 3 } else { 2 } }
 }
 
-/// The diagrams of one graph: one per distinct channel (same GPUs in the same order,
-/// same NICs), listing the channels that share it.
+/// The diagrams of one graph: one per distinct channel (same GPUs in the same order),
+/// listing the channels that share it and the NICs they use.
 fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
     use crate::search::Pattern;
     let n = sys.count(NodeType::Gpu);
@@ -280,23 +323,31 @@ fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
                 heads.entry(g.intra[c * n]).or_default().insert(c as u32);
             }
             let heads: Vec<(i32, BTreeSet<u32>)> = heads.into_iter().collect();
-            for (i, part) in heads.chunks(4).enumerate() {
-                out.push(nvls_diagram(sys, g, first + i, part));
-            }
+            out.push(nvls_diagram(sys, g, first, &heads));
         }
         _ => {
-            type Key = (Vec<i32>, Option<(i64, i64)>);
-            let mut groups: Vec<(Key, BTreeSet<u32>)> = Vec::new();
+            // One diagram per distinct order of GPUs, whatever NICs its channels use.
+            let mut groups: Vec<(Vec<i32>, BTreeSet<u32>, Option<Nets>)> = Vec::new();
             for c in 0..g.n_channels as usize {
-                let key = (g.intra[c * n..(c + 1) * n].to_vec(), nets(c));
-                match groups.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, chans)) => {
-                        chans.insert(c as u32);
+                let ranks = g.intra[c * n..(c + 1) * n].to_vec();
+                let k = match groups.iter().position(|(r, _, _)| *r == ranks) {
+                    Some(k) => k,
+                    None => {
+                        groups.push((ranks, BTreeSet::new(), nets(c).map(|_| (Vec::new(), Vec::new()))));
+                        groups.len() - 1
                     }
-                    None => groups.push((key, BTreeSet::from([c as u32]))),
+                };
+                groups[k].1.insert(c as u32);
+                if let (Some((i, o)), Some((ins, outs))) = (nets(c), groups[k].2.as_mut()) {
+                    if !ins.contains(&i) {
+                        ins.push(i);
+                    }
+                    if !outs.contains(&o) {
+                        outs.push(o);
+                    }
                 }
             }
-            for (i, ((ranks, nets), chans)) in groups.iter().enumerate() {
+            for (i, (ranks, chans, nets)) in groups.iter().enumerate() {
                 let what = match g.pattern {
                     Pattern::Ring => "ring",
                     Pattern::CollNetDirect => "collnet_direct",
@@ -306,9 +357,9 @@ fn graph_diagrams(sys: &System, g: &Graph, first: usize) -> Vec<Diagram> {
                 let plural = if chans.len() > 1 { "s" } else { "" };
                 let title = format!("{what}: channel{plural} {}", channel_list(chans));
                 let d = if g.pattern == Pattern::CollNetDirect {
-                    direct_diagram(sys, g, first + i, ranks[0], n.saturating_sub(1), *nets, &title)
+                    direct_diagram(sys, g, first + i, ranks[0], n.saturating_sub(1), nets.as_ref(), &title)
                 } else {
-                    chain_diagram(sys, g, first + i, ranks, *nets, &title)
+                    chain_diagram(sys, g, first + i, ranks, nets.as_ref(), &title)
                 };
                 out.push(d);
             }
@@ -334,7 +385,7 @@ pub fn picture(
     }
     let names: Vec<&str> = graphs.iter().map(|g| g.name()).collect();
     let title = format!(
-        "{}\\n{} GPU(s), {} node(s) — NCCL {} channels: {}\\none diagram per distinct channel",
+        "{}\\n{} GPU(s), {} node(s) — NCCL {} channels: {}\\none diagram per distinct order of GPUs, with the channels that share it",
         an.input,
         sys.count(NodeType::Gpu),
         an.options.nodes,
@@ -489,11 +540,12 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
     stmts.extend(machine_stmts(an, &lay, &label_for));
     // The channel's steps.
     let col = graph_colour(g.name());
-    for (i, leg) in cost::legs(sys, "<graphs>", &one, 0)?.iter().enumerate() {
-        let (a, b) = (key(sys, leg.from), key(sys, leg.to));
-        if a == b {
-            continue;
-        }
+    let legs: Vec<_> = cost::legs(sys, "<graphs>", &one, 0)?
+        .into_iter()
+        .map(|leg| (key(sys, leg.from), key(sys, leg.to)))
+        .filter(|(a, b)| a != b)
+        .collect();
+    for (i, &(a, b)) in legs.iter().enumerate() {
         let id = |r: NodeRef| match r.ty {
             NodeType::Nvs => {
                 lay.fabrics.iter().find(|f| f.nvs == Some(r)).map_or_else(|| id_of(sys, r), |f| f.id.clone())
@@ -509,12 +561,13 @@ fn channel_dot(an: &Analysis, graphs: &[&Graph], c: usize) -> Result<String, cra
                 attr("style", "dashed"),
                 attr("constraint", "false"),
                 attr("dir", "forward"),
-                attr("label", &format!("{} {}", g.name(), i + 1)),
+                // "step 3/8": the order of the steps, never read as a channel number.
+                attr("label", &format!("step {}/{}", i + 1, legs.len())),
             ],
         ));
     }
     let mut legend = machine_legend_rows(sys);
-    legend.push((Some(col), "- ->", "the channel's steps, in order"));
+    legend.push((Some(col), "- ->", "the channel's steps, in order (step k/n: the k-th of n)"));
     legend.push((None, "↓ x ↑ y of z", "load down and up the link, of its capacity (GB/s)"));
     legend.push((Some("#c0392b"), "red", "more load than the link carries"));
     stmts.extend(legend_at_bottom(&legend, &lay.bottom_node(sys)));
