@@ -6,7 +6,7 @@
 //!   input ---------------+---------------- render (pure: data -> text, JSON, DOT)
 //!     |    discover -> check                  |
 //!     |       |          \                    |
-//!     +-- xml <-----------+-- model -> search -> tune        diff, log, bench, algo beside them
+//!     +-- xml <-----------+-- model -> search -> tune -> algo -> bench      diff, log beside them
 //!                              |
 //!                   env (NCCL_* typed)   types (NCCL's vocabulary)   release   notice   error
 //! ```
@@ -28,8 +28,8 @@
 //! | [`tune`] | NCCL's performance model: algorithm and protocol per size |
 //! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
 //! | [`log`] | NCCL debug logs read into facts (lines -> records -> facts, by record family), a topology rebuilt from them, held against the model |
-//! | [`bench`] | allreduce measured through topo's own ring kernels, against the model |
-//! | [`algo`] | collective programs (MSCCL-IR): read and written as the MSCCL runtimes do, checked, shown over a machine |
+//! | [`algo`] | collective programs (MSCCL-IR): read and written as the MSCCL runtimes do, checked, shown over a machine, made (MSCCLang's scheduler, HCCL's algorithms), planned and costed on its links |
+//! | [`bench`] | collectives measured: allreduce through topo's own ring kernels, any MSCCL-IR program step by step, against the model |
 //! | [`render`] | every output format: tables, trees, JSON, nccl-tests reports; `render::dot`, one Graphviz picture a file |
 //! | [`fixtures`] | the machines topo carries built in |
 //! | [`release`] | the NCCL release modelled (`--nccl-version`), the change list, and every behaviour that depends on it, by the stage that asks |

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use super::args::{InputArgs, ModelArgs, parse_size};
-use super::bench_program::{self, CollectiveArgs, ProgramArgs};
+use super::bench_program::{self, ProgramArgs};
 use super::{Ctx, analyze_input, search_options};
 use crate::algo::program::Collective;
 use crate::bench::{self, BackendKind, DataType, Event, OpSel, Plan, RedOp, RunContext, Transport, TypeSel};
@@ -43,6 +43,18 @@ pub struct BenchAllreduceArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub model: ModelArgs,
+    #[command(flatten)]
+    pub program: ProgramArgs,
+}
+
+/// Flags of `topo bench allgather|reducescatter|alltoall|broadcast|reduce`.
+#[derive(Debug, Args)]
+pub struct CollectiveArgs {
+    #[command(flatten)]
+    pub bench: AllreduceArgs,
+    /// Root rank of broadcast and reduce (a program is for the root it was written for).
+    #[arg(short = 'r', long = "root", value_name = "RANK", default_value_t = 0)]
+    pub root: u32,
     #[command(flatten)]
     pub program: ProgramArgs,
 }
@@ -242,14 +254,23 @@ impl BenchAllreduceArgs {
 
 pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match b {
-        BenchCommand::Allreduce(a) if a.program.algo.is_some() => bench_program::allreduce(&a, ctx),
+        BenchCommand::Allreduce(a) if a.program.algo.is_some() => {
+            let opts = a.bench.options(&ctx.vars);
+            bench_program::run(Collective::AllReduce, opts, None, &a.program, ctx)
+        }
         BenchCommand::Allreduce(a) => allreduce(&a, ctx),
-        BenchCommand::Allgather(a) => bench_program::collective(Collective::AllGather, &a, ctx),
-        BenchCommand::Reducescatter(a) => bench_program::collective(Collective::ReduceScatter, &a, ctx),
-        BenchCommand::Alltoall(a) => bench_program::collective(Collective::AllToAll, &a, ctx),
-        BenchCommand::Broadcast(a) => bench_program::collective(Collective::Broadcast, &a, ctx),
-        BenchCommand::Reduce(a) => bench_program::collective(Collective::Reduce, &a, ctx),
+        BenchCommand::Allgather(a) => collective(Collective::AllGather, &a, ctx),
+        BenchCommand::Reducescatter(a) => collective(Collective::ReduceScatter, &a, ctx),
+        BenchCommand::Alltoall(a) => collective(Collective::AllToAll, &a, ctx),
+        BenchCommand::Broadcast(a) => collective(Collective::Broadcast, &a, ctx),
+        BenchCommand::Reduce(a) => collective(Collective::Reduce, &a, ctx),
     }
+}
+
+/// `topo bench allgather | reducescatter | alltoall | broadcast | reduce`: a program only.
+fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32, Error> {
+    let opts = a.bench.options(&ctx.vars);
+    bench_program::run(coll, opts, Some(a.root), &a.program, ctx)
 }
 
 /// `topo bench allreduce`: the rings come from the channel search on the named

@@ -7,10 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::Ctx;
-use super::bench::{AllreduceArgs, BenchAllreduceArgs};
 use crate::algo::program::Collective;
 use crate::bench::program::{ProgramHost, load, sweep};
-use crate::bench::{BackendKind, report::Summary};
+use crate::bench::{self, BackendKind, report::Summary};
 use crate::error::Error;
 use crate::render;
 
@@ -23,31 +22,11 @@ pub struct ProgramArgs {
     pub algo: Option<PathBuf>,
 }
 
-/// Flags of `topo bench allgather|reducescatter|alltoall|broadcast|reduce`.
-#[derive(Debug, Args)]
-pub struct CollectiveArgs {
-    #[command(flatten)]
-    pub bench: AllreduceArgs,
-    /// Root rank of broadcast and reduce (a program is for the root it was written for).
-    #[arg(short = 'r', long = "root", value_name = "RANK", default_value_t = 0)]
-    pub root: u32,
-    #[command(flatten)]
-    pub program: ProgramArgs,
-}
-
-/// `topo bench allreduce --algo PROGRAM.xml`.
-pub fn allreduce(a: &BenchAllreduceArgs, ctx: &mut Ctx) -> Result<i32, Error> {
-    run_program(Collective::AllReduce, &a.bench, None, &a.program, ctx)
-}
-
-/// The other collectives.
-pub fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32, Error> {
-    run_program(coll, &a.bench, Some(a.root), &a.program, ctx)
-}
-
-fn run_program(
+/// Run `p`'s program for collective `coll`: `opts` are nccl-tests' flags as the bench
+/// stage takes them, `root` the `-r` of broadcast and reduce (`None` for allreduce).
+pub fn run(
     coll: Collective,
-    b: &AllreduceArgs,
+    opts: bench::Options,
     root: Option<u32>,
     p: &ProgramArgs,
     ctx: &mut Ctx,
@@ -57,13 +36,12 @@ fn run_program(
             "topo bench {coll} runs collective programs only for now: name one with --algo PROGRAM.xml"
         )));
     };
-    if b.backend != BackendKind::Host {
+    if opts.backend != BackendKind::Host {
         return Err(Error::Usage(
             "--algo runs on the host backend only for now (the CUDA interpreter is not built yet): add --backend host"
                 .into(),
         ));
     }
-    let opts = b.options(&ctx.vars);
     opts.check()?;
     let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let file = path.display().to_string();
