@@ -281,8 +281,9 @@ const CASES: &[Case] = &[
             "line 8, gpu 0, tb 1, step 0: out-of-place: tb 1 step 0 writes and tb 2 step 0 writes output chunk 0 with nothing ordering them",
         ],
     ),
-    // A checker miss kept as it stands today (see fused_reduction_of_16_drops_the_destination).
-    case("reduce-fused-16.xml", "executor", "ok", &["right for root 0"]),
+    // Simple's reduction reads 16 operands: the destination is the 17th (see
+    // fused_reduction_of_16_drops_the_destination).
+    case("reduce-fused-16.xml", "executor", "wrong", &["fuse into one reduction of 16 sources", "not read"]),
 ];
 
 /// Files whose point is their text: they do not come back byte for byte.
@@ -866,13 +867,25 @@ proptest! {
 /// MSCCL_REDUCE, src/device/msccl_kernel.cu) the root's result lacks its own input.
 /// With n = 17 the kernel's `T* srcs[MSCCL_MAX_REDUCE_FUSION+1]` is written at index 17,
 /// past its end. LL and LL128 load the destination separately and are not affected.
+/// RCCL shares it (and microsoft/msccl, whose ReduceOrCopyMulti copies MAXSRCS
+/// pointers, but it knows no reduce); the same chain under LL is right.
 #[test]
-#[ignore = "checker miss: a 16-operand fused re in Simple drops its destination (msccl-executor-nccl)"]
 fn fused_reduction_of_16_drops_the_destination() {
-    let out = topo().args(["algo", "check", "--json"]).arg(fixture("reduce-fused-16.xml")).output().unwrap();
-    let v = json_of(&out);
-    assert_ne!(v["verdict"], "ok", "{v:#}");
-    assert!(v["findings"].to_string().contains("16"), "{v:#}");
+    for runtime in ["executor", "rccl"] {
+        let out = topo()
+            .args(["algo", "check", "--json", "--runtime", runtime])
+            .arg(fixture("reduce-fused-16.xml"))
+            .output()
+            .unwrap();
+        let v = json_of(&out);
+        assert_eq!(v["verdict"], "wrong", "{runtime}: {v:#}");
+        let findings = v["findings"].to_string();
+        assert!(findings.contains("16 sources") && findings.contains("destination"), "{runtime}: {v:#}");
+    }
+    let ll =
+        std::fs::read_to_string(fixture("reduce-fused-16.xml")).unwrap().replace("proto=\"Simple\"", "proto=\"LL\"");
+    let report = topo::algo::check(ll.as_bytes(), topo::algo::CheckOptions::default()).unwrap();
+    assert_eq!(report.verdict, topo::algo::check::Verdict::Ok, "{:?}", report.findings);
 }
 
 /// The writer adds outofplace, minBytes and maxBytes (and name) to a header that lacked

@@ -120,9 +120,10 @@ pub fn check(text: &[u8], opts: CheckOptions) -> Result<Report, String> {
         findings.extend(f);
         lowered.push(l);
     }
+    findings.extend(dropped_operands(&p, &lowered, opts.runtime));
     let regime = Regime::largest(&p, opts.runtime);
     report.regime = Some(regime);
-    let machine = Machine::new(&p, &lowered, regime);
+    let machine = Machine::new(&p, &lowered, regime, opts.runtime);
     report.program = Some(shape(&p, machine.conns().len()));
     if !reading.complete {
         report.skipped.push(
@@ -226,6 +227,43 @@ pub fn check(text: &[u8], opts: CheckOptions) -> Result<Report, String> {
     report.findings = findings;
     report.verdict = verdict(&report.findings);
     Ok(report)
+}
+
+/// Fused reductions whose operands the kernel does not all read (see
+/// [`Runtime::fused_reduce_reads`]): the destination's own value is lost at the sizes
+/// that fill a chunk with a block's threads, which the simulation then shows as a wrong
+/// result; this says why, at the step.
+fn dropped_operands(p: &Program, lowered: &[Lowered], runtime: Runtime) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let proto = p.header.proto;
+    for (g, l) in p.gpus.iter().zip(lowered) {
+        for (t, ops) in g.tbs.iter().zip(&l.tbs) {
+            for op in ops.iter().filter(|op| op.kind == super::program::StepKind::Reduce) {
+                let n = op.reduce_srcs.len();
+                let reads = runtime.fused_reduce_reads(proto, n);
+                if reads.destination && reads.sources == n {
+                    continue;
+                }
+                let lost = if reads.sources < n {
+                    format!("the destination and sources {}..{} are not read", reads.sources + 1, n)
+                } else {
+                    "the destination's own value is not read".to_string()
+                };
+                out.push(Finding::error(
+                    Kind::Wrong,
+                    Place::step(op.line, g.id, t.id, op.first as u32),
+                    format!(
+                        "steps {}..{} fuse into one reduction of {n} sources; under {} the kernel adds the destination as one more source and reads at most {}, so {lost} once a chunk holds a block's threads worth of elements (split the chain, or give a step hasdep=\"1\")",
+                        op.first,
+                        op.last,
+                        proto.xml_name(),
+                        runtime.max_reduce_fusion()
+                    ),
+                ));
+            }
+        }
+    }
+    out
 }
 
 fn verdict(findings: &[Finding]) -> Verdict {

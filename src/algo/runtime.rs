@@ -6,7 +6,15 @@
 //! and in what their kernels can run. The other modules of the stage ask here and
 //! never compare runtimes themselves.
 
-use super::program::Collective;
+use super::program::{Collective, Protocol};
+
+/// The operands a fused reduction really reads: the destination's value or not, and
+/// how many of its sources (the first ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReduceReads {
+    pub destination: bool,
+    pub sources: usize,
+}
 
 /// Whose rules a program is read and checked by (`--runtime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
@@ -86,6 +94,22 @@ impl Runtime {
     /// MSCCL_MAX_REDUCE_FUSION: consecutive `re` steps fused into one reduction.
     pub fn max_reduce_fusion(self) -> u32 {
         16
+    }
+
+    /// What a fused reduction of `n` sources reads at the message sizes that fill a
+    /// chunk with at least a block's threads worth of elements (the kernels' vector
+    /// path). Under Simple the destination is appended as source `n + 1` and the
+    /// reduction reads at most MSCCL_MAX_REDUCE_FUSION operands (executor and RCCL:
+    /// prims_simple.h `srcs[nsrcs] = dsts[0]`, reduceCopy's `s < MaxSrcs`; microsoft/msccl:
+    /// ReduceOrCopyMulti copies `MAXSRCS` pointers), so from 16 sources on the
+    /// destination's own value is dropped, and sources past the 16th with it. LL and
+    /// LL128 load the destination apart and read every source. The same in all three.
+    pub fn fused_reduce_reads(self, proto: Protocol, n: usize) -> ReduceReads {
+        let max = self.max_reduce_fusion() as usize;
+        match proto {
+            Protocol::Simple if n + 1 > max => ReduceReads { destination: false, sources: n.min(max) },
+            _ => ReduceReads { destination: true, sources: n },
+        }
     }
 
     /// Elements the parser stores per rank (the algo, every gpu, the rank's own thread
@@ -224,6 +248,17 @@ mod tests {
                 assert_eq!(r.collective(name), Some(c), "{r:?} {c:?}");
             }
         }
+    }
+
+    #[test]
+    fn simple_reductions_read_sixteen_operands() {
+        use super::super::program::Protocol;
+        let r = Runtime::Executor;
+        assert_eq!(r.fused_reduce_reads(Protocol::Simple, 15), ReduceReads { destination: true, sources: 15 });
+        assert_eq!(r.fused_reduce_reads(Protocol::Simple, 16), ReduceReads { destination: false, sources: 16 });
+        assert_eq!(r.fused_reduce_reads(Protocol::Simple, 18), ReduceReads { destination: false, sources: 16 });
+        assert_eq!(r.fused_reduce_reads(Protocol::LL, 18), ReduceReads { destination: true, sources: 18 });
+        assert_eq!(r.fused_reduce_reads(Protocol::LL128, 16), ReduceReads { destination: true, sources: 16 });
     }
 
     #[test]

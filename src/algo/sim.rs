@@ -17,6 +17,7 @@ use std::rc::Rc;
 
 use super::lower::{Lowered, Op};
 use super::program::{Buffer, Collective, Conn, Mode, Program, StepKind};
+use super::runtime::Runtime;
 
 /// Loop iterations simulated at most: two, so that a connection also carries the next
 /// iteration's messages and flags compare across iterations.
@@ -267,6 +268,7 @@ struct Block {
 pub struct Machine<'a> {
     p: &'a Program,
     regime: Regime,
+    runtime: Runtime,
     lowered: &'a [Lowered],
     blocks: Vec<Block>,
     /// Global block index of (gpu index, tb index).
@@ -275,7 +277,7 @@ pub struct Machine<'a> {
 }
 
 impl<'a> Machine<'a> {
-    pub fn new(p: &'a Program, lowered: &'a [Lowered], regime: Regime) -> Machine<'a> {
+    pub fn new(p: &'a Program, lowered: &'a [Lowered], regime: Regime, runtime: Runtime) -> Machine<'a> {
         let mut conn_ix: BTreeMap<Conn, usize> = BTreeMap::new();
         let mut conns = Vec::new();
         let mut blocks = Vec::new();
@@ -296,7 +298,7 @@ impl<'a> Machine<'a> {
             }
             index.push(row);
         }
-        Machine { p, regime, lowered, blocks, index, conns }
+        Machine { p, regime, runtime, lowered, blocks, index, conns }
     }
 
     pub fn conns(&self) -> &[Conn] {
@@ -457,8 +459,15 @@ impl<'a> Machine<'a> {
                                 let v = if op.kind == StepKind::Copy {
                                     read(&memory, &mut uninit, op.src, j, st.op)
                                 } else {
-                                    let mut acc = read(&memory, &mut uninit, op.dst, j, st.op);
-                                    for &o in &op.reduce_srcs {
+                                    // What the kernel really reads (Simple drops operands
+                                    // past the 16th, the destination first).
+                                    let reads = self.runtime.fused_reduce_reads(h.proto, op.reduce_srcs.len());
+                                    let mut acc = if reads.destination {
+                                        read(&memory, &mut uninit, op.dst, j, st.op)
+                                    } else {
+                                        Val::Sum(Rc::new(Vec::new()))
+                                    };
+                                    for &o in op.reduce_srcs.iter().take(reads.sources) {
                                         let s = super::program::Slot { buf: op.src.buf, off: Some(o) };
                                         acc = acc.plus(&read(&memory, &mut uninit, s, j, st.op));
                                     }

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use serde_json::json;
 
+use super::diff::plural;
 use super::term::{Term, Tone};
 use crate::algo::check::{Report, Verdict};
 use crate::algo::finding::{Finding, Kind, Severity};
@@ -74,16 +75,16 @@ pub fn check_text(file: &str, r: &Report, term: &Term) -> String {
         let modes: Vec<String> = p.modes.iter().map(ToString::to_string).collect();
         let modes = if modes.is_empty() { "no mode (never selected)".to_string() } else { modes.join(" and ") };
         let line = format!(
-            "  {} {}, {} GPUs, {} channels, {} chunks per loop, {modes}, {}; at most {} thread blocks per GPU and {} steps per block, {} connections",
+            "  {} {}, {} GPUs, {}, {} per loop, {modes}, {}; at most {} per GPU and {} per block, {}",
             p.coll,
             p.proto,
             p.ngpus,
-            p.nchannels,
-            p.chunks_per_loop,
+            plural(p.nchannels as usize, "channel", "channels"),
+            plural(p.chunks_per_loop as usize, "chunk", "chunks"),
             bytes_range(p.min_bytes, p.max_bytes),
-            p.max_tbs,
-            p.max_steps,
-            p.connections
+            plural(p.max_tbs as usize, "thread block", "thread blocks"),
+            plural(p.max_steps as usize, "step", "steps"),
+            plural(p.connections as usize, "connection", "connections")
         );
         out.push_str(&term.wrap_more(&line, 2));
         out.push('\n');
