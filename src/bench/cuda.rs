@@ -31,6 +31,13 @@ use cudarc::nvrtc::sys as nvrtc_sys;
 use super::dtype::{DataType, RedOp};
 use super::kernel_abi::{ChannelArgs, ConnArgs, KernelArgs};
 pub use super::kernel_abi::{KERNEL_SOURCE, kernel_name, kernel_names};
+
+/// Every kernel of [`KERNEL_SOURCE`]: the ring kernels and the program interpreter's.
+pub fn all_kernel_names() -> Vec<String> {
+    let mut v = kernel_names();
+    v.extend(super::program::image::kernel_names());
+    v
+}
 use super::plan::{Plan, Transport};
 use super::proxy::{
     CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy,
@@ -556,7 +563,7 @@ fn open_device(ordinal: i32, cache: Option<&Path>, warnings: &mut Vec<String>) -
     // SAFETY: a complete cubin image for this architecture.
     let module = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(drv("cuModuleLoadData"))?;
     let mut funcs = HashMap::new();
-    for k in kernel_names() {
+    for k in all_kernel_names() {
         let cname = CString::new(k.clone()).unwrap_or_default();
         // SAFETY: a loaded module.
         let f = unsafe { cu::module::get_function(module, cname) }.map_err(drv("cuModuleGetFunction"))?;

@@ -7,8 +7,11 @@
 use super::dtype::{DataType, RedOp};
 use super::proxy::FIFO_CTRL_BYTES;
 
-/// The kernel source, embedded at build time.
-pub const KERNEL_SOURCE: &str = include_str!("../../kernels/allreduce.cu");
+/// The kernel source, embedded at build time: the ring kernels, then the program
+/// interpreter (`kernels/msccl.cu`, which uses the ring kernels' types and helpers),
+/// compiled as one NVRTC program.
+pub const KERNEL_SOURCE: &str =
+    concat!(include_str!("../../kernels/allreduce.cu"), include_str!("../../kernels/msccl.cu"));
 
 /// Kernel name for an (operator, type).
 pub fn kernel_name(op: RedOp, dtype: DataType) -> String {

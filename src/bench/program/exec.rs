@@ -13,7 +13,7 @@ use crate::bench::host::AlignedBuf;
 use crate::error::Error;
 
 /// One rank's memory as the threads see it.
-pub(crate) struct RankPtrs {
+pub struct RankPtrs {
     /// Physical input, output and scratch: base pointer and length in elements.
     pub bufs: [(*mut u8, usize); 3],
     /// Floating `avg`: pre-multiply `send` elements from the second pointer into the first.

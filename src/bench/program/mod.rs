@@ -19,6 +19,7 @@
 //! ([`reference`]), never from the program.
 
 mod exec;
+pub mod image;
 pub mod reference;
 pub mod sweep;
 #[cfg(test)]
@@ -33,6 +34,7 @@ use crate::algo::{CheckOptions, Runtime, Verdict, check, read::read};
 use crate::bench::host::AlignedBuf;
 use crate::bench::{DataType, RedOp};
 use crate::error::Error;
+pub use exec::RankPtrs;
 
 /// A program that `topo algo check` passed, ready to run.
 #[derive(Debug, Clone)]
@@ -229,6 +231,33 @@ pub(crate) fn phys_index(p: Phys) -> usize {
     }
 }
 
+/// What runs a loaded program on real data: the host interpreter ([`ProgramHost`]), the
+/// CUDA interpreter kernel, or that kernel on CPU threads (the execution test). Ranks'
+/// buffers are addressed as the user's send and receive buffers of a call in `mode`.
+pub trait ProgramBackend {
+    fn loaded(&self) -> &Loaded;
+    /// `host`, `cuda`, ...
+    fn name(&self) -> &'static str;
+    fn nranks(&self) -> usize {
+        self.loaded().nranks()
+    }
+    /// Put `data` at the start of rank's send buffer (as the mode aliases it).
+    fn set_input(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, data: &[u8]) -> Result<(), Error>;
+    /// Fill rank's whole receive buffer with `value`.
+    fn fill_output(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, value: u8) -> Result<(), Error>;
+    /// Read the start of rank's receive buffer.
+    fn get_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        out: &mut [u8],
+    ) -> Result<(), Error>;
+    /// Run `iters` collectives back to back; the wall time they took.
+    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error>;
+}
+
 /// One rank's memory: the physical input, output and scratch buffers, and the staging
 /// copy an out-of-place floating `avg` pre-multiplies into.
 struct RankMem {
@@ -293,72 +322,17 @@ impl ProgramHost {
         (unsafe { base.add(chunk * g.chunk * ts) }, len * ts)
     }
 
-    /// Put `data` at the start of rank's send buffer (as the mode aliases it).
-    pub fn set_input(
-        &mut self,
-        rank: usize,
-        mode: Mode,
-        dtype: DataType,
-        count: usize,
-        data: &[u8],
-    ) -> Result<(), Error> {
-        let g = self.ensure(dtype, count, mode)?;
-        let (p, len) = self.region(rank, mode, &g, dtype.size(), false);
-        if data.len() > len {
-            return Err(Error::Usage(format!("input of {} bytes for a send buffer of {len}", data.len())));
-        }
-        // SAFETY: the region holds `len` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
-        Ok(())
-    }
-
-    /// Fill rank's whole receive buffer with `value`.
-    pub fn fill_output(
-        &mut self,
-        rank: usize,
-        mode: Mode,
-        dtype: DataType,
-        count: usize,
-        value: u8,
-    ) -> Result<(), Error> {
-        let g = self.ensure(dtype, count, mode)?;
-        let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
-        // SAFETY: the region holds `len` bytes.
-        unsafe { std::ptr::write_bytes(p, value, len) };
-        Ok(())
-    }
-
-    /// Read the start of rank's receive buffer.
-    pub fn get_output(
-        &mut self,
-        rank: usize,
-        mode: Mode,
-        dtype: DataType,
-        count: usize,
-        out: &mut [u8],
-    ) -> Result<(), Error> {
-        let g = self.ensure(dtype, count, mode)?;
-        let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
-        let n = out.len().min(len);
-        // SAFETY: the region holds `len` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), n) };
-        Ok(())
-    }
-
-    /// Run `iters` collectives back to back; the wall time from the moment every thread
-    /// is ready until the last one is done.
-    pub fn run(
+    /// Every rank's memory for a run of `count` elements of `dtype` in `mode` with
+    /// `op`: the physical buffers (the input replaced by the staging copy where a
+    /// floating `avg` pre-multiplies out of place) and the places of the avg scalings.
+    pub fn memory(
         &mut self,
         dtype: DataType,
         op: RedOp,
         count: usize,
         mode: Mode,
-        iters: usize,
-    ) -> Result<Duration, Error> {
+    ) -> Result<(Geometry, Vec<RankPtrs>), Error> {
         let g = self.ensure(dtype, count, mode)?;
-        if count == 0 || iters == 0 {
-            return Ok(Duration::ZERO);
-        }
         let ts = dtype.size();
         let avg = op == RedOp::Avg && reduces(self.loaded.coll());
         let mut ranks = Vec::new();
@@ -380,6 +354,65 @@ impl ProgramHost {
             let post = (avg && !dtype.is_float()).then_some(recv);
             ranks.push(exec::RankPtrs { bufs, pre, post });
         }
+        Ok((g, ranks))
+    }
+}
+
+impl ProgramBackend for ProgramHost {
+    fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    fn name(&self) -> &'static str {
+        "host"
+    }
+
+    /// Put `data` at the start of rank's send buffer (as the mode aliases it).
+    fn set_input(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, data: &[u8]) -> Result<(), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let (p, len) = self.region(rank, mode, &g, dtype.size(), false);
+        if data.len() > len {
+            return Err(Error::Usage(format!("input of {} bytes for a send buffer of {len}", data.len())));
+        }
+        // SAFETY: the region holds `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+
+    /// Fill rank's whole receive buffer with `value`.
+    fn fill_output(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, value: u8) -> Result<(), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
+        // SAFETY: the region holds `len` bytes.
+        unsafe { std::ptr::write_bytes(p, value, len) };
+        Ok(())
+    }
+
+    /// Read the start of rank's receive buffer.
+    fn get_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
+        let n = out.len().min(len);
+        // SAFETY: the region holds `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), n) };
+        Ok(())
+    }
+
+    /// Run `iters` collectives back to back; the wall time from the moment every thread
+    /// is ready until the last one is done.
+    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error> {
+        if count == 0 || iters == 0 {
+            self.ensure(dtype, count, mode)?;
+            return Ok(Duration::ZERO);
+        }
+        let (g, ranks) = self.memory(dtype, op, count, mode)?;
         crate::bench::dtype::with_elem!(dtype, T => crate::bench::dtype::with_op!(op, OP => {
             exec::run::<T, OP>(&self.loaded, &g, mode, &ranks, iters, &mut self.fifos)
         }))
