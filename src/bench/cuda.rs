@@ -17,6 +17,7 @@
 //! [`Error::Unavailable`] instead.
 
 mod nvrtc;
+pub mod program;
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
@@ -47,6 +48,7 @@ use super::schedule::RingSchedule;
 use super::{Backend, DeviceInfo};
 use crate::error::Error;
 pub use nvrtc::{Compiled, compile, compile_only, load_or_compile, normalize_arch, parse_ptxas_log};
+pub use program::ProgramCuda;
 
 /// Threads per CTA (one CTA per channel).
 pub const NTHREADS: u32 = 512;

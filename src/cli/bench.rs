@@ -179,7 +179,7 @@ fn parse_op(s: &str) -> Result<OpSel, String> {
 }
 
 /// `$XDG_CACHE_HOME/topo`, else `$HOME/.cache/topo`: where compiled kernels are kept.
-fn kernel_cache(vars: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub(super) fn kernel_cache(vars: &BTreeMap<String, String>) -> Option<PathBuf> {
     let var = |k: &str| vars.get(k).filter(|v| !v.is_empty());
     if let Some(x) = var("XDG_CACHE_HOME") {
         return Some(PathBuf::from(x).join("topo"));
