@@ -2,14 +2,14 @@
 //! alltoall | broadcast | reduce --algo PROGRAM.xml`: an MSCCL-IR program on the host
 //! interpreter or the CUDA interpreter kernel, in nccl-tests' columns.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
 use super::Ctx;
 use crate::algo::program::Collective;
 use crate::bench::program::{ProgramBackend, ProgramHost, load, sweep};
-use crate::bench::{self, BackendKind, report::Summary};
+use crate::bench::{self, BackendKind};
 use crate::error::Error;
 use crate::render;
 
@@ -30,6 +30,7 @@ pub fn run(
     opts: bench::Options,
     root: Option<u32>,
     p: &ProgramArgs,
+    json: Option<&Path>,
     ctx: &mut Ctx,
 ) -> Result<i32, Error> {
     let Some(path) = &p.algo else {
@@ -69,6 +70,9 @@ pub fn run(
         }
     };
     let host = backend.as_mut();
+    let rc = super::bench::run_context(ctx)?;
+    let json = super::bench::json_target(json, ctx)?;
+    let start_time = (rc.now)();
     ctx.print(&render::bench_program::header(&host.loaded().program, &file, host.name(), &opts))?;
     let rows = sweep::run(&opts, host, &mut |r| ctx.print(&render::bench_program::row(r)))?;
     if rows.is_empty() {
@@ -76,8 +80,15 @@ pub fn run(
             "{file}: no size from -b to -e holds a count per rank of {unit}, the least the program runs"
         )));
     }
-    let plain: Vec<_> = rows.iter().map(|r| r.as_row()).collect();
-    let summary = Summary::from_rows(&plain, None);
-    ctx.print(&render::bench_program::footer(&host.loaded().program, &summary, unit))?;
-    Ok(if summary.errors > 0 { 1 } else { 0 })
+    let outcome = sweep::outcome(&opts, host, &rows, &rc, start_time, &file);
+    ctx.print(&render::bench_program::footer(&host.loaded().program, &outcome.summary, unit))?;
+    if let Some(p) = json {
+        let mut doc = bench::report::JsonDoc::new(&outcome, &rc);
+        // nccl-tests prints the root of broadcast and reduce, -1 for the others.
+        for (res, row) in doc.results.iter_mut().zip(&rows) {
+            res.root = format!("{:6}", row.root);
+        }
+        super::bench::write_json(&p, &doc)?;
+    }
+    Ok(outcome.status())
 }

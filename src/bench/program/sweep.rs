@@ -5,8 +5,8 @@
 use super::reference::validate;
 use super::{ProgramBackend, reduces};
 use crate::algo::program::{Collective, Mode};
-use crate::bench::report::{Perf, Row};
-use crate::bench::{DataType, OpSel, Options, RedOp, TypeSel};
+use crate::bench::report::{HeaderInfo, Perf, Row, Summary};
+use crate::bench::{DataType, OpSel, Options, Outcome, RedOp, RunContext, TypeSel};
 use crate::error::Error;
 
 /// One row: nccl-tests' columns.
@@ -167,4 +167,49 @@ pub fn run(
         }
     }
     Ok(rows)
+}
+
+/// The finished sweep as the ring bench's outcome (what its `-J` report is made of):
+/// nccl-tests' header and rows, the summary, and the program in place of the rings.
+pub fn outcome(
+    args: &Options,
+    backend: &dyn ProgramBackend,
+    rows: &[ProgramRow],
+    ctx: &RunContext,
+    start_time: String,
+    file: &str,
+) -> Outcome {
+    let plain: Vec<Row> = rows.iter().map(|r| r.as_row()).collect();
+    let h = &backend.loaded().program.header;
+    Outcome {
+        header: HeaderInfo {
+            topo_version: env!("CARGO_PKG_VERSION").into(),
+            backend: backend.name().into(),
+            nranks: backend.nranks(),
+            min_bytes: args.minbytes,
+            max_bytes: args.maxbytes,
+            step_bytes: args.stepbytes,
+            step_factor: args.stepfactor,
+            warmup_iters: args.warmup_iters,
+            iters: args.iters,
+            check: args.check,
+            pid: ctx.pid,
+            hostname: ctx.hostname.clone(),
+            devices: Vec::new(),
+        },
+        summary: Summary::from_rows(&plain, ctx.min_bw),
+        rows: plain,
+        plan_lines: vec![format!(
+            "backend {}; program {file}: {} over {} ranks, {}, {} chunks per loop, {} channel(s)",
+            backend.name(),
+            h.coll,
+            h.ngpus,
+            h.proto,
+            h.chunks_per_loop,
+            h.nchannels
+        )],
+        prediction: false,
+        start_time,
+        end_time: (ctx.now)(),
+    }
 }
