@@ -23,15 +23,15 @@ use crate::render;
 pub enum BenchCommand {
     /// Allreduce bandwidth probe with nccl-tests' flags and output, set against the model.
     Allreduce(BenchAllreduceArgs),
-    /// Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf's columns.
+    /// Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf's columns.
     Allgather(CollectiveArgs),
-    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf's columns.
+    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf's columns.
     Reducescatter(CollectiveArgs),
-    /// Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf's columns.
+    /// Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf's columns.
     Alltoall(CollectiveArgs),
-    /// Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf's columns.
+    /// Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf's columns.
     Broadcast(CollectiveArgs),
-    /// Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf's columns.
+    /// Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf's columns.
     Reduce(CollectiveArgs),
 }
 
