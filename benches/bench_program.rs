@@ -8,8 +8,6 @@
 //! Samples of the two are interleaved and the best of each kept, so that both see the
 //! same machine (other processes competing for the cores slow either many times over).
 
-use std::time::Duration;
-
 use topo::algo::Runtime;
 use topo::algo::make::{self, Algo, Options, Shape};
 use topo::algo::program::{Collective, Mode, Protocol};
@@ -21,15 +19,9 @@ use topo::bench::{Backend, DataType, Plan, RedOp, validate};
 const ROUNDS: usize = 7;
 const ITERS: usize = 5;
 
-fn best(v: &[Duration]) -> f64 {
-    v.iter().min().copied().unwrap_or(Duration::MAX).as_secs_f64()
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
+#[path = "support/samples.rs"]
+mod samples;
+use samples::{best, load_average};
 
 /// The ring allreduce `topo algo make allreduce --algo ring --ngpus n` writes, loaded.
 fn ring_program(n: u32) -> ProgramHost {

@@ -150,18 +150,6 @@ __device__ __forceinline__ void ms_apply(char* out, char* snd, const char* rcv, 
   }
 }
 
-// Thread 0 spins until *ctr > want, or until the abort flag is up (false).
-__device__ __forceinline__ bool ms_wait(const u64* ctr, u64 want, const MsArgs& a) {
-  u32 spins = 0;
-  while (ld_volatile_u64(ctr) <= want) {
-    if (++spins == 1024) {
-      spins = 0;
-      if (*a.abort_flag) return false;
-    }
-  }
-  return true;
-}
-
 // Thread 0 records the error and raises the abort flag, which stops every block.
 __device__ __forceinline__ void ms_fail(const MsArgs& a, u32 code) {
   if (*a.error == 0) *a.error = code;
@@ -182,7 +170,7 @@ __device__ __forceinline__ void ms_publish(const MsArgs& a, u64 value) {
 __device__ __forceinline__ bool ms_all_reached(const MsArgs& a, u64 goal) {
   bool ok = true;
   if (threadIdx.x == 0) {
-    for (u32 b = 0; ok && b < a.nblocks; b++) ok = ms_wait(a.flags + b, goal - 1, a);
+    for (u32 b = 0; ok && b < a.nblocks; b++) ok = wait_above(a.flags + b, goal - 1, a.abort_flag);
     __threadfence_system();
   }
   return !__syncthreads_or(!ok);
@@ -219,8 +207,8 @@ __device__ bool ms_transfer(const MsArgs& a, const MsBlock& blk, u32 kind, char*
     const u64 re = got % a.entries, se = sent % a.entries;
     bool ok = true;
     if (threadIdx.x == 0) {
-      if (recv) ok = ms_wait(&blk.recv.tail->tail, got, a);
-      if (ok && send && sent >= a.entries) ok = ms_wait(&blk.send.head->head, sent - a.entries, a);
+      if (recv) ok = wait_above(&blk.recv.tail->tail, got, a.abort_flag);
+      if (ok && send && sent >= a.entries) ok = wait_above(&blk.send.head->head, sent - a.entries, a.abort_flag);
       __threadfence_system();
       if (ok && recv && ((const volatile u64*)blk.recv.tail->sizes)[re] != n * es) {
         ms_fail(a, MS_ERR_SLICE);
@@ -306,7 +294,7 @@ __device__ void ms_block(const MsArgs& a) {
       if (threadIdx.x == 0) {
         for (u32 w = 0; ok && w < op.nwait; w++) {
           const u32 tb = a.extra[op.wait_at + 2 * w], step = a.extra[op.wait_at + 2 * w + 1];
-          ok = ms_wait(a.flags + tb, ms_flag(a.epoch, it, step) - 1, a);
+          ok = wait_above(a.flags + tb, ms_flag(a.epoch, it, step) - 1, a.abort_flag);
         }
         __threadfence_system();
       }
@@ -334,20 +322,4 @@ __device__ void ms_block(const MsArgs& a) {
     ms_block<TT, OPC>(a);                                                                            \
   }
 
-#define MSCCL_TYPES(OPNAME, OPC)                   \
-  MSCCL_KERNEL(OPNAME, OPC, int8, TInt8)           \
-  MSCCL_KERNEL(OPNAME, OPC, uint8, TUint8)         \
-  MSCCL_KERNEL(OPNAME, OPC, int32, TInt32)         \
-  MSCCL_KERNEL(OPNAME, OPC, uint32, TUint32)       \
-  MSCCL_KERNEL(OPNAME, OPC, int64, TInt64)         \
-  MSCCL_KERNEL(OPNAME, OPC, uint64, TUint64)       \
-  MSCCL_KERNEL(OPNAME, OPC, half, THalf)           \
-  MSCCL_KERNEL(OPNAME, OPC, float, TFloat)         \
-  MSCCL_KERNEL(OPNAME, OPC, double, TDouble)       \
-  MSCCL_KERNEL(OPNAME, OPC, bfloat16, TBf16)
-
-MSCCL_TYPES(sum, OP_SUM)
-MSCCL_TYPES(prod, OP_PROD)
-MSCCL_TYPES(min, OP_MIN)
-MSCCL_TYPES(max, OP_MAX)
-MSCCL_TYPES(avg, OP_AVG)
+TOPO_EACH_OP(MSCCL_KERNEL)

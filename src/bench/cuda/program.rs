@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::{result as cu, sys};
 
-use super::{Alloc, Device, device_count, drv, no_nvrtc, nvrtc_present, open_device};
+use super::{Alloc, Device, device_count, drv, no_nvrtc, nvrtc_present, open_device, release};
 use crate::algo::program::Mode;
 use crate::bench::dtype::{DataType, RedOp};
 use crate::bench::kernel_abi::ConnArgs;
@@ -91,7 +91,7 @@ impl ProgramCuda {
                 }
             }
         }
-        let words = b.host_alloc(64)? as *mut u32;
+        let words = super::host_alloc(&mut b.allocs, 64)? as *mut u32;
         (b.abort_flag, b.error) = (words, words.wrapping_add(1));
         for r in 0..n {
             b.set_current(r)?;
@@ -105,27 +105,11 @@ impl ProgramCuda {
     }
 
     fn set_current(&self, d: usize) -> Result<(), Error> {
-        // SAFETY: a retained primary context.
-        unsafe { cu::ctx::set_current(self.devices[d].ctx) }.map_err(drv("cuCtxSetCurrent"))
+        super::set_current(&self.devices, d)
     }
 
     fn dev_alloc(&mut self, d: usize, bytes: usize) -> Result<sys::CUdeviceptr, Error> {
-        self.set_current(d)?;
-        // SAFETY: plain allocation in the current context, zeroed before use.
-        let ptr = unsafe { cu::malloc_sync(bytes.max(256)) }.map_err(drv("cuMemAlloc"))?;
-        self.allocs.push(Alloc::Device { ctx: self.devices[d].ctx, ptr });
-        unsafe { cu::memset_d8_sync(ptr, 0, bytes.max(256)) }.map_err(drv("cuMemsetD8"))?;
-        Ok(ptr)
-    }
-
-    fn host_alloc(&mut self, bytes: usize) -> Result<*mut c_void, Error> {
-        let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
-        self.set_current(0)?;
-        // SAFETY: allocation, then zeroing of exactly the allocated bytes.
-        let ptr = unsafe { cu::malloc_host(bytes, flags) }.map_err(drv("cuMemHostAlloc"))?;
-        self.allocs.push(Alloc::Host { ptr });
-        unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, bytes) };
-        Ok(ptr)
+        super::dev_alloc(&self.devices, &mut self.allocs, d, bytes)
     }
 
     /// Peer access from GPU `from` to GPU `to`, or a refusal naming both.
@@ -301,22 +285,7 @@ impl Drop for ProgramCuda {
                 let _ = cu::ctx::set_current(self.devices[r.device].ctx);
                 let _ = cu::stream::destroy(r.stream);
             }
-            for a in self.allocs.drain(..) {
-                match a {
-                    Alloc::Device { ctx, ptr } => {
-                        let _ = cu::ctx::set_current(ctx);
-                        let _ = cu::free_sync(ptr);
-                    }
-                    Alloc::Host { ptr } => {
-                        let _ = cu::free_host(ptr);
-                    }
-                }
-            }
-            for d in &self.devices {
-                let _ = cu::ctx::set_current(d.ctx);
-                let _ = cu::module::unload(d.module);
-                let _ = cu::primary_ctx::release(d.dev);
-            }
+            release(&mut self.allocs, &self.devices);
         }
     }
 }

@@ -182,21 +182,7 @@ pub fn outcome(
     let plain: Vec<Row> = rows.iter().map(|r| r.as_row()).collect();
     let h = &backend.loaded().program.header;
     Outcome {
-        header: HeaderInfo {
-            topo_version: env!("CARGO_PKG_VERSION").into(),
-            backend: backend.name().into(),
-            nranks: backend.nranks(),
-            min_bytes: args.minbytes,
-            max_bytes: args.maxbytes,
-            step_bytes: args.stepbytes,
-            step_factor: args.stepfactor,
-            warmup_iters: args.warmup_iters,
-            iters: args.iters,
-            check: args.check,
-            pid: ctx.pid,
-            hostname: ctx.hostname.clone(),
-            devices: Vec::new(),
-        },
+        header: HeaderInfo::new(args, ctx, backend.name(), backend.nranks(), Vec::new()),
         summary: Summary::from_rows(&plain, ctx.min_bw),
         rows: plain,
         plan_lines: vec![format!(
