@@ -15,15 +15,9 @@ use topo::bench::{Backend, DataType, Plan, RedOp, bandwidths, validate};
 const SIZE: usize = 64 << 20;
 const ROUNDS: usize = 12;
 
-fn best(v: &[Duration]) -> f64 {
-    v.iter().min().copied().unwrap_or(Duration::MAX).as_secs_f64()
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
+#[path = "support/samples.rs"]
+mod samples;
+use samples::{best, load_average};
 
 fn main() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -312,12 +312,12 @@ __device__ __forceinline__ void run_step(char* out, char* snd, const char* rcv, 
 }
 
 // Thread 0 spins until *ctr > want (or the host raises the abort flag).
-__device__ __forceinline__ bool wait_above(const u64* ctr, u64 want, const KernelArgs& a) {
+__device__ __forceinline__ bool wait_above(const u64* ctr, u64 want, const volatile u32* abort_flag) {
   u32 spins = 0;
   while (ld_volatile_u64(ctr) <= want) {
     if (++spins == 1024) {
       spins = 0;
-      if (*a.abort_flag) return false;
+      if (*abort_flag) return false;
     }
   }
   return true;
@@ -361,9 +361,9 @@ __device__ void allreduce_channel(const KernelArgs& a) {
 
       bool ok = true;
       if (threadIdx.x == 0) {
-        if (recv) ok = wait_above(&rc.tail->tail, recv_step, a);
+        if (recv) ok = wait_above(&rc.tail->tail, recv_step, a.abort_flag);
         // Slot send_step is free once head > send_step - FIFO_SLOTS.
-        if (ok && send && send_step >= FIFO_SLOTS) ok = wait_above(&sc.head->head, send_step - FIFO_SLOTS, a);
+        if (ok && send && send_step >= FIFO_SLOTS) ok = wait_above(&sc.head->head, send_step - FIFO_SLOTS, a.abort_flag);
         __threadfence_system();
       }
       // The barrier also tells every thread whether thread 0 gave up.
@@ -411,20 +411,25 @@ __device__ void allreduce_channel(const KernelArgs& a) {
     allreduce_channel<TT, OPC>(a);                                                         \
   }
 
-#define ALLREDUCE_TYPES(OPNAME, OPC)                   \
-  ALLREDUCE_KERNEL(OPNAME, OPC, int8, TInt8)           \
-  ALLREDUCE_KERNEL(OPNAME, OPC, uint8, TUint8)         \
-  ALLREDUCE_KERNEL(OPNAME, OPC, int32, TInt32)         \
-  ALLREDUCE_KERNEL(OPNAME, OPC, uint32, TUint32)       \
-  ALLREDUCE_KERNEL(OPNAME, OPC, int64, TInt64)         \
-  ALLREDUCE_KERNEL(OPNAME, OPC, uint64, TUint64)       \
-  ALLREDUCE_KERNEL(OPNAME, OPC, half, THalf)           \
-  ALLREDUCE_KERNEL(OPNAME, OPC, float, TFloat)         \
-  ALLREDUCE_KERNEL(OPNAME, OPC, double, TDouble)       \
-  ALLREDUCE_KERNEL(OPNAME, OPC, bfloat16, TBf16)
+// KERNEL(OPNAME, OPC, TNAME, TT) for every type, and for every (operator, type); also
+// what kernels/msccl.cu defines its kernels with.
+#define TOPO_EACH_TYPE(KERNEL, OPNAME, OPC) \
+  KERNEL(OPNAME, OPC, int8, TInt8)          \
+  KERNEL(OPNAME, OPC, uint8, TUint8)        \
+  KERNEL(OPNAME, OPC, int32, TInt32)        \
+  KERNEL(OPNAME, OPC, uint32, TUint32)      \
+  KERNEL(OPNAME, OPC, int64, TInt64)        \
+  KERNEL(OPNAME, OPC, uint64, TUint64)      \
+  KERNEL(OPNAME, OPC, half, THalf)          \
+  KERNEL(OPNAME, OPC, float, TFloat)        \
+  KERNEL(OPNAME, OPC, double, TDouble)      \
+  KERNEL(OPNAME, OPC, bfloat16, TBf16)
 
-ALLREDUCE_TYPES(sum, OP_SUM)
-ALLREDUCE_TYPES(prod, OP_PROD)
-ALLREDUCE_TYPES(min, OP_MIN)
-ALLREDUCE_TYPES(max, OP_MAX)
-ALLREDUCE_TYPES(avg, OP_AVG)
+#define TOPO_EACH_OP(KERNEL)                 \
+  TOPO_EACH_TYPE(KERNEL, sum, OP_SUM)        \
+  TOPO_EACH_TYPE(KERNEL, prod, OP_PROD)      \
+  TOPO_EACH_TYPE(KERNEL, min, OP_MIN)        \
+  TOPO_EACH_TYPE(KERNEL, max, OP_MAX)        \
+  TOPO_EACH_TYPE(KERNEL, avg, OP_AVG)
+
+TOPO_EACH_OP(ALLREDUCE_KERNEL)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use topo::algo::program::Mode;
 use topo::bench::program::reference::validate;
-use topo::bench::program::{ProgramHost, load, reduces};
+use topo::bench::program::{ProgramBackend, ProgramHost, load, reduces};
 use topo::bench::{DataType, RedOp};
 
 mod common;
@@ -29,7 +29,7 @@ fn programs(test: &str) -> Vec<PathBuf> {
 }
 
 fn check(host: &mut ProgramHost, name: &str, dtype: DataType, op: RedOp, count: usize) -> usize {
-    let modes: Vec<Mode> = host.loaded.program.header.modes();
+    let modes: Vec<Mode> = host.loaded().program.header.modes();
     for &mode in &modes {
         let w = validate(host, dtype, op, count, mode, count as u64 + 11)
             .unwrap_or_else(|e| panic!("{name} {dtype} {op} count={count} {mode}: {e}"));
@@ -53,8 +53,8 @@ fn every_valid_shared_program_runs_with_0_wrong() {
             continue;
         }
         let mut host = ProgramHost::new(loaded.unwrap_or_else(|e| panic!("{name}: {e}")));
-        let unit = host.loaded.count_unit();
-        let ops: &[RedOp] = if reduces(host.loaded.coll()) { &RedOp::ALL } else { &[RedOp::Sum] };
+        let unit = host.loaded().count_unit();
+        let ops: &[RedOp] = if reduces(host.loaded().coll()) { &RedOp::ALL } else { &[RedOp::Sum] };
         for dtype in DataType::ALL {
             for &op in ops {
                 runs += check(&mut host, &name, dtype, op, unit);

@@ -87,7 +87,7 @@ fn allgather_program_rows_in_both_modes() {
 fn refusals() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "ag.xml", ALLGATHER);
-    // The wrong collective, the CUDA backend, the wrong rank count, no program.
+    // The wrong collective, the CUDA backend without a driver, the wrong rank count, no program.
     let (r, _) = run(&["allreduce", "--algo", &f, "--backend", "host", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("allgather program, not allreduce"));
     let (r, _) = run(&["allgather", "--algo", &f, "-b", "1K", "-e", "1K"]);
@@ -138,4 +138,33 @@ fn allreduce_with_a_shared_program() {
     assert_eq!(rows.len(), 3 * 5, "{text}");
     assert!(rows.iter().all(|r| r[4] == "-1" && r.iter().skip(8).step_by(4).all(|w| w == "0")), "{text}");
     assert_eq!(rows.iter().map(|r| r[3].as_str()).collect::<Vec<_>>()[..4], ["sum", "sum", "sum", "prod"]);
+}
+
+#[test]
+fn json_report_of_a_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "ag.xml", ALLGATHER);
+    let json = dir.path().join("r.json");
+    let j = json.display().to_string();
+    let (r, text) =
+        run(&["allgather", "--algo", &f, "--backend", "host", "-b", "1K", "-e", "4K", "-f", "2", "-n", "2", "-J", &j]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("-J wrote nothing: {e}")))
+            .unwrap();
+    // The ring bench's shape: nccl-tests' document with topo's section.
+    assert_eq!(doc["version"], 3);
+    assert_eq!(doc["config"]["ngpus"], 2);
+    assert_eq!(doc["topo"]["backend"], "host");
+    let results = doc["results"].as_array().unwrap();
+    let rows = rows(&text);
+    assert_eq!(results.len(), rows.len(), "{text}");
+    for (res, row) in results.iter().zip(&rows) {
+        assert_eq!(res["size"].to_string(), row[0]);
+        assert_eq!(res["redop"], "none");
+        assert_eq!(res["out_of_place"]["nwrong"], 0.0);
+        assert_eq!(res["in_place"]["nwrong"], 0.0);
+    }
+    assert_eq!(doc["out_of_bounds"]["count"], 0);
+    assert!(text.contains(&j), "the report names where the JSON went: {text}");
 }

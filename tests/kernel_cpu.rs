@@ -9,6 +9,8 @@
 //! one the tests skip, visibly.
 
 mod common;
+#[path = "kernel_cpu/msccl.rs"]
+mod msccl;
 
 use std::alloc::Layout;
 use std::collections::VecDeque;
@@ -35,7 +37,7 @@ fn library(test: &str) -> Option<&'static Library> {
     let lib = LIB.get_or_init(|| {
         let cxx = std::env::var("CXX").ok().filter(|c| !c.is_empty()).unwrap_or_else(|| "c++".into());
         if common::run_external(Command::new(&cxx).arg("--version"), None, &format!("{cxx} --version")).is_err() {
-            return Err(format!("no C++ compiler (`{cxx}`) to build kernels/allreduce.cu for the CPU"));
+            return Err(format!("no C++ compiler (`{cxx}`) to build the kernels for the CPU"));
         }
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kernel_cpu");
         std::fs::create_dir_all(&dir).unwrap();

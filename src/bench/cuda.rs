@@ -17,6 +17,7 @@
 //! [`Error::Unavailable`] instead.
 
 mod nvrtc;
+pub mod program;
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
@@ -31,6 +32,13 @@ use cudarc::nvrtc::sys as nvrtc_sys;
 use super::dtype::{DataType, RedOp};
 use super::kernel_abi::{ChannelArgs, ConnArgs, KernelArgs};
 pub use super::kernel_abi::{KERNEL_SOURCE, kernel_name, kernel_names};
+
+/// Every kernel of [`KERNEL_SOURCE`]: the ring kernels and the program interpreter's.
+pub fn all_kernel_names() -> Vec<String> {
+    let mut v = kernel_names();
+    v.extend(super::program::image::kernel_names());
+    v
+}
 use super::plan::{Plan, Transport};
 use super::proxy::{
     CtrlPtr, FIFO_CTRL_BYTES, FIFO_SLOTS, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, SlotMover, StagedCopy,
@@ -40,6 +48,7 @@ use super::schedule::RingSchedule;
 use super::{Backend, DeviceInfo};
 use crate::error::Error;
 pub use nvrtc::{Compiled, compile, compile_only, load_or_compile, normalize_arch, parse_ptxas_log};
+pub use program::ProgramCuda;
 
 /// Threads per CTA (one CTA per channel).
 pub const NTHREADS: u32 = 512;
@@ -400,39 +409,15 @@ impl CudaBackend {
     }
 
     fn set_current(&self, d: usize) -> Result<(), Error> {
-        // SAFETY: a retained primary context.
-        unsafe { cu::ctx::set_current(self.devices[d].ctx) }.map_err(drv("cuCtxSetCurrent"))
+        set_current(&self.devices, d)
     }
 
-    /// Zeroed device memory on device `d`.
     fn dev_alloc(&mut self, d: usize, bytes: usize) -> Result<sys::CUdeviceptr, Error> {
-        self.set_current(d)?;
-        // SAFETY: plain allocation in the current context, zeroed before use.
-        let ptr = unsafe { cu::malloc_sync(bytes.max(256)) }.map_err(drv("cuMemAlloc"))?;
-        self.allocs.push(Alloc::Device { ctx: self.devices[d].ctx, ptr });
-        unsafe { cu::memset_d8_sync(ptr, 0, bytes.max(256)) }.map_err(drv("cuMemsetD8"))?;
-        Ok(ptr)
+        dev_alloc(&self.devices, &mut self.allocs, d, bytes)
     }
 
-    /// Zeroed pinned host memory, mapped into every device (unified addressing: the
-    /// host pointer is the device pointer).
     fn host_alloc(&mut self, bytes: usize) -> Result<*mut c_void, Error> {
-        let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
-        // SAFETY: allocation, then zeroing of exactly the allocated bytes.
-        let ptr = unsafe { cu::malloc_host(bytes, flags) }.map_err(drv("cuMemHostAlloc"))?;
-        self.allocs.push(Alloc::Host { ptr });
-        unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, bytes) };
-        let mut dptr: sys::CUdeviceptr = 0;
-        // SAFETY: `ptr` was allocated with DEVICEMAP.
-        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dptr, ptr, 0) }
-            .result()
-            .map_err(drv("cuMemHostGetDevicePointer"))?;
-        if dptr != ptr as u64 {
-            return Err(Error::Unavailable(
-                "mapped host memory has a different device address (no unified addressing)".into(),
-            ));
-        }
-        Ok(ptr)
+        host_alloc(&mut self.allocs, bytes)
     }
 
     /// Enable access from device `from` to device `to`; false when the driver refuses.
@@ -532,6 +517,42 @@ impl CudaBackend {
     }
 }
 
+fn set_current(devices: &[Device], d: usize) -> Result<(), Error> {
+    // SAFETY: a retained primary context.
+    unsafe { cu::ctx::set_current(devices[d].ctx) }.map_err(drv("cuCtxSetCurrent"))
+}
+
+/// Zeroed device memory on device `d`, recorded in `allocs`.
+fn dev_alloc(devices: &[Device], allocs: &mut Vec<Alloc>, d: usize, bytes: usize) -> Result<sys::CUdeviceptr, Error> {
+    set_current(devices, d)?;
+    // SAFETY: plain allocation in the current context, zeroed before use.
+    let ptr = unsafe { cu::malloc_sync(bytes.max(256)) }.map_err(drv("cuMemAlloc"))?;
+    allocs.push(Alloc::Device { ctx: devices[d].ctx, ptr });
+    unsafe { cu::memset_d8_sync(ptr, 0, bytes.max(256)) }.map_err(drv("cuMemsetD8"))?;
+    Ok(ptr)
+}
+
+/// Zeroed pinned host memory, mapped into every device (unified addressing: the
+/// host pointer is the device pointer), recorded in `allocs`.
+fn host_alloc(allocs: &mut Vec<Alloc>, bytes: usize) -> Result<*mut c_void, Error> {
+    let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
+    // SAFETY: allocation, then zeroing of exactly the allocated bytes.
+    let ptr = unsafe { cu::malloc_host(bytes, flags) }.map_err(drv("cuMemHostAlloc"))?;
+    allocs.push(Alloc::Host { ptr });
+    unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, bytes) };
+    let mut dptr: sys::CUdeviceptr = 0;
+    // SAFETY: `ptr` was allocated with DEVICEMAP.
+    unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dptr, ptr, 0) }
+        .result()
+        .map_err(drv("cuMemHostGetDevicePointer"))?;
+    if dptr != ptr as u64 {
+        return Err(Error::Unavailable(
+            "mapped host memory has a different device address (no unified addressing)".into(),
+        ));
+    }
+    Ok(ptr)
+}
+
 fn open_device(ordinal: i32, cache: Option<&Path>, warnings: &mut Vec<String>) -> Result<Device, Error> {
     use sys::CUdevice_attribute as A;
     let dev = cu::device::get(ordinal).map_err(drv("cuDeviceGet"))?;
@@ -556,7 +577,7 @@ fn open_device(ordinal: i32, cache: Option<&Path>, warnings: &mut Vec<String>) -
     // SAFETY: a complete cubin image for this architecture.
     let module = unsafe { cu::module::load_data(cubin.as_ptr() as *const c_void) }.map_err(drv("cuModuleLoadData"))?;
     let mut funcs = HashMap::new();
-    for k in kernel_names() {
+    for k in all_kernel_names() {
         let cname = CString::new(k.clone()).unwrap_or_default();
         // SAFETY: a loaded module.
         let f = unsafe { cu::module::get_function(module, cname) }.map_err(drv("cuModuleGetFunction"))?;
@@ -597,22 +618,33 @@ impl Drop for CudaBackend {
                 let _ = cu::ctx::set_current(*ctx);
                 let _ = cu::stream::destroy(*s);
             }
-            for a in self.allocs.drain(..) {
-                match a {
-                    Alloc::Device { ctx, ptr } => {
-                        let _ = cu::ctx::set_current(ctx);
-                        let _ = cu::free_sync(ptr);
-                    }
-                    Alloc::Host { ptr } => {
-                        let _ = cu::free_host(ptr);
-                    }
+            release(&mut self.allocs, &self.devices);
+        }
+    }
+}
+
+/// Free every allocation, unload every module and release every context.
+///
+/// # Safety
+/// Nothing may still use them: no kernel running, no copy in flight.
+unsafe fn release(allocs: &mut Vec<Alloc>, devices: &[Device]) {
+    // SAFETY: the caller's contract; each handle is released once (drained).
+    unsafe {
+        for a in allocs.drain(..) {
+            match a {
+                Alloc::Device { ctx, ptr } => {
+                    let _ = cu::ctx::set_current(ctx);
+                    let _ = cu::free_sync(ptr);
+                }
+                Alloc::Host { ptr } => {
+                    let _ = cu::free_host(ptr);
                 }
             }
-            for d in &self.devices {
-                let _ = cu::ctx::set_current(d.ctx);
-                let _ = cu::module::unload(d.module);
-                let _ = cu::primary_ctx::release(d.dev);
-            }
+        }
+        for d in devices {
+            let _ = cu::ctx::set_current(d.ctx);
+            let _ = cu::module::unload(d.module);
+            let _ = cu::primary_ctx::release(d.dev);
         }
     }
 }

@@ -7,8 +7,11 @@
 use super::dtype::{DataType, RedOp};
 use super::proxy::FIFO_CTRL_BYTES;
 
-/// The kernel source, embedded at build time.
-pub const KERNEL_SOURCE: &str = include_str!("../../kernels/allreduce.cu");
+/// The kernel source, embedded at build time: the ring kernels, then the program
+/// interpreter (`kernels/msccl.cu`, which uses the ring kernels' types and helpers),
+/// compiled as one NVRTC program.
+pub const KERNEL_SOURCE: &str =
+    concat!(include_str!("../../kernels/allreduce.cu"), include_str!("../../kernels/msccl.cu"));
 
 /// Kernel name for an (operator, type).
 pub fn kernel_name(op: RedOp, dtype: DataType) -> String {
@@ -117,11 +120,12 @@ mod tests {
     fn every_kernel_is_defined_in_the_source() {
         let names = kernel_names();
         assert_eq!(names.len(), 50);
+        assert!(KERNEL_SOURCE.contains("\nTOPO_EACH_OP(ALLREDUCE_KERNEL)\n"));
         for op in RedOp::ALL {
-            assert!(KERNEL_SOURCE.contains(&format!("ALLREDUCE_TYPES({}, ", op.name())));
+            assert!(KERNEL_SOURCE.contains(&format!("TOPO_EACH_TYPE(KERNEL, {}, ", op.name())));
         }
         for t in DataType::ALL {
-            assert!(KERNEL_SOURCE.contains(&format!("ALLREDUCE_KERNEL(OPNAME, OPC, {}, ", t.name())));
+            assert!(KERNEL_SOURCE.contains(&format!("KERNEL(OPNAME, OPC, {}, ", t.name())));
         }
         assert!(!KERNEL_SOURCE.lines().any(|l| l.trim_start().starts_with("#include")));
     }

@@ -360,6 +360,27 @@ impl Outcome {
     }
 }
 
+impl HeaderInfo {
+    /// The header of a run of `args` on `nranks` ranks of `backend`.
+    pub fn new(args: &Options, ctx: &RunContext, backend: &str, nranks: usize, devices: Vec<DeviceInfo>) -> HeaderInfo {
+        HeaderInfo {
+            topo_version: env!("CARGO_PKG_VERSION").into(),
+            backend: backend.into(),
+            nranks,
+            min_bytes: args.minbytes,
+            max_bytes: args.maxbytes,
+            step_bytes: args.stepbytes,
+            step_factor: args.stepfactor,
+            warmup_iters: args.warmup_iters,
+            iters: args.iters,
+            check: args.check,
+            pid: ctx.pid,
+            hostname: ctx.hostname.clone(),
+            devices,
+        }
+    }
+}
+
 /// Describe the plan for the report.
 fn plan_lines(plan: &Plan, backend: &str) -> Vec<String> {
     let mut v = vec![format!(
@@ -409,21 +430,7 @@ pub fn run_with_backend(
     let sizes = args.sizes();
     let start_time = (ctx.now)();
     backend.prepare(args.maxbytes as usize)?;
-    let header = HeaderInfo {
-        topo_version: env!("CARGO_PKG_VERSION").into(),
-        backend: backend.name().into(),
-        nranks: n,
-        min_bytes: args.minbytes,
-        max_bytes: args.maxbytes,
-        step_bytes: args.stepbytes,
-        step_factor: args.stepfactor,
-        warmup_iters: args.warmup_iters,
-        iters: args.iters,
-        check: args.check,
-        pid: ctx.pid,
-        hostname: ctx.hostname.clone(),
-        devices: backend.devices(),
-    };
+    let header = HeaderInfo::new(args, ctx, backend.name(), n, backend.devices());
     let placements: Vec<bool> = match (args.in_place, args.out_of_place) {
         (true, _) => vec![true],
         (_, true) => vec![false],

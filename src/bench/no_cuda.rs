@@ -9,6 +9,7 @@ use super::dtype::{DataType, RedOp};
 use super::plan::Plan;
 pub use super::report::{CompileReport, KernelStats};
 use super::{Backend, DeviceInfo};
+use crate::algo::program::Mode;
 use crate::error::Error;
 
 /// Channels when there is no search result (as in the CUDA build).
@@ -77,6 +78,40 @@ impl Backend for CudaBackend {
         match *self {}
     }
     fn run(&mut self, _: DataType, _: RedOp, _: usize, _: bool, _: usize) -> Result<Duration, Error> {
+        match *self {}
+    }
+}
+
+/// The program interpreter's CUDA backend, which this build cannot make.
+pub enum ProgramCuda {}
+
+impl ProgramCuda {
+    pub fn new(
+        _loaded: super::program::Loaded,
+        _kernel_cache: Option<&Path>,
+        _warnings: &mut Vec<String>,
+    ) -> Result<ProgramCuda, Error> {
+        Err(unsupported())
+    }
+}
+
+impl super::program::ProgramBackend for ProgramCuda {
+    fn loaded(&self) -> &super::program::Loaded {
+        match *self {}
+    }
+    fn name(&self) -> &'static str {
+        match *self {}
+    }
+    fn set_input(&mut self, _: usize, _: Mode, _: DataType, _: usize, _: &[u8]) -> Result<(), Error> {
+        match *self {}
+    }
+    fn fill_output(&mut self, _: usize, _: Mode, _: DataType, _: usize, _: u8) -> Result<(), Error> {
+        match *self {}
+    }
+    fn get_output(&mut self, _: usize, _: Mode, _: DataType, _: usize, _: &mut [u8]) -> Result<(), Error> {
+        match *self {}
+    }
+    fn run(&mut self, _: DataType, _: RedOp, _: usize, _: Mode, _: usize) -> Result<Duration, Error> {
         match *self {}
     }
 }

@@ -23,15 +23,15 @@ use crate::render;
 pub enum BenchCommand {
     /// Allreduce bandwidth probe with nccl-tests' flags and output, set against the model.
     Allreduce(BenchAllreduceArgs),
-    /// Allgather of an MSCCL-IR program (--algo) on host threads, in all_gather_perf's columns.
+    /// Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf's columns.
     Allgather(CollectiveArgs),
-    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads, in reduce_scatter_perf's columns.
+    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf's columns.
     Reducescatter(CollectiveArgs),
-    /// Alltoall of an MSCCL-IR program (--algo) on host threads, in alltoall_perf's columns.
+    /// Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf's columns.
     Alltoall(CollectiveArgs),
-    /// Broadcast of an MSCCL-IR program (--algo) on host threads, in broadcast_perf's columns.
+    /// Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf's columns.
     Broadcast(CollectiveArgs),
-    /// Reduce of an MSCCL-IR program (--algo) on host threads, in reduce_perf's columns.
+    /// Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf's columns.
     Reduce(CollectiveArgs),
 }
 
@@ -179,7 +179,7 @@ fn parse_op(s: &str) -> Result<OpSel, String> {
 }
 
 /// `$XDG_CACHE_HOME/topo`, else `$HOME/.cache/topo`: where compiled kernels are kept.
-fn kernel_cache(vars: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub(super) fn kernel_cache(vars: &BTreeMap<String, String>) -> Option<PathBuf> {
     let var = |k: &str| vars.get(k).filter(|v| !v.is_empty());
     if let Some(x) = var("XDG_CACHE_HOME") {
         return Some(PathBuf::from(x).join("topo"));
@@ -188,7 +188,7 @@ fn kernel_cache(vars: &BTreeMap<String, String>) -> Option<PathBuf> {
 }
 
 /// This process, this machine and the environment, as the report shows them.
-fn run_context(ctx: &Ctx) -> Result<RunContext, Error> {
+pub(super) fn run_context(ctx: &Ctx) -> Result<RunContext, Error> {
     let min_bw = match ctx.vars.get("NCCL_TESTS_MIN_BW") {
         Some(v) => Some(
             v.trim()
@@ -256,7 +256,7 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match b {
         BenchCommand::Allreduce(a) if a.program.algo.is_some() => {
             let opts = a.bench.options(&ctx.vars);
-            bench_program::run(Collective::AllReduce, opts, None, &a.program, ctx)
+            bench_program::run(Collective::AllReduce, opts, None, &a.program, a.bench.output_file.as_deref(), ctx)
         }
         BenchCommand::Allreduce(a) => allreduce(&a, ctx),
         BenchCommand::Allgather(a) => collective(Collective::AllGather, &a, ctx),
@@ -270,7 +270,10 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
 /// `topo bench allgather | reducescatter | alltoall | broadcast | reduce`: a program only.
 fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let opts = a.bench.options(&ctx.vars);
-    bench_program::run(coll, opts, Some(a.root), &a.program, ctx)
+    if let Some(p) = &a.bench.output_file {
+        super::io::check_output(p)?;
+    }
+    bench_program::run(coll, opts, Some(a.root), &a.program, a.bench.output_file.as_deref(), ctx)
 }
 
 /// `topo bench allreduce`: the rings come from the channel search on the named
@@ -407,21 +410,7 @@ fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ct
     for n in backend.notes() {
         ctx.note(&n)?;
     }
-    let given = json;
-    let json = json.map(json_destination);
-    if let (Some(given), Some(p)) = (given, &json)
-        && p != given
-    {
-        ctx.say(&format!(
-            "warning: {} exists: the JSON report goes to {} instead (nccl-tests never replaces a report; \
-             remove it or give -J a new name to write there)",
-            given.display(),
-            p.display()
-        ))?;
-    }
-    if let Some(p) = &json {
-        ctx.print(&render::bench::json_destination(p))?;
-    }
+    let json = json_target(json, ctx)?;
     let progress = ctx.err_is_terminal;
     let mut bar: Option<indicatif::ProgressBar> = None;
     let outcome = bench::run_with_backend(opts, &plan, backend.as_mut(), &rc, &mut |e| {
@@ -457,11 +446,32 @@ fn run_plan(opts: &bench::Options, json: Option<&Path>, plan: Plan, ctx: &mut Ct
     let outcome = outcome?;
     ctx.print(&render::bench::conclusion(&outcome))?;
     if let Some(p) = json {
-        let doc = bench::report::JsonDoc::new(&outcome, &rc);
-        let text = serde_json::to_string(&doc).map_err(|e| Error::Usage(format!("JSON output: {e}")))?;
-        super::io::write_new(&p, &(text + "\n"))?;
+        write_json(&p, &bench::report::JsonDoc::new(&outcome, &rc))?;
     }
     Ok(outcome.status())
+}
+
+/// Where `-J` writes (nccl-tests' rule: never over an existing report), said on stdout,
+/// with a warning when that is not the file given.
+pub(super) fn json_target(given: Option<&Path>, ctx: &mut Ctx) -> Result<Option<PathBuf>, Error> {
+    let Some(given) = given else { return Ok(None) };
+    let p = json_destination(given);
+    if p != given {
+        ctx.say(&format!(
+            "warning: {} exists: the JSON report goes to {} instead (nccl-tests never replaces a report; \
+             remove it or give -J a new name to write there)",
+            given.display(),
+            p.display()
+        ))?;
+    }
+    ctx.print(&render::bench::json_destination(&p))?;
+    Ok(Some(p))
+}
+
+/// Write the JSON report.
+pub(super) fn write_json(p: &Path, doc: &bench::report::JsonDoc) -> Result<(), Error> {
+    let text = serde_json::to_string(doc).map_err(|e| Error::Usage(format!("JSON output: {e}")))?;
+    super::io::write_new(p, &(text + "\n"))
 }
 
 /// A size for the progress bar: 4K, 16M, 8G.

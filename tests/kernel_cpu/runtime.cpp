@@ -1,11 +1,12 @@
-// The ring kernels of kernels/allreduce.cu, compiled for the CPU, and a launcher that
-// runs them like CUDA would: every rank's launches in order on its own "stream", the
-// ranks at the same time, each launch a grid of blocks of OS threads.
+// The ring kernels of kernels/allreduce.cu and the program interpreter of
+// kernels/msccl.cu, compiled for the CPU, and launchers that run them like CUDA would:
+// every rank's launches in order on its own "stream", the ranks at the same time, each
+// launch a grid of blocks of OS threads.
 //
 //   c++ -std=c++17 -O2 -shared -fPIC -pthread -fno-strict-aliasing runtime.cpp
 //
-// tests/kernel_cpu.rs builds it, loads it and drives it through the bench's own
-// validation.
+// tests/kernel_cpu.rs and tests/kernel_cpu_msccl.rs build it, load it and drive it
+// through the bench's own validation.
 
 #include "shim.h"
 
@@ -14,11 +15,14 @@
 #include <vector>
 
 #include "../../kernels/allreduce.cu"
+#include "../../kernels/msccl.cu"
 
 typedef void (*TopoKernel)(KernelArgs);
+typedef void (*MsKernel)(MsArgs);
 
 // One launch: nblocks blocks of nthreads threads, all running at once.
-static bool topo_launch(TopoKernel kernel, const KernelArgs& args, int nblocks, int nthreads) {
+template <typename Args>
+static bool topo_launch(void (*kernel)(Args), const Args& args, int nblocks, int nthreads) {
   std::vector<TopoBlock> blocks(nblocks);
   std::vector<std::thread> threads;
   bool ok = true;
@@ -48,17 +52,21 @@ static bool topo_launch(TopoKernel kernel, const KernelArgs& args, int nblocks, 
   return ok;
 }
 
-// Run `iters` launches of `kernel` for each of `nranks` ranks (args[r] for rank r),
-// the ranks concurrently. Returns 0, or -1 when threads could not be created.
-extern "C" int topo_cpu_run(TopoKernel kernel, const KernelArgs* args, int nranks, int nblocks, int nthreads,
-                            int iters) {
+// Run `iters` launches of `kernel` for each of `nranks` ranks, the ranks concurrently;
+// launch(r, i) gives rank r's arguments and blocks of its i-th launch. Returns 0, or -1
+// when threads could not be created.
+template <typename Args, typename Launch>
+static int topo_run_ranks(void (*kernel)(Args), const Args* args, int nranks, int nthreads, int iters,
+                          Launch launch) {
   std::vector<std::thread> streams;
   std::vector<int> ok(nranks, 1);
   try {
     for (int r = 0; r < nranks; r++) {
       streams.emplace_back([=, &ok] {
         for (int i = 0; i < iters; i++) {
-          if (!topo_launch(kernel, args[r], nblocks, nthreads)) {
+          int nblocks = 0;
+          Args a = launch(r, i, &nblocks);
+          if (!topo_launch(kernel, a, nblocks, nthreads)) {
             ok[r] = 0;
             return;
           }
@@ -74,4 +82,24 @@ extern "C" int topo_cpu_run(TopoKernel kernel, const KernelArgs* args, int nrank
   for (int r = 0; r < nranks; r++)
     if (!ok[r]) return -1;
   return 0;
+}
+
+// The ring kernels: `iters` launches of nblocks (channels) blocks per rank.
+extern "C" int topo_cpu_run(TopoKernel kernel, const KernelArgs* args, int nranks, int nblocks, int nthreads,
+                            int iters) {
+  return topo_run_ranks(kernel, args, nranks, nthreads, iters, [=](int r, int, int* nb) {
+    *nb = nblocks;
+    return args[r];
+  });
+}
+
+// The interpreter: `iters` launches of args[r].nblocks blocks for rank r, the i-th with
+// epoch args[r].epoch + i.
+extern "C" int topo_cpu_run_msccl(MsKernel kernel, const MsArgs* args, int nranks, int nthreads, int iters) {
+  return topo_run_ranks(kernel, args, nranks, nthreads, iters, [=](int r, int i, int* nb) {
+    MsArgs a = args[r];
+    a.epoch += (u64)i;
+    *nb = (int)a.nblocks;
+    return a;
+  });
 }

@@ -1,4 +1,4 @@
-//! NVRTC: `kernels/allreduce.cu` compiled per architecture, ptxas' resource report
+//! NVRTC: `kernels/allreduce.cu` and `kernels/msccl.cu` compiled per architecture, ptxas' resource report
 //! read back (`--compile-only`), and the cubin cache.
 
 use std::ffi::CString;
@@ -6,7 +6,7 @@ use std::path::Path;
 
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 
-use super::{KERNEL_SOURCE, NTHREADS, kernel_names, no_nvrtc, nvrtc_present};
+use super::{KERNEL_SOURCE, NTHREADS, all_kernel_names, no_nvrtc, nvrtc_present};
 use crate::bench::report::{CompileReport, KernelStats};
 use crate::error::Error;
 
@@ -48,7 +48,7 @@ fn nvrtc_version() -> (i32, i32) {
     (a, b)
 }
 
-/// Compile `kernels/allreduce.cu` to a cubin for `arch` (e.g. `sm_90`).
+/// Compile `kernels/allreduce.cu` and `kernels/msccl.cu` (one program) to a cubin for `arch` (e.g. `sm_90`).
 pub fn compile(arch: &str) -> Result<Compiled, Error> {
     if !nvrtc_present() {
         return Err(no_nvrtc());
@@ -69,7 +69,7 @@ pub fn compile(arch: &str) -> Result<Compiled, Error> {
             .unwrap_or_default();
         match compiled {
             Err(e) => Err(Error::Input {
-                file: "kernels/allreduce.cu".into(),
+                file: "kernels/allreduce.cu + kernels/msccl.cu".into(),
                 message: format!("NVRTC could not compile for {arch} ({e}):\n{log}"),
             }),
             Ok(()) => {
@@ -133,7 +133,7 @@ pub fn compile_only(archs: &[String]) -> Result<Vec<CompileReport>, Error> {
             default_targets = true;
         }
     }
-    let expected = kernel_names();
+    let expected = all_kernel_names();
     let mut reports = Vec::new();
     for arch in &targets {
         let c = compile(arch)?;
@@ -144,7 +144,7 @@ pub fn compile_only(archs: &[String]) -> Result<Vec<CompileReport>, Error> {
                 Some(s) => kernels.push(s.clone()),
                 None => {
                     return Err(Error::Input {
-                        file: "kernels/allreduce.cu".into(),
+                        file: "kernels/allreduce.cu + kernels/msccl.cu".into(),
                         message: format!("kernel {k} missing from the {arch} build (ptxas log:\n{})", c.log),
                     });
                 }

@@ -13,7 +13,7 @@ use crate::bench::host::AlignedBuf;
 use crate::error::Error;
 
 /// One rank's memory as the threads see it.
-pub(crate) struct RankPtrs {
+pub struct RankPtrs {
     /// Physical input, output and scratch: base pointer and length in elements.
     pub bufs: [(*mut u8, usize); 3],
     /// Floating `avg`: pre-multiply `send` elements from the second pointer into the first.
@@ -203,8 +203,16 @@ pub(crate) fn run<T: Elem, const OP: u8>(
                 }
             }
         }
-        sh.go.wait(&sh.abort)?;
+        // The clock starts as the workers are let go: once every one of them is at the
+        // barrier, this thread arrives last. (Reading the clock after the barrier let a
+        // descheduled main thread start it after the workers had finished.)
+        wait_until(
+            &sh.abort,
+            || sh.go.count.load(Ordering::Acquire) + 1 == sh.go.n,
+            || "waiting for the thread blocks to start".into(),
+        )?;
         let t0 = Instant::now();
+        sh.go.wait(&sh.abort)?;
         let mut first_err = None;
         for h in handles {
             let r = h.join().unwrap_or_else(|_| Err(Error::Unavailable("a thread block panicked".into())));

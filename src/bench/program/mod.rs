@@ -19,6 +19,7 @@
 //! ([`reference`]), never from the program.
 
 mod exec;
+pub mod image;
 pub mod reference;
 pub mod sweep;
 #[cfg(test)]
@@ -33,6 +34,7 @@ use crate::algo::{CheckOptions, Runtime, Verdict, check, read::read};
 use crate::bench::host::AlignedBuf;
 use crate::bench::{DataType, RedOp};
 use crate::error::Error;
+pub use exec::RankPtrs;
 
 /// A program that `topo algo check` passed, ready to run.
 #[derive(Debug, Clone)]
@@ -209,12 +211,68 @@ impl Loaded {
         [input as usize, g.output_chunks.max(co) as usize, g.scratch_chunks as usize]
     }
 
+    /// A rank's memory for a message of geometry `g` in `mode`: bytes of its physical
+    /// input, output and scratch and of the input's staging copy (floating `avg`), and
+    /// where its user send and receive buffers lie in them.
+    pub fn layout(&self, rank: usize, mode: Mode, g: &Geometry, ts: usize) -> RankLayout {
+        let chunks = self.phys_chunks(rank, mode);
+        let b = |c: usize| c * g.chunk * ts;
+        let at = |buf: Buffer| {
+            let (p, chunk) = self.place(rank, mode, buf, 0);
+            (phys_index(p), chunk * g.chunk * ts)
+        };
+        RankLayout {
+            bytes: [b(chunks[0]), b(chunks[1]), b(chunks[2]), b(chunks[0])],
+            send: at(Buffer::Input),
+            recv: at(Buffer::Output),
+            send_bytes: g.send * ts,
+            recv_bytes: g.recv * ts,
+        }
+    }
+
     /// Where (buffer, chunk) of rank `rank` lands: physical buffer and chunk index.
     pub(crate) fn place(&self, rank: usize, mode: Mode, buf: Buffer, off: u32) -> (Phys, usize) {
         let (_, _, b) = definition_sizes(&self.program);
         let (p, i) = phys(self.coll(), mode, rank as u32, b, buf, off);
         (p, i as usize)
     }
+}
+
+/// See [`Loaded::layout`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankLayout {
+    /// Physical input, output, scratch, and the input's staging copy.
+    pub bytes: [usize; 4],
+    /// Physical buffer index and byte offset of the user's send and receive buffers.
+    pub send: (usize, usize),
+    pub recv: (usize, usize),
+    pub send_bytes: usize,
+    pub recv_bytes: usize,
+}
+
+/// Where the avg scalings of a run read and write, given a rank's physical buffers
+/// (`bufs`, with the staging copy fourth) and its layout: the pre-multiplication's
+/// (destination, source) and the input buffer the program then reads, and the
+/// post-division's buffer. Floating avg pre-multiplies every input by 1/n (out of place
+/// into the staging copy, which stands for the input buffer); integer avg divides the
+/// sum once.
+pub fn avg_places(
+    coll: Collective,
+    dtype: DataType,
+    op: RedOp,
+    mode: Mode,
+    bufs: [u64; 4],
+    l: &RankLayout,
+) -> (Option<(u64, u64)>, u64, Option<u64>) {
+    let avg = op == RedOp::Avg && reduces(coll);
+    let send = bufs[l.send.0] + l.send.1 as u64;
+    let recv = bufs[l.recv.0] + l.recv.1 as u64;
+    let pre = (avg && dtype.is_float()).then_some(match mode {
+        Mode::OutOfPlace => (bufs[3], send),
+        Mode::InPlace => (send, send),
+    });
+    let input = if matches!((pre, mode), (Some(_), Mode::OutOfPlace)) { bufs[3] } else { bufs[0] };
+    (pre, input, (avg && !dtype.is_float()).then_some(recv))
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -227,6 +285,33 @@ pub(crate) fn phys_index(p: Phys) -> usize {
         Phys::Out => 1,
         Phys::Scratch => 2,
     }
+}
+
+/// What runs a loaded program on real data: the host interpreter ([`ProgramHost`]), the
+/// CUDA interpreter kernel, or that kernel on CPU threads (the execution test). Ranks'
+/// buffers are addressed as the user's send and receive buffers of a call in `mode`.
+pub trait ProgramBackend {
+    fn loaded(&self) -> &Loaded;
+    /// `host`, `cuda`, ...
+    fn name(&self) -> &'static str;
+    fn nranks(&self) -> usize {
+        self.loaded().nranks()
+    }
+    /// Put `data` at the start of rank's send buffer (as the mode aliases it).
+    fn set_input(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, data: &[u8]) -> Result<(), Error>;
+    /// Fill rank's whole receive buffer with `value`.
+    fn fill_output(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, value: u8) -> Result<(), Error>;
+    /// Read the start of rank's receive buffer.
+    fn get_output(
+        &mut self,
+        rank: usize,
+        mode: Mode,
+        dtype: DataType,
+        count: usize,
+        out: &mut [u8],
+    ) -> Result<(), Error>;
+    /// Run `iters` collectives back to back; the wall time they took.
+    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error>;
 }
 
 /// One rank's memory: the physical input, output and scratch buffers, and the staging
@@ -255,15 +340,8 @@ impl ProgramHost {
     /// Make every rank's buffers large enough for `count` elements of `dtype` in `mode`.
     fn ensure(&mut self, dtype: DataType, count: usize, mode: Mode) -> Result<Geometry, Error> {
         let g = self.loaded.geometry(dtype, count)?;
-        let ts = dtype.size();
         for r in 0..self.nranks() {
-            let chunks = self.loaded.phys_chunks(r, mode);
-            let need = [
-                chunks[0] * g.chunk * ts,
-                chunks[1] * g.chunk * ts,
-                chunks[2] * g.chunk * ts,
-                chunks[0] * g.chunk * ts,
-            ];
+            let need = self.loaded.layout(r, mode, &g, dtype.size()).bytes;
             if self.mem.len() <= r {
                 self.mem.push(RankMem {
                     bufs: [
@@ -286,22 +364,50 @@ impl ProgramHost {
 
     /// The user's send (`recv` false) or receive region of a rank: pointer and bytes.
     fn region(&self, rank: usize, mode: Mode, g: &Geometry, ts: usize, recv: bool) -> (*mut u8, usize) {
-        let (buf, len) = if recv { (Buffer::Output, g.recv) } else { (Buffer::Input, g.send) };
-        let (p, chunk) = self.loaded.place(rank, mode, buf, 0);
-        let base = self.mem[rank].bufs[phys_index(p)].as_ptr();
+        let l = self.loaded.layout(rank, mode, g, ts);
+        let ((p, off), len) = if recv { (l.recv, l.recv_bytes) } else { (l.send, l.send_bytes) };
         // SAFETY: `ensure` sized the buffer for the whole region.
-        (unsafe { base.add(chunk * g.chunk * ts) }, len * ts)
+        (unsafe { self.mem[rank].bufs[p].as_ptr().add(off) }, len)
+    }
+
+    /// Every rank's memory for a run of `count` elements of `dtype` in `mode` with
+    /// `op`: the physical buffers (the input replaced by the staging copy where a
+    /// floating `avg` pre-multiplies out of place) and the places of the avg scalings.
+    pub fn memory(
+        &mut self,
+        dtype: DataType,
+        op: RedOp,
+        count: usize,
+        mode: Mode,
+    ) -> Result<(Geometry, Vec<RankPtrs>), Error> {
+        let g = self.ensure(dtype, count, mode)?;
+        let ts = dtype.size();
+        let mut ranks = Vec::new();
+        for r in 0..self.nranks() {
+            let l = self.loaded.layout(r, mode, &g, ts);
+            let m = &self.mem[r];
+            let ptrs = [0, 1, 2, 3].map(|i| m.bufs[i].as_ptr() as u64);
+            let (pre, input, post) = avg_places(self.loaded.coll(), dtype, op, mode, ptrs, &l);
+            let mut bufs = [0, 1, 2].map(|i| (m.bufs[i].as_ptr(), l.bytes[i] / ts));
+            bufs[0].0 = input as *mut u8;
+            let pre = pre.map(|(d, s)| (d as *mut u8, s as *mut u8));
+            ranks.push(exec::RankPtrs { bufs, pre, post: post.map(|p| p as *mut u8) });
+        }
+        Ok((g, ranks))
+    }
+}
+
+impl ProgramBackend for ProgramHost {
+    fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    fn name(&self) -> &'static str {
+        "host"
     }
 
     /// Put `data` at the start of rank's send buffer (as the mode aliases it).
-    pub fn set_input(
-        &mut self,
-        rank: usize,
-        mode: Mode,
-        dtype: DataType,
-        count: usize,
-        data: &[u8],
-    ) -> Result<(), Error> {
+    fn set_input(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, data: &[u8]) -> Result<(), Error> {
         let g = self.ensure(dtype, count, mode)?;
         let (p, len) = self.region(rank, mode, &g, dtype.size(), false);
         if data.len() > len {
@@ -313,14 +419,7 @@ impl ProgramHost {
     }
 
     /// Fill rank's whole receive buffer with `value`.
-    pub fn fill_output(
-        &mut self,
-        rank: usize,
-        mode: Mode,
-        dtype: DataType,
-        count: usize,
-        value: u8,
-    ) -> Result<(), Error> {
+    fn fill_output(&mut self, rank: usize, mode: Mode, dtype: DataType, count: usize, value: u8) -> Result<(), Error> {
         let g = self.ensure(dtype, count, mode)?;
         let (p, len) = self.region(rank, mode, &g, dtype.size(), true);
         // SAFETY: the region holds `len` bytes.
@@ -329,7 +428,7 @@ impl ProgramHost {
     }
 
     /// Read the start of rank's receive buffer.
-    pub fn get_output(
+    fn get_output(
         &mut self,
         rank: usize,
         mode: Mode,
@@ -347,39 +446,12 @@ impl ProgramHost {
 
     /// Run `iters` collectives back to back; the wall time from the moment every thread
     /// is ready until the last one is done.
-    pub fn run(
-        &mut self,
-        dtype: DataType,
-        op: RedOp,
-        count: usize,
-        mode: Mode,
-        iters: usize,
-    ) -> Result<Duration, Error> {
-        let g = self.ensure(dtype, count, mode)?;
+    fn run(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error> {
         if count == 0 || iters == 0 {
+            self.ensure(dtype, count, mode)?;
             return Ok(Duration::ZERO);
         }
-        let ts = dtype.size();
-        let avg = op == RedOp::Avg && reduces(self.loaded.coll());
-        let mut ranks = Vec::new();
-        for r in 0..self.nranks() {
-            let chunks = self.loaded.phys_chunks(r, mode);
-            let m = &self.mem[r];
-            let mut bufs = [0, 1, 2].map(|i| (m.bufs[i].as_ptr(), chunks[i] * g.chunk));
-            let send = self.region(r, mode, &g, ts, false).0;
-            let recv = self.region(r, mode, &g, ts, true).0;
-            // Floating avg pre-multiplies every input by 1/n (out of place into a staging
-            // copy that stands for the input buffer); integer avg divides the sum once.
-            let pre = (avg && dtype.is_float()).then(|| match mode {
-                Mode::OutOfPlace => {
-                    bufs[0].0 = m.bufs[3].as_ptr();
-                    (bufs[0].0, send)
-                }
-                Mode::InPlace => (send, send),
-            });
-            let post = (avg && !dtype.is_float()).then_some(recv);
-            ranks.push(exec::RankPtrs { bufs, pre, post });
-        }
+        let (g, ranks) = self.memory(dtype, op, count, mode)?;
         crate::bench::dtype::with_elem!(dtype, T => crate::bench::dtype::with_op!(op, OP => {
             exec::run::<T, OP>(&self.loaded, &g, mode, &ranks, iters, &mut self.fifos)
         }))

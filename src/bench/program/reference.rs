@@ -9,7 +9,7 @@
 //! * alltoall: out_r[q*count + j] = in_q[r*count + j]
 //! * broadcast (root p): out_r[i] = in_p[i]
 
-use super::{ProgramHost, reduces};
+use super::{ProgramBackend, reduces};
 use crate::algo::program::{Collective, Mode};
 use crate::bench::dtype::{self, Elem, expected_value, input_value};
 use crate::bench::{DataType, RedOp, as_bytes, as_bytes_mut};
@@ -50,7 +50,7 @@ fn expected<T: Elem, const OP: u8>(
 
 /// Put every rank's validation input in place.
 pub fn init_inputs(
-    host: &mut ProgramHost,
+    host: &mut dyn ProgramBackend,
     dtype: DataType,
     op: RedOp,
     count: usize,
@@ -58,7 +58,7 @@ pub fn init_inputs(
     seed: u64,
 ) -> Result<(), Error> {
     let n = host.nranks();
-    let g = host.loaded.geometry(dtype, count)?;
+    let g = host.loaded().geometry(dtype, count)?;
     dtype::with_elem!(dtype, T => {
         for r in 0..n {
             let v: Vec<T> = input::<T>(op, n, r, seed, g.send);
@@ -72,7 +72,7 @@ pub fn init_inputs(
 /// every defined output compared with its definition. Returns the wrong elements.
 /// Operators other than the first apply only to the collectives that reduce.
 pub fn validate(
-    host: &mut ProgramHost,
+    host: &mut dyn ProgramBackend,
     dtype: DataType,
     op: RedOp,
     count: usize,
@@ -80,8 +80,8 @@ pub fn validate(
     seed: u64,
 ) -> Result<u64, Error> {
     let n = host.nranks();
-    let coll = host.loaded.coll();
-    let root = host.loaded.root as usize;
+    let coll = host.loaded().coll();
+    let root = host.loaded().root as usize;
     let op = if reduces(coll) { op } else { RedOp::Sum };
     init_inputs(host, dtype, op, count, mode, seed)?;
     if mode == Mode::OutOfPlace {

@@ -3,10 +3,10 @@
 //! collective.
 
 use super::reference::validate;
-use super::{ProgramHost, reduces};
+use super::{ProgramBackend, reduces};
 use crate::algo::program::{Collective, Mode};
-use crate::bench::report::{Perf, Row};
-use crate::bench::{DataType, OpSel, Options, RedOp, TypeSel};
+use crate::bench::report::{HeaderInfo, Perf, Row, Summary};
+use crate::bench::{DataType, OpSel, Options, Outcome, RedOp, RunContext, TypeSel};
 use crate::error::Error;
 
 /// One row: nccl-tests' columns.
@@ -65,8 +65,8 @@ pub fn bus_factor(coll: Collective, n: usize) -> f64 {
 /// The per-rank count (nccl-tests' paramcount) for a message of `bytes`: nccl-tests'
 /// division by the ranks with 16-byte alignment for the collectives that split a
 /// buffer, then down to a count the runtime runs the program for.
-pub fn param_count(host: &ProgramHost, dtype: DataType, bytes: u64) -> usize {
-    let coll = host.loaded.coll();
+pub fn param_count(host: &dyn ProgramBackend, dtype: DataType, bytes: u64) -> usize {
+    let coll = host.loaded().coll();
     let n = host.nranks();
     let total = bytes as usize / dtype.size();
     let base = match coll {
@@ -75,7 +75,7 @@ pub fn param_count(host: &ProgramHost, dtype: DataType, bytes: u64) -> usize {
         }
         _ => total,
     };
-    let unit = host.loaded.count_unit();
+    let unit = host.loaded().count_unit();
     base / unit * unit
 }
 
@@ -83,13 +83,13 @@ pub fn param_count(host: &ProgramHost, dtype: DataType, bytes: u64) -> usize {
 /// count unit of the program are left out.
 pub fn run(
     args: &Options,
-    host: &mut ProgramHost,
+    host: &mut dyn ProgramBackend,
     on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
 ) -> Result<Vec<ProgramRow>, Error> {
     args.check()?;
-    let coll = host.loaded.coll();
+    let coll = host.loaded().coll();
     let n = host.nranks();
-    let declared = host.loaded.program.header.modes();
+    let declared = host.loaded().program.header.modes();
     let wanted: Vec<Mode> = match (args.in_place, args.out_of_place) {
         (true, _) => vec![Mode::InPlace],
         (_, true) => vec![Mode::OutOfPlace],
@@ -99,7 +99,7 @@ pub fn run(
     if modes.is_empty() {
         return Err(Error::Usage(format!(
             "{}: the program is for {} calls only",
-            host.loaded.file,
+            host.loaded().file,
             declared.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" and ")
         )));
     }
@@ -113,7 +113,7 @@ pub fn run(
         (true, OpSel::One(o)) => vec![Some(o)],
     };
     let root =
-        if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded.root) } else { -1 };
+        if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded().root) } else { -1 };
     let mut rows = Vec::new();
     let mut seed = 0u64;
     for &dtype in &types {
@@ -124,7 +124,7 @@ pub fn run(
                 if count == 0 {
                     continue;
                 }
-                let g = host.loaded.geometry(dtype, count)?;
+                let g = host.loaded().geometry(dtype, count)?;
                 let bytes = (g.send.max(g.recv) * dtype.size()) as u64;
                 let mut row = ProgramRow {
                     bytes,
@@ -167,4 +167,35 @@ pub fn run(
         }
     }
     Ok(rows)
+}
+
+/// The finished sweep as the ring bench's outcome (what its `-J` report is made of):
+/// nccl-tests' header and rows, the summary, and the program in place of the rings.
+pub fn outcome(
+    args: &Options,
+    backend: &dyn ProgramBackend,
+    rows: &[ProgramRow],
+    ctx: &RunContext,
+    start_time: String,
+    file: &str,
+) -> Outcome {
+    let plain: Vec<Row> = rows.iter().map(|r| r.as_row()).collect();
+    let h = &backend.loaded().program.header;
+    Outcome {
+        header: HeaderInfo::new(args, ctx, backend.name(), backend.nranks(), Vec::new()),
+        summary: Summary::from_rows(&plain, ctx.min_bw),
+        rows: plain,
+        plan_lines: vec![format!(
+            "backend {}; program {file}: {} over {} ranks, {}, {} chunks per loop, {} channel(s)",
+            backend.name(),
+            h.coll,
+            h.ngpus,
+            h.proto,
+            h.chunks_per_loop,
+            h.nchannels
+        )],
+        prediction: false,
+        start_time,
+        end_time: (ctx.now)(),
+    }
 }

@@ -215,14 +215,14 @@ fn loaded(text: &str, what: &str) -> Loaded {
 }
 
 fn sweep(host: &mut ProgramHost, what: &str, dtypes: &[DataType], ops: &[RedOp], counts: &[usize]) -> usize {
-    let unit = host.loaded.count_unit();
-    let ops = if reduces(host.loaded.coll()) { ops } else { &ops[..1] };
+    let unit = host.loaded().count_unit();
+    let ops = if reduces(host.loaded().coll()) { ops } else { &ops[..1] };
     let mut runs = 0;
     for &dtype in dtypes {
         for &op in ops {
             for &k in counts {
                 let count = k * unit;
-                for mode in host.loaded.program.header.modes() {
+                for mode in host.loaded().program.header.modes() {
                     let seed = (k as u64) ^ 0x5eed;
                     let wrong = validate(host, dtype, op, count, mode, seed)
                         .unwrap_or_else(|e| panic!("{what} {dtype} {op} count={count} {mode}: {e}"));
@@ -263,7 +263,7 @@ fn several_loop_iterations_and_calls_per_step() {
             let what = format!("{what} n={n} {proto}");
             let mut host = ProgramHost::new(loaded(&make(n, proto), &what));
             // Per-rank bytes about `bytes`, in counts of whole units plus an odd tail.
-            let k = (bytes / host.loaded.count_unit()).max(1);
+            let k = (bytes / host.loaded().count_unit()).max(1);
             sweep(&mut host, &what, &[DataType::Float], &[RedOp::Sum], &[k / 4 + 1]);
             sweep(&mut host, &what, &[DataType::Uint8], &[RedOp::Max], &[k / 2 + 7]);
         }
