@@ -283,8 +283,10 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     // Multi-node NVLink: NCCL fuses the hosts of one clique into one system. The GPUs of
     // one host come from the file's ranked GPUs (the preparation counts them).
     let per_host = prepare::prepare(xml, input, &net_opts)?;
-    let registered = opts.mnnvl && mnnvl::every_gpu_on_fabric(&prepare::nccl_view(xml));
+    let view = prepare::nccl_view(xml);
+    let registered = opts.mnnvl && mnnvl::every_gpu_on_fabric(&view);
     let mnnvl = mnnvl::decide(&opts.env, opts.nodes, per_host.gpus.len(), registered);
+    diags.extend(mnnvl::note(&view, &opts.env, opts.nodes, opts.mnnvl, &mnnvl).map(Diagnostic::warning));
     let gpus_per_host = per_host.gpus.len();
     let mut prep = if mnnvl.hosts > 1 { prepare::prepare_hosts(xml, input, &net_opts, mnnvl.hosts)? } else { per_host };
     if mnnvl.enabled {
@@ -457,6 +459,16 @@ impl Analysis {
     /// job (its ring heads are all on one fused system), else `--nodes`.
     pub fn nccl_nodes(&self) -> usize {
         if self.mnnvl.enabled { 1 } else { self.options.nodes }
+    }
+
+    /// The job's nodes as titles name them: `2 node(s)`, or for a multi-node NVLink
+    /// clique `1 node (18 trays fused by MNNVL)`.
+    pub fn nodes_text(&self) -> String {
+        if self.mnnvl.enabled && self.mnnvl.hosts > 1 {
+            format!("1 node ({} trays fused by MNNVL)", self.mnnvl.hosts)
+        } else {
+            format!("{} node(s)", self.options.nodes)
+        }
     }
 
     /// GPUs of the node, the trimmed ones included.

@@ -51,6 +51,63 @@ pub fn every_gpu_on_fabric(x: &Xml) -> bool {
         })
 }
 
+/// GPUs not on the fabric (no NVLink to an NVSwitch), by bus id: each of them keeps
+/// MNNVL off for the whole job.
+pub fn gpus_off_fabric(x: &Xml) -> Vec<String> {
+    let Some(root) = x.root() else { return Vec::new() };
+    x.descendants_named(root, "gpu")
+        .into_iter()
+        .filter(|&g| x.attr(g, "dev").is_some_and(|d| xml::strtol(d) >= 0))
+        .filter(|&g| {
+            !x.children(g).iter().any(|&l| {
+                x.name(l) == "nvlink" && x.attr(l, "tclass").is_some_and(|c| c.eq_ignore_ascii_case(NVSWITCH_CLASS))
+            })
+        })
+        .map(|g| x.parent(g).and_then(|p| x.attr(p, "busid")).unwrap_or("?").to_string())
+        .collect()
+}
+
+/// What to tell the user about multi-node NVLink for this job, if anything: a tray of
+/// an NVL rack (every GPU on an NVSwitch and joined to its Grace CPU by C2C) modelled as
+/// separate nodes, or `--mnnvl` on GPUs NCCL would not fuse.
+pub fn note(x: &Xml, env: &Env, nodes: usize, asked: bool, decided: &Mnnvl) -> Option<String> {
+    if !env.release().mnnvl() {
+        return asked
+            .then(|| format!("--mnnvl: NCCL {} has no multi-node NVLink (2.20.3 and later): ignored", env.release()));
+    }
+    if asked {
+        let off = gpus_off_fabric(x);
+        if let Some(first) = off.first() {
+            return Some(format!(
+                "--mnnvl: GPU {first}{} has no NVLink to an NVSwitch, so no fabric registration: NCCL keeps MNNVL off \
+                 and models {nodes} separate node(s)",
+                if off.len() > 1 { format!(" (and {} more)", off.len() - 1) } else { String::new() }
+            ));
+        }
+        if nodes == 1 && !decided.enabled && env.mnnvl.enable != 1 {
+            return Some(
+                "--mnnvl with --nodes 1: NCCL checks the fabric only across hosts (NCCL_MNNVL_ENABLE=1 forces it \
+                 on one)"
+                    .into(),
+            );
+        }
+        return None;
+    }
+    let root = x.root()?;
+    let every_gpu_c2c = x
+        .descendants_named(root, "gpu")
+        .into_iter()
+        .filter(|&g| x.attr(g, "dev").is_some_and(|d| xml::strtol(d) >= 0))
+        .all(|g| x.children(g).iter().any(|&l| x.name(l) == "c2c"));
+    (nodes > 1 && env.mnnvl.enable != 0 && every_gpu_on_fabric(x) && every_gpu_c2c).then(|| {
+        format!(
+            "every GPU's NVLinks lead to an NVSwitch and its CPU is joined by C2C, as on the trays of a GB200/GB300 NVL \
+             rack: there NCCL fuses the {nodes} trays into one system (MNNVL) and searches them as one node over \
+             NVLink; this models {nodes} separate nodes joined by their NICs (add --mnnvl to model the rack)"
+        )
+    })
+}
+
 /// NCCL's decision for `hosts` identical hosts of `gpus_per_host` GPUs each.
 /// `registered`: the fabric registration of every GPU is complete, one cluster UUID and
 /// one clique id (`--mnnvl` on a file where [`every_gpu_on_fabric`]).
@@ -100,6 +157,24 @@ mod tests {
         let forced = decide(&env(&[("NCCL_MNNVL_ENABLE", "1")]), 1, 4, true);
         assert_eq!((forced.enabled, forced.clique_size, forced.hosts), (true, 4, 1));
         assert_eq!(decide(&env(&[("NCCL_MNNVL_ENABLE", "1")]), 1, 1, true), Mnnvl::OFF);
+    }
+
+    const TRAY: &str = r#"<system version="1"><cpu numaid="0" arch="arm64"><pci busid="0000:01:00.0" class="0x030200">
+<gpu dev="0" sm="100" rank="0"><nvlink target="0000:00:00.0" count="18" tclass="0x068000"/><c2c bw="40000" count="9"/></gpu>
+</pci></cpu></system>"#;
+
+    #[test]
+    fn a_rack_tray_as_separate_nodes_is_noted() {
+        let x = xml::parse(TRAY, None).unwrap().0;
+        let e = env(&[]);
+        assert!(note(&x, &e, 2, false, &Mnnvl::OFF).is_some_and(|n| n.contains("--mnnvl")));
+        assert_eq!(note(&x, &e, 1, false, &Mnnvl::OFF), None);
+        assert_eq!(note(&x, &env(&[("NCCL_MNNVL_ENABLE", "0")]), 2, false, &Mnnvl::OFF), None);
+        assert_eq!(note(&x, &e, 2, true, &decide(&e, 2, 1, true)), None);
+        let lone = xml::parse(&TRAY.replace("0x068000", "0x030200"), None).unwrap().0;
+        assert!(gpus_off_fabric(&lone) == ["0000:01:00.0"]);
+        assert!(note(&lone, &e, 2, true, &Mnnvl::OFF).is_some_and(|n| n.contains("no NVLink to an NVSwitch")));
+        assert_eq!(note(&lone, &e, 2, false, &Mnnvl::OFF), None);
     }
 
     #[test]
