@@ -4,6 +4,11 @@
 //! synthetic 72-GPU NVSwitch domain with 6 NICs (the most NCCL's XML parser holds) under
 //! 50 ms. The shared case is skipped, with a message, when `../shared` is absent.
 //!
+//! A full GB200 NVL72 rack (`gb200-nvl72-tray` at `--nodes 18 --mnnvl`: 18 trays fused
+//! into one 72-GPU system, as NCCL's multi-node NVLink does), model, search of every
+//! graph and the tuning model together: under 1 s (NCCL's own code takes minutes and
+//! 742 MB, every rank fusing 72 topologies).
+//!
 //! Run with `cargo bench --bench model`.
 
 use std::hint::black_box;
@@ -46,9 +51,28 @@ fn synthetic_nvl72(c: &mut Criterion) {
     });
 }
 
+fn gb200_rack(c: &mut Criterion) {
+    let xml = match topo::fixtures::get("gb200-nvl72-tray").and_then(|f| f.load()) {
+        Ok((x, _)) => x,
+        Err(e) => {
+            println!("skipped gb200 rack: {e}");
+            return;
+        }
+    };
+    let opts = Options { nodes: 18, mnnvl: true, ..Options::default() };
+    c.bench_function("gb200 nvl72 rack (18 trays, mnnvl): model, search, tuning", |b| {
+        b.iter(|| {
+            let an = analyze(black_box(&xml), "gb200-nvl72-tray", &opts).expect("model");
+            let so = topo::search::SearchOptions::from_analysis(&an);
+            let (gs, _) = topo::search::run(&an, &so).expect("search");
+            topo::tune::Model::new(&an, &gs).map(|m| m.comm.n_ranks)
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = shared_case, synthetic_nvl72
+    targets = shared_case, synthetic_nvl72, gb200_rack
 }
 criterion_main!(benches);

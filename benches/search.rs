@@ -36,6 +36,7 @@ fn options(flags: &[String], env: Env) -> Options {
             "--no-nic-fusion" => o.nic_fusion = false,
             "--collnet" => o.collnet = true,
             "--no-nvls" => o.nvls = false,
+            "--mnnvl" => o.mnnvl = true,
             other => panic!("unknown flag {other} in an expected file"),
         }
     }

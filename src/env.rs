@@ -40,6 +40,23 @@ pub struct Env {
     pub tune: TuneEnv,
     /// What detection reads.
     pub detect: DetectEnv,
+    /// Multi-node NVLink (`init.cc`, `mnnvl.cc`).
+    pub mnnvl: MnnvlEnv,
+}
+
+/// The multi-node NVLink variables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MnnvlEnv {
+    /// NCCL_MNNVL_ENABLE (2): 0 never checks the fabric, 1 checks it even on one node,
+    /// 2 checks it when the job spans several hosts and P2P is not disabled.
+    pub enable: i64,
+    /// NCCL_MNNVL_UUID (-1: the fabric's): the cluster UUID every GPU reports; 0 means
+    /// no fabric information, so MNNVL stays off.
+    pub uuid: i64,
+    /// NCCL_MNNVL_CLIQUE_ID (-1: the fabric's; -2: a hash of the rack serial number).
+    pub clique_id: i64,
+    /// NCCL_MNNVL_CROSS_CLIQUE (0): CUDA P2P between cliques of one NVLink domain.
+    pub cross_clique: bool,
 }
 
 /// The path stage's variables.
@@ -255,8 +272,14 @@ impl Env {
             host_id: r.get("NCCL_HOSTID").map(str::to_string),
             ib_merge_vfs: r.get("NCCL_IB_MERGE_VFS").is_none_or(|v| strtol(v) != 0),
         };
+        let mnnvl = MnnvlEnv {
+            enable: r.param("MNNVL_ENABLE", 2),
+            uuid: r.param("MNNVL_UUID", -1),
+            clique_id: r.param("MNNVL_CLIQUE_ID", -1),
+            cross_clique: r.param("MNNVL_CROSS_CLIQUE", 0) != 0,
+        };
         let warnings = r.warnings;
-        Env { release, vars, warnings, paths, nets, search, channels, tune, detect }
+        Env { release, vars, warnings, paths, nets, search, channels, tune, detect, mnnvl }
     }
 
     /// The NCCL release modelled.

@@ -37,7 +37,14 @@ fn cases() -> Vec<Case> {
         for (what, args) in text.iter().chain(if small.contains(f) { json } else { &[] }) {
             let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
             a.extend(["--fixture".to_string(), f.to_string()]);
-            out.push((format!("{f}.{what}"), a, vec![]));
+            // Two GB200 trays as two nodes over their NICs: MNNVL off said in so many
+            // words (without it topo notes that NCCL would fuse the trays).
+            let env = if *f == "gb200-nvl72-tray" && what.starts_with("nodes2") {
+                vec![("NCCL_MNNVL_ENABLE", "0")]
+            } else {
+                vec![]
+            };
+            out.push((format!("{f}.{what}"), a, env));
         }
     }
     let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -51,6 +58,18 @@ fn cases() -> Vec<Case> {
         "gb200-nvl72-tray.columns100.paths-explain".into(),
         args(&["paths", "--explain", "--fixture", "gb200-nvl72-tray"]),
         vec![("COLUMNS", "100")],
+    ));
+    // Multi-node NVLink: two trays fused into one node (the graph dump has no NET), and
+    // the picture of a full NVL72 rack.
+    out.push((
+        "gb200-nvl72-tray.mnnvl2.search-xml".into(),
+        args(&["search", "--xml", "--nodes", "2", "--mnnvl", "--fixture", "gb200-nvl72-tray"]),
+        vec![],
+    ));
+    out.push((
+        "gb200-nvl72-tray.mnnvl18.paths-dot".into(),
+        args(&["paths", "--dot", "--nodes", "18", "--mnnvl", "--fixture", "gb200-nvl72-tray"]),
+        vec![],
     ));
     out.push(("gh200.paths-json".into(), args(&["paths", "--json", "--fixture", "gh200"]), vec![]));
     out.push(("dgx-h100.nodes2.show".into(), args(&["show", "--nodes", "2", "--fixture", "dgx-h100"]), vec![]));

@@ -103,6 +103,11 @@ pub struct ModelArgs {
     /// NVLink SHARP (NVLS) is not available.
     #[arg(long)]
     pub no_nvls: bool,
+    /// The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink
+    /// clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the
+    /// trays into one system and searches them as one node.
+    #[arg(long)]
+    pub mnnvl: bool,
 }
 
 impl ModelArgs {
@@ -113,6 +118,7 @@ impl ModelArgs {
             nic_fusion: !self.no_nic_fusion,
             collnet: self.collnet,
             nvls: !self.no_nvls,
+            mnnvl: self.mnnvl,
             env: env.clone(),
         }
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::env::Env;
 use crate::error::Error;
 use crate::model::build::{self, BuildOptions};
+use crate::model::mnnvl::{self, Mnnvl};
 use crate::model::paths::{self, Params};
 use crate::model::prepare::{self, NetDevice, NetOptions, RankedGpu};
 use crate::model::system::{self, NodeRef, System};
@@ -25,13 +26,24 @@ pub struct Options {
     pub collnet: bool,
     /// NVLink SHARP is available (`--no-nvls` turns it off).
     pub nvls: bool,
+    /// The nodes are the trays of one multi-node NVLink clique (`--mnnvl`): every GPU
+    /// with an NVLink to an NVSwitch is registered with one fabric.
+    pub mnnvl: bool,
     /// NCCL_* variables in force.
     pub env: Env,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { nodes: 1, p2p_support: true, nic_fusion: true, collnet: false, nvls: true, env: Env::default() }
+        Options {
+            nodes: 1,
+            p2p_support: true,
+            nic_fusion: true,
+            collnet: false,
+            nvls: true,
+            mnnvl: false,
+            env: Env::default(),
+        }
     }
 }
 
@@ -45,6 +57,8 @@ pub struct PathRec {
     pub to: Option<i32>,
     pub rank: Option<i32>,
     pub net: Option<i32>,
+    /// The host of the NET device, when it is not rank 0's (a fused MNNVL system).
+    pub net_host: Option<i64>,
     pub ty: PathType,
     pub bw: f32,
     pub hops: usize,
@@ -63,6 +77,9 @@ impl serde::Serialize for PathRec {
             if let Some(v) = v {
                 m.serialize_entry(k, &v)?;
             }
+        }
+        if let Some(h) = self.net_host.filter(|&h| h != 0) {
+            m.serialize_entry("net_host", &h)?;
         }
         m.serialize_entry("type", &self.ty)?;
         m.serialize_entry("bw", &self.bw)?;
@@ -110,6 +127,9 @@ pub struct P2pRec {
 pub struct GdrRec {
     pub rank: i32,
     pub net: i32,
+    /// The host of the NET device, when it is not rank 0's (a fused MNNVL system).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net_host: Option<i64>,
     pub recv: GdrMode,
     pub send: GdrMode,
     pub proxy_rank: i32,
@@ -166,6 +186,8 @@ pub struct Analysis {
     pub p2p: Vec<P2pRec>,
     pub gdr: Vec<GdrRec>,
     pub levels: Levels,
+    /// Multi-node NVLink: what NCCL decided (off unless `--mnnvl` or NCCL_MNNVL_ENABLE=1).
+    pub mnnvl: Mnnvl,
 }
 
 /// A short name for a node: `GPU/0000:0f:00.0`, `NET/mlx5_0`, `CPU/0`, `NVS/0`.
@@ -258,7 +280,20 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         force_merge: env.nets.force_merge.clone(),
         release: env.release(),
     };
-    let prep = prepare::prepare(xml, input, &net_opts)?;
+    // Multi-node NVLink: NCCL fuses the hosts of one clique into one system. The GPUs of
+    // one host come from the file's ranked GPUs (the preparation counts them).
+    let per_host = prepare::prepare(xml, input, &net_opts)?;
+    let view = prepare::nccl_view(xml);
+    let registered = opts.mnnvl && mnnvl::every_gpu_on_fabric(&view);
+    let mnnvl = mnnvl::decide(&opts.env, opts.nodes, per_host.gpus.len(), registered);
+    diags.extend(mnnvl::note(&view, &opts.env, opts.nodes, opts.mnnvl, &mnnvl).map(Diagnostic::warning));
+    let gpus_per_host = per_host.gpus.len();
+    let mut prep = if mnnvl.hosts > 1 { prepare::prepare_hosts(xml, input, &net_opts, mnnvl.hosts)? } else { per_host };
+    if mnnvl.enabled {
+        for g in prep.gpus.iter_mut() {
+            g.host.get_or_insert(0);
+        }
+    }
     diags.extend(prep.diags.iter().cloned());
     let opts_build = BuildOptions { split_mlopart: env.nets.split_mlopart, release: env.release() };
     let mut sys = build::build(&prep.xml, input, opts_build)?;
@@ -281,8 +316,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     diags.extend(env.warnings().iter().map(Diagnostic::warning));
 
     paths::compute_paths(&mut sys, &params)?;
-    let n_local = sys.count(NodeType::Gpu);
-    let n_ranks = n_local * opts.nodes;
+    let n_ranks = gpus_per_host * opts.nodes;
     // Only a system that trimming changes is worth keeping whole (a copy of every path).
     let untrimmed = if paths::trims_any(&sys, 0) { Some(sys.clone()) } else { None };
     let trimmed = paths::trim_system(&mut sys, 0, n_ranks, env.release());
@@ -297,7 +331,9 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         let p = sys.path(a, b);
         let [from, to, rank, net] = ids;
         let (route, link_bw, hops) = route(&sys, &labels, a, p, env.release().dev_nodes());
-        PathRec { from, to, rank, net, ty: p.ty, bw: p.bw, hops, route, link_bw }
+        let net_host = [a, b].iter().find(|n| n.ty == NodeType::Net).map(|n| system::id_system(sys.node(*n).id));
+        let net_host = net_host.filter(|_| net.is_some());
+        PathRec { from, to, rank, net, net_host, ty: p.ty, bw: p.bw, hops, route, link_bw }
     };
     for (g, &rg) in gpu_ranks.iter().enumerate() {
         let gpu = NodeRef::new(NodeType::Gpu, g);
@@ -373,6 +409,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
             gdr.push(GdrRec {
                 rank,
                 net: dev,
+                net_host: Some(system::id_system(sys.list(NodeType::Net)[n].id)).filter(|&h| h != 0),
                 recv,
                 send,
                 proxy_rank: paths::intermediate_rank(&sys, rank, n).unwrap_or(rank),
@@ -401,6 +438,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
         p2p,
         gdr,
         levels: Levels { p2p: p2p_l, p2p_source: p2p_src, gdr: gdr_l, gdr_source: gdr_src },
+        mnnvl,
     })
 }
 
@@ -415,6 +453,22 @@ impl Analysis {
         paths::compute_paths(&mut sys, &self.params)?;
         paths::search_init(&mut sys, self.params.release);
         Ok((sys, trimmed))
+    }
+
+    /// The nodes NCCL counts: one for a multi-node NVLink clique that holds the whole
+    /// job (its ring heads are all on one fused system), else `--nodes`.
+    pub fn nccl_nodes(&self) -> usize {
+        if self.mnnvl.enabled { 1 } else { self.options.nodes }
+    }
+
+    /// The job's nodes as titles name them: `2 node(s)`, or for a multi-node NVLink
+    /// clique `1 node (18 trays fused by MNNVL)`.
+    pub fn nodes_text(&self) -> String {
+        if self.mnnvl.enabled && self.mnnvl.hosts > 1 {
+            format!("1 node ({} trays fused by MNNVL)", self.mnnvl.hosts)
+        } else {
+            format!("{} node(s)", self.options.nodes)
+        }
     }
 
     /// GPUs of the node, the trimmed ones included.

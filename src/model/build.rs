@@ -96,7 +96,7 @@ pub fn build(x: &Xml, file: &str, opts: BuildOptions) -> Result<System, Error> {
             add_cpu(&a, &mut sys, c, opts)?;
         }
     }
-    // All CPU host hashes are this host's after preparation.
+    // This host is the first one the tree names (rank 0's, after preparation).
     sys.system_id = 0;
     add_nvlinks(&a, &mut sys, top, opts)?;
     add_c2c(&a, &mut sys, top, opts)?;
@@ -410,21 +410,36 @@ fn add_net(a: &Attrs, sys: &mut System, n: NodeId, nic: usize, sid: i64, ty: Nod
     Ok(())
 }
 
-/// Walk the tree carrying the nearest bus id, as NCCL's second passes do.
+/// Walk the tree carrying the nearest bus id and the system id of the CPU above, as
+/// NCCL's second passes do (`ncclGetSystemId` at each `<cpu>`).
+struct Found<'x> {
+    el: NodeId,
+    busid: Option<&'x str>,
+    sid: i64,
+}
+
 fn walk_with_busid<'x>(
     x: &'x Xml,
+    hashes: &[u64],
     node: NodeId,
     parent_busid: Option<&'x str>,
-    out: &mut Vec<(NodeId, Option<&'x str>)>,
+    sid: i64,
+    out: &mut Vec<Found<'x>>,
     leaf: &str,
 ) {
     if x.name(node) == leaf {
-        out.push((node, parent_busid));
+        out.push(Found { el: node, busid: parent_busid, sid });
         return;
     }
+    let sid = if x.name(node) == "cpu" {
+        let hash = x.attr(node, "host_hash").map_or(0, xml::strtoull_hex);
+        hashes.iter().position(|&h| h == hash).map_or(sid, |i| i as i64)
+    } else {
+        sid
+    };
     let b = x.attr(node, "busid").or(parent_busid);
     for &c in x.children(node) {
-        walk_with_busid(x, c, b, out, leaf);
+        walk_with_busid(x, hashes, c, b, sid, out, leaf);
     }
 }
 
@@ -447,46 +462,46 @@ fn primary_gpu_for_dev(x: &Xml, gpu: NodeId, opts: BuildOptions) -> bool {
     true
 }
 
-fn gpu_dev_node(a: &Attrs, sys: &System, gpu: NodeId, busid: &str, opts: BuildOptions) -> Option<usize> {
+fn gpu_dev_node(a: &Attrs, sys: &System, gpu: NodeId, busid: &str, sid: i64, opts: BuildOptions) -> Option<usize> {
     let raw = xml::busid_to_i64(busid);
     let mlo = a.int_or(gpu, "mlopart", -1);
     let dev_busid =
         if mlo != -1 && opts.split_mlopart { raw | ((((mlo as i64) << 1) | 1) & MLOPART_MASK) } else { raw };
-    sys.find(NodeType::Dev, topo_id(0, dev_busid))
+    sys.find(NodeType::Dev, topo_id(sid, dev_busid))
 }
 
 /// The `leaf` elements (`nvlink`, `c2c`) under the first `<gpu>` of each DEV node,
-/// with that DEV node, as NCCL's second passes visit them.
+/// with that DEV node and the system id it is in, as NCCL's second passes visit them.
 fn gpu_link_elements(
     a: &Attrs,
     sys: &System,
     top: NodeId,
     leaf: &str,
     opts: BuildOptions,
-) -> Result<Vec<(NodeId, usize)>, Error> {
+) -> Result<Vec<(NodeId, usize, i64)>, Error> {
     let x = a.xml;
     let mut found = Vec::new();
-    walk_with_busid(x, top, None, &mut found, leaf);
+    walk_with_busid(x, &sys.host_hashes, top, None, 0, &mut found, leaf);
     let mut out = Vec::new();
-    for (el, busid) in found {
+    for Found { el, busid, sid } in found {
         let Some(gpu) = x.parent(el) else { continue };
         if x.name(gpu) != "gpu" || !primary_gpu_for_dev(x, gpu, opts) {
             continue;
         }
         let busid = busid.unwrap_or("");
-        let Some(d) = gpu_dev_node(a, sys, gpu, busid, opts) else {
+        let Some(d) = gpu_dev_node(a, sys, gpu, busid, sid, opts) else {
             return Err(Error::Input {
                 file: a.file.into(),
                 message: format!("line {}: <{leaf}> of GPU {busid}, which is not in the system", x.line(el)),
             });
         };
-        out.push((el, d));
+        out.push((el, d, sid));
     }
     Ok(out)
 }
 
 fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Result<(), Error> {
-    for (nl, d) in gpu_link_elements(a, sys, top, "nvlink", opts)? {
+    for (nl, d, sid) in gpu_link_elements(a, sys, top, "nvlink", opts)? {
         let dref = NodeRef::new(NodeType::Dev, d);
         let local_devs = sys.dev_nodes(sys.list(NodeType::Dev)[d].id).len() as f32;
         let count = a.int(nl, "count")?;
@@ -494,7 +509,7 @@ fn add_nvlinks(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> 
         let nvl_bw = bw::nvlink(a.release.nvlink_table(), sys.list(NodeType::Dev)[d].cc());
         if target_ty == NodeType::Gpu {
             let target = a.req(nl, "target")?;
-            let rem = sys.dev_nodes(topo_id(0, xml::busid_to_i64(target)));
+            let rem = sys.dev_nodes(topo_id(sid, xml::busid_to_i64(target)));
             let n = rem.len() as f32;
             for r in rem {
                 sys.connect(
@@ -528,7 +543,7 @@ fn add_c2c(a: &Attrs, sys: &mut System, top: NodeId, opts: BuildOptions) -> Resu
     if kind == C2cLinks::Ignored {
         return Ok(());
     }
-    for (c, d) in gpu_link_elements(a, sys, top, "c2c", opts)? {
+    for (c, d, _) in gpu_link_elements(a, sys, top, "c2c", opts)? {
         let dref = NodeRef::new(NodeType::Dev, d);
         let dev_id = sys.list(NodeType::Dev)[d].id;
         let sibs = sys.dev_nodes(dev_id).len();
@@ -611,10 +626,10 @@ fn local_cpu(a: &Attrs, sys: &System, gpu: NodeRef, el: NodeId) -> Result<Option
 fn add_pcilinks(a: &Attrs, sys: &mut System, top: NodeId) -> Result<(), Error> {
     let x = a.xml;
     let mut links = Vec::new();
-    walk_with_busid(x, top, None, &mut links, "pcilink");
-    for (pl, busid) in links {
+    walk_with_busid(x, &sys.host_hashes, top, None, 0, &mut links, "pcilink");
+    for Found { el: pl, busid, sid } in links {
         let busid = busid.unwrap_or("");
-        let Some(p) = sys.find(NodeType::Pci, topo_id(0, xml::busid_to_i64(busid))) else {
+        let Some(p) = sys.find(NodeType::Pci, topo_id(sid, xml::busid_to_i64(busid))) else {
             return Err(Error::Input {
                 file: a.file.into(),
                 message: format!(
@@ -624,7 +639,7 @@ fn add_pcilinks(a: &Attrs, sys: &mut System, top: NodeId) -> Result<(), Error> {
             });
         };
         let target = a.req(pl, "target")?;
-        if let Some(r) = sys.find(NodeType::Pci, topo_id(0, xml::busid_to_i64(target))) {
+        if let Some(r) = sys.find(NodeType::Pci, topo_id(sid, xml::busid_to_i64(target))) {
             sys.connect(NodeRef::new(NodeType::Pci, p), NodeRef::new(NodeType::Pci, r), LinkType::Loc, bw::LOC);
         }
     }

@@ -7,6 +7,8 @@
 //!   ranks' trees);
 //! - [`system`]: the XML tree turned into typed nodes and links;
 //! - [`paths`]: the shortest-path computation, P2P/GDR checks, PXN, trimming;
+//! - [`mnnvl`]: whether NCCL fuses the hosts of a multi-node NVLink clique into one
+//!   system (GB200/GB300 NVL racks);
 //! - [`validate`]: inputs refused before any of it runs (absurd numbers, NVLinks to
 //!   GPUs that are not in the file);
 //! - [`analysis`]: all of it gathered for one command, with reasons.
@@ -16,6 +18,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod mnnvl;
 pub mod paths;
 pub mod prepare;
 pub mod system;

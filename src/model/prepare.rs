@@ -77,6 +77,10 @@ pub struct RankedGpu {
     pub busid: String,
     pub dev: i32,
     pub sm: i32,
+    /// The host (tray) the GPU is on, when several hosts are fused into one system
+    /// (multi-node NVLink); NCCL's system id of its nodes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<usize>,
 }
 
 /// The prepared tree and what was decided on the way.
@@ -113,6 +117,14 @@ fn no_gpu_message(x: &Xml) -> String {
 
 /// Run the preparation. `file` names the input in messages.
 pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Error> {
+    prepare_hosts(input, file, net, 1)
+}
+
+/// Run the preparation for `hosts` identical hosts whose topologies NCCL fuses into one
+/// system (multi-node NVLink: every rank of the clique contributes its host's tree).
+/// Ranks are numbered host by host; each host's CPUs carry their own `host_hash`, so
+/// the build gives each host its own system id. With one host, [`prepare`].
+pub fn prepare_hosts(input: &Xml, file: &str, net: &NetOptions, hosts: usize) -> Result<Prepared, Error> {
     let mut diags = Vec::new();
     let mut base = nccl_view(input);
     let root = base.root().ok_or_else(|| Error::Input { file: file.into(), message: "empty document".into() })?;
@@ -192,8 +204,40 @@ pub fn prepare(input: &Xml, file: &str, net: &NetOptions) -> Result<Prepared, Er
         }
     }
 
-    let fused = if net.release.per_rank_xml() { fuse_ranks(&base, &gpus) } else { trim_once(&base, &gpus) };
-    Ok(Prepared { xml: fused, gpus: gpus.into_iter().map(|g| g.0).collect(), nets, diags })
+    if hosts <= 1 {
+        let fused = if net.release.per_rank_xml() { fuse_ranks(&base, &gpus) } else { trim_once(&base, &gpus) };
+        return Ok(Prepared { xml: fused, gpus: gpus.into_iter().map(|g| g.0).collect(), nets, diags });
+    }
+    // Every host's copy of the tree, its CPUs marked with the host's hash and its GPUs
+    // with their ranks in the clique, fused host after host into one tree.
+    let per_host = gpus.len();
+    let mut fused = Xml::default();
+    let mut all = Vec::with_capacity(per_host * hosts);
+    for h in 0..hosts {
+        let mut copy = base.clone();
+        if let Some(r) = copy.root() {
+            for c in copy.descendants_named(r, "cpu") {
+                copy.set_attr(c, "host_hash", format!("{h:#x}"));
+            }
+        }
+        let ranked: Vec<(RankedGpu, NodeId)> = gpus
+            .iter()
+            .map(|(g, el)| {
+                let rank = (h * per_host) as i32 + g.rank;
+                (RankedGpu { rank, host: Some(h), ..g.clone() }, *el)
+            })
+            .collect();
+        let tree = if net.release.per_rank_xml() { fuse_ranks(&copy, &ranked) } else { trim_once(&copy, &ranked) };
+        match (fused.root(), tree.root()) {
+            (None, Some(r)) => {
+                fused.copy_tree(None, &tree, r);
+            }
+            (Some(froot), Some(r)) => fuse_rec(&mut fused, froot, &tree, r),
+            _ => {}
+        }
+        all.extend(ranked.into_iter().map(|g| g.0));
+    }
+    Ok(Prepared { xml: fused, gpus: all, nets, diags })
 }
 
 /// The subset of the tree NCCL's loader keeps (unknown elements are skipped).
@@ -257,7 +301,7 @@ fn rank_gpus(x: &Xml, file: &str, diags: &mut Vec<Diagnostic>) -> Result<Vec<(Ra
     Ok(found
         .into_iter()
         .enumerate()
-        .map(|(r, (dev, _, busid, sm, g))| (RankedGpu { rank: r as i32, busid, dev, sm }, g))
+        .map(|(r, (dev, _, busid, sm, g))| (RankedGpu { rank: r as i32, busid, dev, sm, host: None }, g))
         .collect())
 }
 

@@ -108,6 +108,11 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::Nets,
         text: "the IB plugin merges the two ports of one NIC (same PCI device and system guid) into one device `a+b`; ports placed under no PCI device stay apart",
     },
+    Change {
+        since: r(2, 20, 3),
+        scope: Scope::MultiNode,
+        text: "multi-node NVLink (MNNVL): hosts whose GPUs share one fabric clique are fused into one system and searched as one node",
+    },
     Change { since: r(2, 20, 3), scope: Scope::Hopper, text: "Hopper NVLink is 20.6 GB/s a link (before: 20)" },
     Change {
         since: r(2, 20, 3),

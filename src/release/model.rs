@@ -95,6 +95,12 @@ impl Release {
         self.since(2, 22, 0)
     }
 
+    /// Multi-node NVLink (2.20.3): ranks whose GPUs share one fabric clique fuse their
+    /// hosts' topologies into one system and talk P2P over NVLink across hosts.
+    pub fn mnnvl(self) -> bool {
+        self.since(2, 20, 0)
+    }
+
     /// Intel CPUs are told apart as Sapphire Rapids and Emerald Rapids (2.26.2), with
     /// their own inter-socket bandwidth; before, anything from model 0x55 is Skylake.
     pub fn intel_rapids_models(self) -> bool {

@@ -5,7 +5,7 @@ use crate::model::Analysis;
 
 /// The JSON document of `topo analyze --json` (schema 1).
 pub fn json(an: &Analysis, graphs: serde_json::Value) -> serde_json::Value {
-    serde_json::json!({
+    let mut doc = serde_json::json!({
         "schema": 1,
         "nccl_version": an.options.env.release().to_string(),
         "nccl_checked": an.options.env.release().checked(),
@@ -28,5 +28,11 @@ pub fn json(an: &Analysis, graphs: serde_json::Value) -> serde_json::Value {
         "gdr": an.gdr,
         "graphs": graphs,
         "warnings": an.diags.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
-    })
+    });
+    // Only where it was asked for (`--mnnvl` or NCCL_MNNVL_ENABLE=1): the schema's
+    // documents without it stay as they were.
+    if an.options.mnnvl || an.options.env.mnnvl.enable == 1 {
+        doc["mnnvl"] = serde_json::to_value(an.mnnvl).unwrap_or_default();
+    }
+    doc
 }

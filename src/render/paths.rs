@@ -124,6 +124,15 @@ pub fn text(an: &Analysis, explain: bool) -> String {
     text_with(an, &TextOptions { explain, ..TextOptions::default() })
 }
 
+/// A NET device by number; one of another tray of a fused multi-node NVLink system
+/// carries its tray (`NET0@t1`).
+fn net_label(dev: i32, host: Option<i64>) -> String {
+    match host {
+        Some(h) if h != 0 => format!("NET{dev}@t{h}"),
+        _ => format!("NET{dev}"),
+    }
+}
+
 /// The text report, laid out as `opts` says.
 pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
     let (explain, color, width) = (opts.explain, opts.term.color, opts.term.width);
@@ -133,8 +142,10 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
     let dev = |n: usize| sys.list(NodeType::Net)[n].net().map_or(-1, |x| x.dev);
     // NCCL's order of NET nodes is its order of discovery; people read them by number.
     let mut nets: Vec<usize> = (0..sys.count(NodeType::Net)).collect();
-    nets.sort_by_key(|&n| (dev(n), n));
-    let net_name = |n: usize| format!("NET{}", dev(n));
+    // A fused multi-node NVLink system: each tray's NETs together, rank 0's first.
+    let host = |n: usize| crate::model::system::id_system(sys.list(NodeType::Net)[n].id);
+    nets.sort_by_key(|&n| (host(n), dev(n), n));
+    let net_name = |n: usize| net_label(dev(n), Some(host(n)));
 
     let cpu_cols = |from: NodeRef| -> (String, String) {
         let c = if from.ty == NodeType::Gpu {
@@ -283,11 +294,11 @@ pub fn text_with(an: &Analysis, opts: &TextOptions) -> String {
         fit(&mut t, width);
         t.set_header(vec!["rank", "net", "recv (GDR write)", "send (GDR read)", "proxy rank", "why"]);
         let mut rows: Vec<&crate::model::analysis::GdrRec> = an.gdr.iter().collect();
-        rows.sort_by_key(|g| (g.rank, g.net));
+        rows.sort_by_key(|g| (g.rank, g.net_host, g.net));
         for g in rows {
             t.add_row(vec![
                 Cell::new(g.rank),
-                Cell::new(format!("NET{}", g.net)),
+                Cell::new(net_label(g.net, g.net_host)),
                 gdr_cell(g.recv, color),
                 gdr_cell(g.send, color),
                 Cell::new(g.proxy_rank),
@@ -345,7 +356,7 @@ fn routes_text(an: &Analysis, width: Option<usize>) -> String {
         }
         let ends = match (p.from, p.to, p.rank, p.net) {
             (Some(a), Some(b), _, _) => format!("GPU{a} -> GPU{b}"),
-            (_, _, Some(r), Some(n)) => format!("GPU{r} -> NET{n}"),
+            (_, _, Some(r), Some(n)) => format!("GPU{r} -> {}", net_label(n, p.net_host)),
             _ => String::new(),
         };
         let route = names.route(&p.route, sys);

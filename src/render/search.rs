@@ -252,9 +252,9 @@ pub fn text(
 ) -> String {
     let mut out = String::new();
     let title = format!(
-        "{}: {} node(s) x {} GPUs; graphs as NCCL {} computes them",
+        "{}: {} x {} GPUs; graphs as NCCL {} computes them",
         an.input,
-        an.options.nodes,
+        an.nodes_text(),
         an.system.count(NodeType::Gpu),
         an.options.env.release()
     );

@@ -151,7 +151,13 @@ pub fn tree_with(an: &Analysis, term: &Term) -> String {
         an.n_ranks,
         an.nets.len(),
         sys.count(NodeType::Cpu),
-        if an.options.nodes > 1 { format!(", {} nodes", an.options.nodes) } else { String::new() }
+        if an.mnnvl.enabled && an.mnnvl.hosts > 1 {
+            format!(", {} trays fused into one node by multi-node NVLink (MNNVL)", an.mnnvl.hosts)
+        } else if an.options.nodes > 1 {
+            format!(", {} nodes", an.options.nodes)
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(out, "{}", term.wrap(&head, "  "));
     let system = format!(

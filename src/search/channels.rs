@@ -269,7 +269,7 @@ impl Job {
         Ok(Job {
             min_local_ranks,
             min_net_bw,
-            nodes: an.options.nodes,
+            nodes: an.nccl_nodes(),
             local_ranks: host,
             ranks,
             others,

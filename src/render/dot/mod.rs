@@ -4,7 +4,8 @@
 //! [`algo`]). Beside them, what they share: the Graphviz statements, colours,
 //! legend and printer (`graphviz.rs`), where each node of the machine goes
 //! (`layout.rs`), and the machine drawn from that layout (`machine.rs`), which the
-//! paths picture is and the search's `--channel` picture draws over.
+//! paths picture is and the search's `--channel` picture draws over; a multi-node NVLink
+//! rack is drawn as its trays around one fabric (`rack.rs`).
 
 pub mod algo;
 mod graphviz;
@@ -12,4 +13,5 @@ mod layout;
 pub mod log;
 mod machine;
 pub mod paths;
+mod rack;
 pub mod search;

@@ -9,17 +9,20 @@ use crate::model::{Analysis, NodeType};
 fn title(an: &Analysis, what: &str) -> String {
     let sys = &an.system;
     format!(
-        "{}\\n{} GPU(s), {} NIC port(s), {} node(s) — NCCL {} {what}",
+        "{}\\n{} GPU(s), {} NIC port(s), {} — NCCL {} {what}",
         an.input,
         an.gpus.len(),
         sys.count(NodeType::Net),
-        an.options.nodes,
+        an.nodes_text(),
         an.options.env.release()
     )
 }
 
 /// `topo paths --dot`: the machine.
 pub fn picture(an: &Analysis) -> String {
+    if an.mnnvl.enabled && an.mnnvl.hosts > 1 {
+        return super::rack::picture(an, &title(an, "model"));
+    }
     let lay = Layout::new(an);
     let mut stmts = graph_attrs(&title(an, "model"));
     stmts.extend(machine_stmts(an, &lay, &|_, _, _| Vec::new()));

@@ -385,10 +385,10 @@ pub fn picture(
     }
     let names: Vec<&str> = graphs.iter().map(|g| g.name()).collect();
     let title = format!(
-        "{}\\n{} GPU(s), {} node(s) — NCCL {} channels: {}\\none diagram per distinct order of GPUs, with the channels that share it",
+        "{}\\n{} GPU(s), {} — NCCL {} channels: {}\\none diagram per distinct order of GPUs, with the channels that share it",
         an.input,
         sys.count(NodeType::Gpu),
-        an.options.nodes,
+        an.nodes_text(),
         an.options.env.release(),
         if names.is_empty() { "none".to_string() } else { names.join(", ") }
     );
