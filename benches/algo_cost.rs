@@ -1,6 +1,7 @@
-//! How long `topo algo cost` takes: a 64-GPU ring allreduce over NCCL's rings (8 nodes of
-//! dgx-h100; 8 channels, and NCCL's 24) costed at 24 sizes, 1 KiB to 8 GiB, factor 2. Target: well
-//! under a second (the machine model and search run once outside the timing).
+//! How long `topo algo cost` takes: 64-GPU allreduces (8 nodes of dgx-h100) as `topo algo
+//! make` makes them — `nccl` (NCCL's rings, NCCL's channels), `ring` on 8 channels and
+//! `hierarchical` — each costed at 24 sizes, 1 KiB to 8 GiB, factor 2. Target: well under
+//! a second each (the machine model, search and make run once outside the timing).
 //!
 //! Run with `cargo bench --bench algo_cost`.
 
@@ -10,31 +11,40 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use topo::algo::Runtime;
-use topo::algo::cost::{Fabric, cost, reference};
-use topo::algo::program::Protocol;
-use topo::model::Options;
+use topo::algo::cost::{Fabric, cost};
+use topo::algo::make::{self, Algo, Options};
+use topo::algo::program::{Collective, Protocol};
+use topo::model::Options as ModelOptions;
 use topo::tune::Model;
 
-fn ring_64(c: &mut Criterion) {
+fn allreduce_64(c: &mut Criterion) {
     let (xml, _) = topo::fixtures::get("dgx-h100").unwrap().load().unwrap();
-    let opts = Options { nodes: 8, ..Options::default() };
+    let opts = ModelOptions { nodes: 8, ..ModelOptions::default() };
     let an = topo::model::analyze(&xml, "dgx-h100", &opts).unwrap();
     let so = topo::search::SearchOptions::from_analysis(&an);
     let (graphs, _) = topo::search::run(&an, &so).unwrap();
     let model = Model::new(&an, &graphs).unwrap();
     let fabric = Fabric::new(&an, &model);
+    let shape = make::machine::shape_with(&an, &graphs).unwrap();
     let sizes: Vec<u64> = (0..24).map(|i| 1024u64 << i).collect();
     let mut g = c.benchmark_group("algo cost");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
-    for channels in [8, model.comm.n_channels] {
-        let rings = reference::nccl_rings(&graphs.ring, an.gpus.len(), 8, channels);
-        let p = reference::ring_allreduce(&rings, Protocol::Simple);
-        g.bench_function(format!("64-GPU ring allreduce, {channels} channels, 24 sizes"), |b| {
-            b.iter(|| black_box(cost(&p, Runtime::Executor, &fabric, &sizes).unwrap()))
-        });
+    let nccl = make::machine::nccl_channels(&shape, Runtime::Executor);
+    for (algo, channels) in [(Algo::Nccl, nccl), (Algo::Ring, Some(8)), (Algo::Hierarchical, None)] {
+        let opts = Options {
+            coll: Collective::AllReduce,
+            algo,
+            runtime: Runtime::Executor,
+            proto: Protocol::Simple,
+            instances: 1,
+            channels,
+        };
+        let p = make::make(&opts, &shape).unwrap();
+        let name = format!("64-GPU {} allreduce, {} channels, 24 sizes", algo.name(), p.header.nchannels);
+        g.bench_function(name, |b| b.iter(|| black_box(cost(&p, Runtime::Executor, &fabric, &sizes).unwrap())));
     }
     g.finish();
 }
 
-criterion_group!(benches, ring_64);
+criterion_group!(benches, allreduce_64);
 criterion_main!(benches);

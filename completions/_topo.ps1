@@ -585,6 +585,10 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;cost' {
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'With a collective: the algorithm to make it by (as `topo algo make --algo`)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each')
+            [CompletionResult]::new('--instances', '--instances', [CompletionResultType]::ParameterName, 'Copies of the whole program on disjoint channels, each on its share of the chunks')
+            [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
             [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Whose rules the program is read and run by')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
             [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
@@ -609,6 +613,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;compare' {
+            [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
             [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'runtime')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
             [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')

@@ -281,12 +281,16 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__compare)
-            opts="-b -e -f -h -V --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            opts="-b -e -f -h -V --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --proto)
+                    COMPREPLY=($(compgen -W "Simple LL LL128" -- "${cur}"))
+                    return 0
+                    ;;
                 --runtime)
                     COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
                     return 0
@@ -343,12 +347,28 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__cost)
-            opts="-b -e -f -h -V --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            opts="-b -e -f -h -V --algo --channels --instances --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --algo)
+                    COMPREPLY=($(compgen -W "ring mesh rhd nhr nb hierarchical nccl" -- "${cur}"))
+                    return 0
+                    ;;
+                --channels)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instances)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --proto)
+                    COMPREPLY=($(compgen -W "Simple LL LL128" -- "${cur}"))
+                    return 0
+                    ;;
                 --runtime)
                     COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
                     return 0

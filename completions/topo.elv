@@ -553,6 +553,10 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
         }
         &'topo;algo;cost'= {
+            cand --algo 'With a collective: the algorithm to make it by (as `topo algo make --algo`)'
+            cand --channels 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each'
+            cand --instances 'Copies of the whole program on disjoint channels, each on its share of the chunks'
+            cand --proto 'The protocol the program declares'
             cand --runtime 'Whose rules the program is read and run by'
             cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
             cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
@@ -576,6 +580,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
         }
         &'topo;algo;compare'= {
+            cand --proto 'The protocol the program declares'
             cand --runtime 'runtime'
             cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
             cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'

@@ -466,6 +466,18 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l algo -d 'With a collective: the algorithm to make it by (as `topo algo make --algo`)' -r -f -a "ring\t''
+mesh\t''
+rhd\t''
+nhr\t''
+nb\t''
+hierarchical\t''
+nccl\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels), one channel each' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l instances -d 'Copies of the whole program on disjoint channels, each on its share of the chunks' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
+LL\t''
+LL128\t''"
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l runtime -d 'Whose rules the program is read and run by' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
@@ -488,6 +500,9 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
+LL\t''
+LL128\t''"
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l runtime -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"

@@ -13,6 +13,38 @@ use crate::algo::make::{self, Algo, COLLECTIVES, Options, Shape};
 use crate::algo::program::{Collective, Protocol};
 use crate::error::Error;
 
+/// How a made program is shaped: its rings, copies and protocol (`make`, and `cost
+/// COLL --algo NAME`).
+#[derive(Debug, Args)]
+pub struct ShapeArgs {
+    /// Rings (ring: copies of one ring, nccl: the first C of NCCL's channels), one channel each.
+    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..=128))]
+    pub channels: Option<u32>,
+    /// Copies of the whole program on disjoint channels, each on its share of the chunks.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub instances: u32,
+    #[command(flatten)]
+    pub proto: ProtoArg,
+}
+
+/// The protocol a made program declares.
+#[derive(Debug, Args)]
+pub struct ProtoArg {
+    /// The protocol the program declares.
+    #[arg(long, value_name = "P", default_value = "Simple", value_parser = PossibleValuesParser::new(["Simple", "LL", "LL128"]))]
+    pub proto: String,
+}
+
+impl ProtoArg {
+    pub fn protocol(&self) -> Protocol {
+        match self.proto.as_str() {
+            "LL" => Protocol::LL,
+            "LL128" => Protocol::LL128,
+            _ => Protocol::Simple,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct MakeArgs {
     /// The collective: allreduce, allgather, reducescatter, alltoall or broadcast (root 0).
@@ -26,15 +58,8 @@ pub struct MakeArgs {
     /// Without a machine: GPUs a node (the job is --nodes x N ranks).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub ngpus: Option<u32>,
-    /// Rings (ring: copies of one ring, nccl: the first C of NCCL's channels), one channel each.
-    #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..=128))]
-    pub channels: Option<u32>,
-    /// Copies of the whole program on disjoint channels, each on its share of the chunks.
-    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=32))]
-    pub instances: u32,
-    /// The protocol the program declares.
-    #[arg(long, value_name = "P", default_value = "Simple", value_parser = PossibleValuesParser::new(["Simple", "LL", "LL128"]))]
-    pub proto: String,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     /// The runtime the program is for (rccl: no fused steps; legacy: no outofplace header).
     #[arg(long, value_enum, value_name = "RUNTIME", default_value_t = RuntimeArg::Executor)]
     pub runtime: RuntimeArg,
@@ -47,47 +72,55 @@ pub struct MakeArgs {
     pub model: ModelArgs,
 }
 
-fn collective(name: &str) -> Collective {
-    COLLECTIVES.into_iter().find(|c| c.xml_name() == name).unwrap_or(Collective::AllReduce)
+/// The collective of a command-line name (one of [`COLLECTIVES`]).
+pub fn collective(name: &str) -> Option<Collective> {
+    COLLECTIVES.into_iter().find(|c| c.xml_name() == name)
 }
 
-fn protocol(name: &str) -> Protocol {
-    match name {
-        "LL" => Protocol::LL,
-        "LL128" => Protocol::LL128,
-        _ => Protocol::Simple,
+/// The algorithm of a command-line name.
+pub fn algorithm(name: &str) -> Result<Algo, Error> {
+    Algo::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Algo::ALL.iter().map(|a| a.name()).collect();
+        Error::Usage(format!("no algorithm `{name}` (there are {})", names.join(", ")))
+    })
+}
+
+/// The options of one program to make; for `nccl` on a job where NCCL runs more channels
+/// than the runtime takes and no --channels was given, the runtime's most, said.
+pub fn options(
+    coll: Collective,
+    algo: Algo,
+    runtime: crate::algo::Runtime,
+    a: &ShapeArgs,
+    shape: &Shape,
+    ctx: &mut Ctx,
+) -> Result<Options, Error> {
+    let mut opts =
+        Options { coll, algo, runtime, proto: a.proto.protocol(), instances: a.instances, channels: a.channels };
+    if algo.needs_machine()
+        && opts.channels.is_none()
+        && let Some(most) = make::machine::nccl_channels(shape, runtime)
+    {
+        ctx.warn(&format!(
+            "NCCL runs {} channels on this job; {} takes {most}: the program uses the first {most}",
+            shape.rings.len(),
+            runtime.long_name()
+        ))?;
+        opts.channels = Some(most);
     }
+    Ok(opts)
 }
 
 pub fn run(a: &MakeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
-    let algo = Algo::parse(&a.algo).ok_or_else(|| Error::Usage(format!("no algorithm `{}`", a.algo)))?;
+    let algo = algorithm(&a.algo)?;
     let runtime = a.runtime.runtime();
-    let mut opts = Options {
-        coll: collective(&a.coll),
-        algo,
-        runtime,
-        proto: protocol(&a.proto),
-        instances: a.instances,
-        channels: a.channels,
-    };
+    let coll = collective(&a.coll).ok_or_else(|| Error::Usage(format!("no collective `{}`", a.coll)))?;
     let shape = if a.input.named() {
         if a.ngpus.is_some() {
             return Err(Error::Usage("--ngpus is for making without a machine; the machine says how many GPUs".into()));
         }
         let (_, an) = super::analyze_input(&a.input, &a.model, ctx)?;
-        let shape = make::machine::shape(&an, algo.needs_machine())?;
-        if algo.needs_machine() {
-            let most = runtime.max_channels() as usize;
-            if opts.channels.is_none() && shape.rings.len() > most {
-                ctx.warn(&format!(
-                    "NCCL runs {} channels on this job; {} takes {most}: the program uses the first {most}",
-                    shape.rings.len(),
-                    runtime.long_name()
-                ))?;
-                opts.channels = Some(most as u32);
-            }
-        }
-        shape
+        make::machine::shape(&an, algo.needs_machine())?
     } else {
         let Some(g) = a.ngpus else {
             return Err(Error::Usage(
@@ -96,6 +129,7 @@ pub fn run(a: &MakeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         };
         Shape { nodes: a.model.nodes, gpus_per_node: g, rings: Vec::new() }
     };
+    let opts = options(coll, algo, runtime, &a.shape, &shape, ctx)?;
     let program = make::make(&opts, &shape).map_err(Error::Usage)?;
     let text = crate::algo::write::write(&program, runtime)
         .ok_or_else(|| Error::Usage(format!("{} has no {} collective", runtime.long_name(), opts.coll)))?;

@@ -4,18 +4,19 @@
 //!
 //! The boundary every producer of programs plugs into is [`cost`]: a [`Program`] and a
 //! [`Fabric`] in, one [`Row`] per size out. `algo cost FILE`, `algo compare FILE...` and
-//! (later) programs `topo algo make` writes all go through it.
+//! the programs `topo algo make` makes (`algo cost COLL --algo NAME`, `algo compare
+//! COLL`) all go through it.
 //!
 //! How this differs from the tuning model: NCCL's model prices an algorithm it already
 //! knows (ring, tree, NVLS) with one bandwidth and one latency per step; this one knows
 //! nothing about the algorithm and replays what the program does, slice by slice, on
 //! the links each connection crosses. The two share their constants (NCCL's per-hop
 //! latencies, its ring bandwidth per channel as one thread block's rate, its protocol
-//! shares), so a ring program over NCCL's rings must come out near NCCL's Ring time;
-//! [`reference`] builds that program and the tests hold the two together.
+//! shares), so a ring program over NCCL's rings must come out near NCCL's Ring time:
+//! `topo algo make`'s `nccl` algorithm makes that program and the tests hold the two
+//! together.
 
 pub mod fabric;
-pub mod reference;
 pub mod timed;
 
 use super::lower::lower;
