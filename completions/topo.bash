@@ -537,7 +537,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__make)
-            opts="-o -h -V --algo --ngpus --channels --instances --proto --runtime --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allreduce allgather reducescatter alltoall broadcast"
+            opts="-o -h -V --algo --ngpus --channels --instances --proto --runtime --min-bytes --max-bytes --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allreduce allgather reducescatter alltoall broadcast"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -565,6 +565,14 @@ _topo() {
                     ;;
                 --runtime)
                     COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
+                    return 0
+                    ;;
+                --min-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)

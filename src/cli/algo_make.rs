@@ -7,8 +7,7 @@ use clap::Args;
 use clap::builder::PossibleValuesParser;
 
 use super::Ctx;
-use super::args::RuntimeArg;
-use super::args::{InputArgs, ModelArgs};
+use super::args::{InputArgs, ModelArgs, RuntimeArg, parse_size};
 use crate::algo::make::{self, Algo, COLLECTIVES, Options, Shape};
 use crate::algo::program::{Collective, Protocol};
 use crate::error::Error;
@@ -63,6 +62,14 @@ pub struct MakeArgs {
     /// The runtime the program is for (rccl: no fused steps; legacy: no outofplace header).
     #[arg(long, value_enum, value_name = "RUNTIME", default_value_t = RuntimeArg::Executor)]
     pub runtime: RuntimeArg,
+    /// The smallest call (bytes; K, M, G are powers of 1024) the runtime selects the
+    /// program for: the header's minBytes.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub min_bytes: Option<u64>,
+    /// The largest call the runtime selects the program for (inclusive): the header's
+    /// maxBytes (default: no bound). Bigger calls go to NCCL's own algorithms.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_bytes: Option<u64>,
     /// Write the program here (atomically) instead of to standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -111,6 +118,28 @@ pub fn options(
     Ok(opts)
 }
 
+/// `--min-bytes` and `--max-bytes` into the header (the older runtime's maxBytes is
+/// exclusive: one more).
+fn size_range(
+    p: &mut crate::algo::Program,
+    min: Option<u64>,
+    max: Option<u64>,
+    runtime: crate::algo::Runtime,
+) -> Result<(), Error> {
+    let bound = |b: u64| i64::try_from(b).map_err(|_| Error::Usage(format!("{b} bytes is past the header's range")));
+    if let Some(lo) = min {
+        p.header.min_bytes = Some(bound(lo)?);
+    }
+    if let Some(hi) = max {
+        if hi == 0 || min.is_some_and(|lo| lo > hi) {
+            return Err(Error::Usage(format!("--max-bytes {hi} must be at least 1 and at least --min-bytes")));
+        }
+        let end = if runtime.max_bytes_inclusive() { hi } else { hi.saturating_add(1) };
+        p.header.max_bytes = Some(bound(end)?);
+    }
+    Ok(())
+}
+
 pub fn run(a: &MakeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let algo = algorithm(&a.algo)?;
     let runtime = a.runtime.runtime();
@@ -130,7 +159,8 @@ pub fn run(a: &MakeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         Shape { nodes: a.model.nodes, gpus_per_node: g, rings: Vec::new() }
     };
     let opts = options(coll, algo, runtime, &a.shape, &shape, ctx)?;
-    let program = make::make(&opts, &shape).map_err(Error::Usage)?;
+    let mut program = make::make(&opts, &shape).map_err(Error::Usage)?;
+    size_range(&mut program, a.min_bytes, a.max_bytes, runtime)?;
     let text = crate::algo::write::write(&program, runtime)
         .ok_or_else(|| Error::Usage(format!("{} has no {} collective", runtime.long_name(), opts.coll)))?;
     match &a.output {
