@@ -296,66 +296,24 @@ mod cli {
         topo().args(["algo", "check", "--runtime", "rccl"]).arg(&f).assert().success();
     }
 
+    /// `topo algo make allreduce --algo mesh --ngpus 4` with more arguments.
+    fn mesh4(more: &[&str]) -> assert_cmd::assert::Assert {
+        topo().args(["algo", "make", "allreduce", "--algo", "mesh", "--ngpus", "4"]).args(more).assert()
+    }
+
+    /// The header line of a made program.
+    fn header(a: assert_cmd::assert::Assert) -> String {
+        let text = String::from_utf8(a.success().get_output().stdout.clone()).unwrap();
+        text.lines().find(|l| l.starts_with("<algo")).unwrap().to_string()
+    }
+
     #[test]
     fn the_size_range_goes_into_the_header() {
-        let out = topo()
-            .args([
-                "algo",
-                "make",
-                "allreduce",
-                "--algo",
-                "mesh",
-                "--ngpus",
-                "4",
-                "--min-bytes",
-                "1K",
-                "--max-bytes",
-                "32K",
-            ])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let text = String::from_utf8(out).unwrap();
-        let algo = text.lines().find(|l| l.starts_with("<algo")).unwrap();
+        let algo = header(mesh4(&["--min-bytes", "1K", "--max-bytes", "32K"]));
         assert!(algo.contains("minBytes=\"1024\"") && algo.contains("maxBytes=\"32768\""), "{algo}");
-        topo()
-            .args([
-                "algo",
-                "make",
-                "allreduce",
-                "--algo",
-                "mesh",
-                "--ngpus",
-                "4",
-                "--max-bytes",
-                "1K",
-                "--min-bytes",
-                "2K",
-            ])
-            .assert()
-            .code(2);
+        mesh4(&["--max-bytes", "1K", "--min-bytes", "2K"]).code(2);
         // The older runtime's maxBytes is exclusive.
-        let legacy = topo()
-            .args([
-                "algo",
-                "make",
-                "allreduce",
-                "--algo",
-                "mesh",
-                "--ngpus",
-                "4",
-                "--max-bytes",
-                "1K",
-                "--runtime",
-                "legacy",
-            ])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        assert!(String::from_utf8(legacy).unwrap().lines().next().unwrap().contains("maxBytes=\"1025\""));
+        let legacy = header(mesh4(&["--max-bytes", "1K", "--runtime", "legacy"]));
+        assert!(legacy.contains("maxBytes=\"1025\""), "{legacy}");
     }
 }
