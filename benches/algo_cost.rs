@@ -1,6 +1,9 @@
-//! How long `topo algo cost` takes: a 64-GPU ring allreduce over NCCL's rings (8 nodes of
-//! dgx-h100; 8 channels, and NCCL's 24) costed at 24 sizes, 1 KiB to 8 GiB, factor 2. Target: well
-//! under a second (the machine model and search run once outside the timing).
+//! How long `topo algo cost` takes on programs as `topo algo make` makes them, each costed at
+//! 24 sizes, 1 KiB to 8 GiB, factor 2: the 64-GPU `hierarchical` allreduce (8 nodes of
+//! dgx-h100), and the largest `nccl` ring allreduce the runtime takes (4 nodes, 32 GPUs: 63
+//! steps a thread block, NCCL's channels; at 64 GPUs a ring needs 127 steps and
+//! msccl-executor-nccl runs 64). Target: well under a second each (the machine model, search
+//! and make run once outside the timing).
 //!
 //! Run with `cargo bench --bench algo_cost`.
 
@@ -10,31 +13,45 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 use topo::algo::Runtime;
-use topo::algo::cost::{Fabric, cost, reference};
-use topo::algo::program::Protocol;
-use topo::model::Options;
+use topo::algo::cost::{Fabric, cost};
+use topo::algo::make::{self, Algo, Options};
+use topo::algo::program::{Collective, Protocol};
+use topo::model::Options as ModelOptions;
 use topo::tune::Model;
 
-fn ring_64(c: &mut Criterion) {
+/// The machine model of `nodes` dgx-h100 nodes, its fabric and job.
+fn machine(nodes: usize) -> (Fabric, make::Shape) {
     let (xml, _) = topo::fixtures::get("dgx-h100").unwrap().load().unwrap();
-    let opts = Options { nodes: 8, ..Options::default() };
+    let opts = ModelOptions { nodes, ..ModelOptions::default() };
     let an = topo::model::analyze(&xml, "dgx-h100", &opts).unwrap();
     let so = topo::search::SearchOptions::from_analysis(&an);
     let (graphs, _) = topo::search::run(&an, &so).unwrap();
     let model = Model::new(&an, &graphs).unwrap();
-    let fabric = Fabric::new(&an, &model);
+    (Fabric::new(&an, &model), make::machine::shape_with(&an, &graphs).unwrap())
+}
+
+fn allreduce(c: &mut Criterion) {
     let sizes: Vec<u64> = (0..24).map(|i| 1024u64 << i).collect();
     let mut g = c.benchmark_group("algo cost");
     g.sample_size(10).measurement_time(Duration::from_secs(10));
-    for channels in [8, model.comm.n_channels] {
-        let rings = reference::nccl_rings(&graphs.ring, an.gpus.len(), 8, channels);
-        let p = reference::ring_allreduce(&rings, Protocol::Simple);
-        g.bench_function(format!("64-GPU ring allreduce, {channels} channels, 24 sizes"), |b| {
-            b.iter(|| black_box(cost(&p, Runtime::Executor, &fabric, &sizes).unwrap()))
-        });
+    for (algo, nodes) in [(Algo::Hierarchical, 8), (Algo::Nccl, 4)] {
+        let (fabric, shape) = machine(nodes);
+        let channels = if algo == Algo::Nccl { make::machine::nccl_channels(&shape, Runtime::Executor) } else { None };
+        let opts = Options {
+            coll: Collective::AllReduce,
+            algo,
+            runtime: Runtime::Executor,
+            proto: Protocol::Simple,
+            instances: 1,
+            channels,
+        };
+        let p = make::make(&opts, &shape).unwrap();
+        let name =
+            format!("{}-GPU {} allreduce, {} channels, 24 sizes", shape.ranks(), algo.name(), p.header.nchannels);
+        g.bench_function(name, |b| b.iter(|| black_box(cost(&p, Runtime::Executor, &fabric, &sizes).unwrap())));
     }
     g.finish();
 }
 
-criterion_group!(benches, ring_64);
+criterion_group!(benches, allreduce);
 criterion_main!(benches);

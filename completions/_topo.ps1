@@ -34,7 +34,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
-            [CompletionResult]::new('algo', 'algo', [CompletionResultType]::ParameterValue, 'Collective programs (MSCCL-IR): check them, show them over a machine')
+            [CompletionResult]::new('algo', 'algo', [CompletionResultType]::ParameterValue, 'Collective programs (MSCCL-IR): check and show them, make them for a machine, plan them as HCCL does, cost and compare them')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
             [CompletionResult]::new('fixtures', 'fixtures', [CompletionResultType]::ParameterValue, 'List the machines topo carries built in (for --fixture)')
@@ -555,6 +555,8 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('--instances', '--instances', [CompletionResultType]::ParameterName, 'Copies of the whole program on disjoint channels, each on its share of the chunks')
             [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
             [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)')
+            [CompletionResult]::new('--min-bytes', '--min-bytes', [CompletionResultType]::ParameterName, 'The smallest call (bytes; K, M, G are powers of 1024) the runtime selects the program for: the header''s minBytes')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The largest call the runtime selects the program for (inclusive): the header''s maxBytes (default: no bound). Bigger calls go to NCCL''s own algorithms')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the program here (atomically) instead of to standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the program here (atomically) instead of to standard output')
             [CompletionResult]::new('--topo', '--topo', [CompletionResultType]::ParameterName, 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)')
@@ -594,6 +596,10 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;cost' {
+            [CompletionResult]::new('--algo', '--algo', [CompletionResultType]::ParameterName, 'With a collective: the algorithm to make it by (as `topo algo make --algo`)')
+            [CompletionResult]::new('--channels', '--channels', [CompletionResultType]::ParameterName, 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each')
+            [CompletionResult]::new('--instances', '--instances', [CompletionResultType]::ParameterName, 'Copies of the whole program on disjoint channels, each on its share of the chunks')
+            [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
             [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'Whose rules the program is read and run by')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
             [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
@@ -619,6 +625,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             break
         }
         'topo;algo;compare' {
+            [CompletionResult]::new('--proto', '--proto', [CompletionResultType]::ParameterName, 'The protocol the program declares')
             [CompletionResult]::new('--runtime', '--runtime', [CompletionResultType]::ParameterName, 'runtime')
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
             [CompletionResult]::new('--minbytes', '--minbytes', [CompletionResultType]::ParameterName, 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)')
@@ -720,7 +727,7 @@ Register-ArgumentCompleter -Native -CommandName 'topo' -ScriptBlock {
             [CompletionResult]::new('fleet', 'fleet', [CompletionResultType]::ParameterValue, 'Group many dumps (one per node) and explain every outlier against the largest group')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model')
             [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure collectives through topo''s own ring kernels along the searched channels')
-            [CompletionResult]::new('algo', 'algo', [CompletionResultType]::ParameterValue, 'Collective programs (MSCCL-IR): check them, show them over a machine')
+            [CompletionResult]::new('algo', 'algo', [CompletionResultType]::ParameterValue, 'Collective programs (MSCCL-IR): check and show them, make them for a machine, plan them as HCCL does, cost and compare them')
             [CompletionResult]::new('detect', 'detect', [CompletionResultType]::ParameterValue, 'Detect this machine (or a --root tree) and write it as NCCL topology XML')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Health checks of this machine for NCCL (exit 1 when a finding is an error)')
             [CompletionResult]::new('fixtures', 'fixtures', [CompletionResultType]::ParameterValue, 'List the machines topo carries built in (for --fixture)')

@@ -31,7 +31,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
             cand log 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
             cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
-            cand algo 'Collective programs (MSCCL-IR): check them, show them over a machine'
+            cand algo 'Collective programs (MSCCL-IR): check and show them, make them for a machine, plan them as HCCL does, cost and compare them'
             cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
             cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
             cand fixtures 'List the machines topo carries built in (for --fixture)'
@@ -525,6 +525,8 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --instances 'Copies of the whole program on disjoint channels, each on its share of the chunks'
             cand --proto 'The protocol the program declares'
             cand --runtime 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)'
+            cand --min-bytes 'The smallest call (bytes; K, M, G are powers of 1024) the runtime selects the program for: the header''s minBytes'
+            cand --max-bytes 'The largest call the runtime selects the program for (inclusive): the header''s maxBytes (default: no bound). Bigger calls go to NCCL''s own algorithms'
             cand -o 'Write the program here (atomically) instead of to standard output'
             cand --output 'Write the program here (atomically) instead of to standard output'
             cand --topo 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)'
@@ -562,6 +564,10 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
         }
         &'topo;algo;cost'= {
+            cand --algo 'With a collective: the algorithm to make it by (as `topo algo make --algo`)'
+            cand --channels 'Rings (ring: copies of one ring, nccl: the first C of NCCL''s channels), one channel each'
+            cand --instances 'Copies of the whole program on disjoint channels, each on its share of the chunks'
+            cand --proto 'The protocol the program declares'
             cand --runtime 'Whose rules the program is read and run by'
             cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
             cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
@@ -586,6 +592,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand --version 'Print version'
         }
         &'topo;algo;compare'= {
+            cand --proto 'The protocol the program declares'
             cand --runtime 'runtime'
             cand -b 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
             cand --minbytes 'Smallest size in bytes, as nccl-tests'' -b (K, M, G are powers of 1024)'
@@ -675,7 +682,7 @@ set edit:completion:arg-completer[topo] = {|@words|
             cand fleet 'Group many dumps (one per node) and explain every outlier against the largest group'
             cand log 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
             cand bench 'Measure collectives through topo''s own ring kernels along the searched channels'
-            cand algo 'Collective programs (MSCCL-IR): check them, show them over a machine'
+            cand algo 'Collective programs (MSCCL-IR): check and show them, make them for a machine, plan them as HCCL does, cost and compare them'
             cand detect 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
             cand check 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
             cand fixtures 'List the machines topo carries built in (for --fixture)'

@@ -35,7 +35,7 @@ complete -c topo -n "__fish_topo_needs_command" -f -a "diff" -d 'What differs be
 complete -c topo -n "__fish_topo_needs_command" -f -a "fleet" -d 'Group many dumps (one per node) and explain every outlier against the largest group'
 complete -c topo -n "__fish_topo_needs_command" -f -a "log" -d 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
 complete -c topo -n "__fish_topo_needs_command" -f -a "bench" -d 'Measure collectives through topo\'s own ring kernels along the searched channels'
-complete -c topo -n "__fish_topo_needs_command" -f -a "algo" -d 'Collective programs (MSCCL-IR): check them, show them over a machine'
+complete -c topo -n "__fish_topo_needs_command" -f -a "algo" -d 'Collective programs (MSCCL-IR): check and show them, make them for a machine, plan them as HCCL does, cost and compare them'
 complete -c topo -n "__fish_topo_needs_command" -f -a "detect" -d 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
 complete -c topo -n "__fish_topo_needs_command" -f -a "check" -d 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
 complete -c topo -n "__fish_topo_needs_command" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'
@@ -439,6 +439,8 @@ LL128\t''"
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l runtime -d 'The runtime the program is for (rccl: no fused steps; legacy: no outofplace header)' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l min-bytes -d 'The smallest call (bytes; K, M, G are powers of 1024) the runtime selects the program for: the header\'s minBytes' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l max-bytes -d 'The largest call the runtime selects the program for (inclusive): the header\'s maxBytes (default: no bound). Bigger calls go to NCCL\'s own algorithms' -r
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -s o -l output -d 'Write the program here (atomically) instead of to standard output' -r -F
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
@@ -475,6 +477,18 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from plan" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l algo -d 'With a collective: the algorithm to make it by (as `topo algo make --algo`)' -r -f -a "ring\t''
+mesh\t''
+rhd\t''
+nhr\t''
+nb\t''
+hierarchical\t''
+nccl\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels), one channel each' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l instances -d 'Copies of the whole program on disjoint channels, each on its share of the chunks' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
+LL\t''
+LL128\t''"
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l runtime -d 'Whose rules the program is read and run by' -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
@@ -498,6 +512,9 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -s V -l version -d 'Print version'
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
+LL\t''
+LL128\t''"
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from compare" -l runtime -r -f -a "executor\t'msccl-executor-nccl (NCCL 2.23 with MSCCL): 64 steps, 1024 thread blocks, channels 0-32'
 rccl\t'RCCL\'s MSCCL: 64 thread blocks, channels 0-128, no fused steps (rcs, rrs, rrc, rrcs)'
 legacy\t'microsoft/msccl (NCCL 2.12): 256 steps, 216 thread blocks, no outofplace/minBytes/maxBytes needed'"
@@ -563,7 +580,7 @@ complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subc
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "fleet" -d 'Group many dumps (one per node) and explain every outlier against the largest group'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "log" -d 'Read an NCCL debug log (NCCL_DEBUG=INFO), show what it says, and hold it against the model'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "bench" -d 'Measure collectives through topo\'s own ring kernels along the searched channels'
-complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "algo" -d 'Collective programs (MSCCL-IR): check them, show them over a machine'
+complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "algo" -d 'Collective programs (MSCCL-IR): check and show them, make them for a machine, plan them as HCCL does, cost and compare them'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "detect" -d 'Detect this machine (or a --root tree) and write it as NCCL topology XML'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "check" -d 'Health checks of this machine for NCCL (exit 1 when a finding is an error)'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'

@@ -4,8 +4,8 @@ mod common;
 
 use assert_cmd::Command;
 use serde_json::Value;
-use topo::algo::cost::reference::ring_allreduce;
-use topo::algo::program::Protocol;
+use topo::algo::make::{self, Algo, Options, Shape};
+use topo::algo::program::{Collective, Protocol};
 
 fn topo() -> Command {
     let mut c = Command::cargo_bin("topo").unwrap();
@@ -13,9 +13,18 @@ fn topo() -> Command {
     c
 }
 
-/// A ring allreduce over `rings`, written to a file in `dir`.
-fn ring_file(dir: &std::path::Path, name: &str, rings: &[Vec<u32>]) -> std::path::PathBuf {
-    let p = ring_allreduce(rings, Protocol::Simple);
+/// `topo algo make`'s ring allreduce on 8 GPUs with `channels` rings, written to a file
+/// in `dir`.
+fn ring_file(dir: &std::path::Path, name: &str, channels: u32) -> std::path::PathBuf {
+    let opts = Options {
+        coll: Collective::AllReduce,
+        algo: Algo::Ring,
+        runtime: topo::algo::Runtime::Executor,
+        proto: Protocol::Simple,
+        instances: 1,
+        channels: Some(channels),
+    };
+    let p = make::make(&opts, &Shape { nodes: 1, gpus_per_node: 8, rings: Vec::new() }).unwrap();
     let text = topo::algo::write::write(&p, topo::algo::Runtime::Executor).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -25,9 +34,7 @@ fn ring_file(dir: &std::path::Path, name: &str, rings: &[Vec<u32>]) -> std::path
 #[test]
 fn json_rows_carry_tune_fields_and_nccl_pick() {
     let dir = common::scratch();
-    let rings: Vec<Vec<u32>> =
-        (0..8).map(|c| if c % 2 == 0 { (0..8).collect() } else { (0..8).rev().collect() }).collect();
-    let f = ring_file(dir.path(), "ring.xml", &rings);
+    let f = ring_file(dir.path(), "ring.xml", 8);
     let out = topo()
         .args(["algo", "cost"])
         .arg(&f)
@@ -57,9 +64,8 @@ fn json_rows_carry_tune_fields_and_nccl_pick() {
 #[test]
 fn compare_names_the_winner_per_range() {
     let dir = common::scratch();
-    let wide: Vec<Vec<u32>> = (0..16).map(|_| (0..8).collect()).collect();
-    let a = ring_file(dir.path(), "wide.xml", &wide);
-    let b = ring_file(dir.path(), "narrow.xml", &[(0..8).collect()]);
+    let a = ring_file(dir.path(), "wide.xml", 16);
+    let b = ring_file(dir.path(), "narrow.xml", 1);
     let out = topo()
         .args(["algo", "compare"])
         .arg(&a)
@@ -79,7 +85,7 @@ fn compare_names_the_winner_per_range() {
 #[test]
 fn a_program_larger_than_the_machine_is_one_line_exit_2() {
     let dir = common::scratch();
-    let f = ring_file(dir.path(), "ring8.xml", &[(0..8).collect()]);
+    let f = ring_file(dir.path(), "ring8.xml", 1);
     let out = topo()
         .args(["algo", "cost"])
         .arg(&f)
@@ -115,4 +121,95 @@ fn the_shared_ring_program_costs_on_eight_nodes() {
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     assert!(rows[1]["busbw_gbs"].as_f64().unwrap() > rows[0]["busbw_gbs"].as_f64().unwrap());
+}
+
+#[test]
+fn cost_coll_algo_costs_what_make_makes() {
+    let dir = common::scratch();
+    let f = dir.path().join("nccl.xml");
+    topo()
+        .args(["algo", "make", "allreduce", "--algo", "nccl", "--fixture", "dgx-h100", "-o"])
+        .arg(&f)
+        .assert()
+        .success();
+    let sizes = ["--fixture", "dgx-h100", "-b", "1M", "-e", "1G", "-f", "32", "--json"];
+    let by_file = topo().args(["algo", "cost"]).arg(&f).args(sizes).assert().success().get_output().stdout.clone();
+    let made = topo()
+        .args(["algo", "cost", "allreduce", "--algo", "nccl"])
+        .args(sizes)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let (a, b): (Value, Value) = (serde_json::from_slice(&by_file).unwrap(), serde_json::from_slice(&made).unwrap());
+    assert_eq!(a["rows"], b["rows"]);
+    assert_eq!(b["file"], "nccl");
+}
+
+#[test]
+fn cost_of_a_collective_needs_an_algorithm_and_files_take_no_shape() {
+    for (args, says) in [
+        (&["allreduce"][..], "--algo"),
+        (&["allreduce", "--algo", "hierarchical"][..], "at least 2 nodes"),
+        (&["/nonexistent.xml", "--algo", "ring"][..], "give COLL"),
+        (&["/nonexistent.xml", "--instances", "2"][..], "shape a made program"),
+    ] {
+        let out = topo()
+            .args(["algo", "cost"])
+            .args(args)
+            .args(["--fixture", "dgx-h100"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+/// `compare COLL` costs every algorithm `make` offers for the collective on the job, and
+/// notes the ones it does not offer there.
+#[test]
+fn compare_coll_lists_every_algorithm_make_offers() {
+    let out = topo()
+        .args([
+            "algo",
+            "compare",
+            "allreduce",
+            "--fixture",
+            "dgx-h100",
+            "--nodes",
+            "2",
+            "-b",
+            "1K",
+            "-e",
+            "1G",
+            "-f",
+            "1024",
+        ])
+        .args(["--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let algos: Vec<&str> = v["programs"].as_array().unwrap().iter().map(|p| p["algo"].as_str().unwrap()).collect();
+    assert_eq!(algos, ["ring", "mesh", "rhd", "nhr", "nb", "hierarchical", "nccl"]);
+    assert!(!v["ranges"].as_array().unwrap().is_empty());
+    let one = topo()
+        .args(["algo", "compare", "alltoall", "--fixture", "dgx-h100", "-b", "1M", "-e", "1M"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8(one.stdout).unwrap();
+    assert!(text.contains("[1] mesh"), "{text}");
+    let allreduce_one_node = topo()
+        .args(["algo", "compare", "allreduce", "--fixture", "dgx-h100", "-b", "1M", "-e", "1M"])
+        .assert()
+        .success();
+    let err = String::from_utf8(allreduce_one_node.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("hierarchical is not compared"), "{err}");
 }

@@ -5,10 +5,14 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use clap::builder::PossibleValuesParser;
+
 use super::Ctx;
+use super::algo_make::{ProtoArg, ShapeArgs, algorithm, collective};
 use super::args::{InputArgs, ModelArgs, RuntimeArg, parse_size};
 use crate::algo::cost::{self, Costed, Fabric};
-use crate::algo::program::Program;
+use crate::algo::make::{self, Algo, Shape};
+use crate::algo::program::{Program, Protocol};
 use crate::algo::read;
 use crate::error::Error;
 use crate::render;
@@ -30,9 +34,16 @@ pub struct SizeArgs {
 
 #[derive(Debug, Args)]
 pub struct CostArgs {
-    /// An MSCCL-IR file.
-    #[arg(value_name = "PROGRAM")]
+    /// An MSCCL-IR file, or a collective (allreduce, allgather, reducescatter, alltoall,
+    /// broadcast) to make with --algo as `topo algo make` makes it (./NAME for a file of
+    /// that name).
+    #[arg(value_name = "PROGRAM|COLL")]
     pub program: PathBuf,
+    /// With a collective: the algorithm to make it by (as `topo algo make --algo`).
+    #[arg(long, value_name = "NAME", value_parser = PossibleValuesParser::new(Algo::ALL.map(|a| a.name())))]
+    pub algo: Option<String>,
+    #[command(flatten)]
+    pub shape: ShapeArgs,
     /// Whose rules the program is read and run by.
     #[arg(long, value_enum, value_name = "RUNTIME", default_value_t = RuntimeArg::Executor)]
     pub runtime: RuntimeArg,
@@ -49,9 +60,14 @@ pub struct CostArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// MSCCL-IR files of one collective.
-    #[arg(value_name = "PROGRAM", required = true)]
+    /// MSCCL-IR files of one collective, or one collective (allreduce, allgather,
+    /// reducescatter, alltoall, broadcast): every algorithm `topo algo make` offers for it
+    /// on the machine, made and costed (./NAME for a file of that name).
+    #[arg(value_name = "PROGRAM|COLL", required = true)]
     pub programs: Vec<PathBuf>,
+    /// With a collective: the protocol the made programs declare.
+    #[command(flatten)]
+    pub proto: ProtoArg,
     #[arg(long, value_enum, value_name = "RUNTIME", default_value_t = RuntimeArg::Executor)]
     pub runtime: RuntimeArg,
     #[command(flatten)]
@@ -85,8 +101,9 @@ fn load(path: &Path, runtime: crate::algo::Runtime, ctx: &mut Ctx) -> Result<Pro
     Ok(program)
 }
 
-/// The machine: fabric and tuning model.
-fn machine(input: &InputArgs, m: &ModelArgs, ctx: &mut Ctx) -> Result<(Fabric, Model), Error> {
+/// The machine: fabric, tuning model and, for programs to make, the job (NCCL's rings
+/// with it).
+fn machine(input: &InputArgs, m: &ModelArgs, job: bool, ctx: &mut Ctx) -> Result<(Fabric, Model, Shape), Error> {
     let (_, an) = super::analyze_input(input, m, ctx)?;
     let so = super::search_options(&an, ctx)?;
     let (graphs, _) = super::search_with_progress(&an, &so, ctx)?;
@@ -94,7 +111,13 @@ fn machine(input: &InputArgs, m: &ModelArgs, ctx: &mut Ctx) -> Result<(Fabric, M
     for w in &model.warnings {
         ctx.warn(w)?;
     }
-    Ok((Fabric::new(&an, &model), model))
+    let shape = if job { make::machine::shape_with(&an, &graphs)? } else { make::machine::shape(&an, false)? };
+    Ok((Fabric::new(&an, &model), model, shape))
+}
+
+/// The collective a command names instead of a program file, if it does.
+fn named_collective(arg: &std::path::Path) -> Option<crate::algo::program::Collective> {
+    arg.to_str().and_then(collective)
 }
 
 fn sizes(s: &SizeArgs) -> Result<Vec<u64>, Error> {
@@ -119,9 +142,34 @@ pub fn cost_program(
 pub fn run_cost(a: &CostArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let runtime = a.runtime.runtime();
     let sizes = sizes(&a.sizes)?;
-    let p = load(&a.program, runtime, ctx)?;
-    let (fabric, model) = machine(&a.input, &a.model, ctx)?;
-    let file = a.program.display().to_string();
+    let coll = named_collective(&a.program);
+    let shaped = a.shape.channels.is_some() || a.shape.instances != 1 || a.shape.proto.protocol() != Protocol::Simple;
+    let (p, file, fabric, model) = match (coll, &a.algo) {
+        (Some(coll), Some(algo)) => {
+            let algo = algorithm(algo)?;
+            let (fabric, model, shape) = machine(&a.input, &a.model, true, ctx)?;
+            let opts = super::algo_make::options(coll, algo, runtime, &a.shape, &shape, ctx)?;
+            (make::make(&opts, &shape).map_err(Error::Usage)?, algo.name().to_string(), fabric, model)
+        }
+        (Some(coll), None) => {
+            return Err(Error::Usage(format!(
+                "`{coll}` is a collective: name the algorithm to make it by with --algo (or ./{coll} for a file)"
+            )));
+        }
+        (None, Some(_)) => {
+            return Err(Error::Usage("--algo makes a program for a collective: give COLL, not a file".into()));
+        }
+        (None, None) if shaped => {
+            return Err(Error::Usage(
+                "--channels, --instances and --proto shape a made program: give COLL --algo NAME".into(),
+            ));
+        }
+        (None, None) => {
+            let p = load(&a.program, runtime, ctx)?;
+            let (fabric, model, _) = machine(&a.input, &a.model, false, ctx)?;
+            (p, a.program.display().to_string(), fabric, model)
+        }
+    };
     let c = cost_program(&p, runtime, &fabric, &model, &sizes, &file)?;
     let text = if a.json {
         render::algo_cost::cost_json(&file, &fabric, &c)
@@ -135,6 +183,21 @@ pub fn run_cost(a: &CostArgs, ctx: &mut Ctx) -> Result<i32, Error> {
 pub fn run_compare(a: &CompareArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let runtime = a.runtime.runtime();
     let sizes = sizes(&a.sizes)?;
+    if let [one] = a.programs.as_slice()
+        && let Some(coll) = named_collective(one)
+    {
+        return compare_made(a, coll, &sizes, ctx);
+    }
+    if a.proto.protocol() != Protocol::Simple {
+        return Err(Error::Usage("--proto is for the programs compare makes: give one collective, not files".into()));
+    }
+    if let Some(f) = a.programs.iter().find(|f| named_collective(f).is_some()) {
+        return Err(Error::Usage(format!(
+            "`{}` is a collective: compare either one collective or program files (./{} for a file)",
+            f.display(),
+            f.display()
+        )));
+    }
     let mut programs = Vec::new();
     for f in &a.programs {
         programs.push((f.display().to_string(), load(f, runtime, ctx)?));
@@ -146,18 +209,56 @@ pub fn run_compare(a: &CompareArgs, ctx: &mut Ctx) -> Result<i32, Error> {
             p.header.coll, programs[0].0
         )));
     }
-    let (fabric, model) = machine(&a.input, &a.model, ctx)?;
+    let (fabric, model, _) = machine(&a.input, &a.model, false, ctx)?;
     let mut costed = Vec::new();
     let mut names = Vec::new();
     for (f, p) in &programs {
         costed.push(cost_program(p, runtime, &fabric, &model, &sizes, f)?);
         names.push(f.clone());
     }
+    print_comparison(a, &names, false, &fabric, costed, ctx)
+}
+
+/// `compare COLL`: every algorithm `make` offers for the collective on the machine; the
+/// ones it does not offer here are noted with the reason.
+fn compare_made(
+    a: &CompareArgs,
+    coll: crate::algo::program::Collective,
+    sizes: &[u64],
+    ctx: &mut Ctx,
+) -> Result<i32, Error> {
+    let runtime = a.runtime.runtime();
+    let (fabric, model, shape) = machine(&a.input, &a.model, true, ctx)?;
+    let mut costed = Vec::new();
+    let mut names = Vec::new();
+    for (algo, made) in make::machine::every(coll, &shape, runtime, a.proto.protocol()) {
+        match made {
+            Ok(p) => {
+                costed.push(cost_program(&p, runtime, &fabric, &model, sizes, algo.name())?);
+                names.push(algo.name().to_string());
+            }
+            Err(why) => ctx.note(&format!("{} is not compared: {why}", algo.name()))?,
+        }
+    }
+    if costed.is_empty() {
+        return Err(Error::Usage(format!("no algorithm topo makes offers {coll} on this job")));
+    }
+    print_comparison(a, &names, true, &fabric, costed, ctx)
+}
+
+fn print_comparison(
+    a: &CompareArgs,
+    names: &[String],
+    made: bool,
+    fabric: &Fabric,
+    costed: Vec<Costed>,
+    ctx: &mut Ctx,
+) -> Result<i32, Error> {
     let cmp = cost::compare(costed);
     let text = if a.json {
-        render::algo_cost::compare_json(&names, &fabric, &cmp)
+        render::algo_cost::compare_json(names, made, fabric, &cmp)
     } else {
-        render::algo_cost::compare_text(&names, &fabric, &cmp)
+        render::algo_cost::compare_text(names, fabric, &cmp)
     };
     ctx.print(&text)?;
     Ok(0)

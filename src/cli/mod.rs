@@ -92,7 +92,8 @@ pub enum Command {
     /// Measure collectives through topo's own ring kernels along the searched channels.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
-    /// Collective programs (MSCCL-IR): check them, show them over a machine.
+    /// Collective programs (MSCCL-IR): check and show them, make them for a machine, plan
+    /// them as HCCL does, cost and compare them.
     #[command(subcommand)]
     Algo(algo::AlgoCommand),
     /// Detect this machine (or a --root tree) and write it as NCCL topology XML.

@@ -106,12 +106,14 @@ pub fn compare_text(names: &[String], fabric: &Fabric, cmp: &Comparison) -> Stri
     out
 }
 
-/// The comparison as JSON (schema topo.algo.compare/1).
-pub fn compare_json(names: &[String], fabric: &Fabric, cmp: &Comparison) -> String {
+/// The comparison as JSON (schema topo.algo.compare/1): each program by its `file`, or
+/// (`made`) by the `algo` that made it.
+pub fn compare_json(names: &[String], made: bool, fabric: &Fabric, cmp: &Comparison) -> String {
+    let key = if made { "algo" } else { "file" };
     let programs: Vec<serde_json::Value> = names
         .iter()
         .zip(&cmp.programs)
-        .map(|(n, c)| serde_json::json!({ "file": n, "name": c.name, "ngpus": c.ngpus, "proto": c.proto, "rows": c.rows }))
+        .map(|(n, c)| serde_json::json!({ key: n, "name": c.name, "ngpus": c.ngpus, "proto": c.proto, "rows": c.rows }))
         .collect();
     let ranges: Vec<serde_json::Value> = cmp
         .ranges

@@ -4,18 +4,19 @@
 //!
 //! The boundary every producer of programs plugs into is [`cost`]: a [`Program`] and a
 //! [`Fabric`] in, one [`Row`] per size out. `algo cost FILE`, `algo compare FILE...` and
-//! (later) programs `topo algo make` writes all go through it.
+//! the programs `topo algo make` makes (`algo cost COLL --algo NAME`, `algo compare
+//! COLL`) all go through it.
 //!
 //! How this differs from the tuning model: NCCL's model prices an algorithm it already
 //! knows (ring, tree, NVLS) with one bandwidth and one latency per step; this one knows
 //! nothing about the algorithm and replays what the program does, slice by slice, on
 //! the links each connection crosses. The two share their constants (NCCL's per-hop
 //! latencies, its ring bandwidth per channel as one thread block's rate, its protocol
-//! shares), so a ring program over NCCL's rings must come out near NCCL's Ring time;
-//! [`reference`] builds that program and the tests hold the two together.
+//! shares), so a ring program over NCCL's rings must come out near NCCL's Ring time:
+//! `topo algo make`'s `nccl` algorithm makes that program and the tests hold the two
+//! together.
 
 pub mod fabric;
-pub mod reference;
 pub mod timed;
 
 use super::lower::lower;
@@ -143,9 +144,9 @@ pub fn cost(p: &Program, runtime: Runtime, fabric: &Fabric, sizes: &[u64]) -> Re
     let lowered: Vec<_> = p.gpus.iter().map(|g| lower(g, runtime).0).collect();
     let prep = timed::Prepared::new(p, runtime, &lowered, fabric)?;
     let pi = fabric::proto_index(p.header.proto);
-    let mut rows = Vec::with_capacity(sizes.len());
     let (lo, hi) = admitted(p, runtime);
     let mut left_out = 0;
+    let mut run = Vec::with_capacity(sizes.len());
     for &size in sizes {
         let bytes = call_bytes(p.header.coll, n, size);
         if bytes == 0 {
@@ -155,7 +156,12 @@ pub fn cost(p: &Program, runtime: Runtime, fabric: &Fabric, sizes: &[u64]) -> Re
             left_out += 1;
             continue;
         }
-        let t = prep.run(fabric, bytes)?;
+        run.push(bytes);
+    }
+    let timings = run_all(&prep, fabric, &run);
+    let mut rows = Vec::with_capacity(run.len());
+    for (bytes, t) in run.into_iter().zip(timings) {
+        let t = t?;
         let time_us = t.span_us + fabric.base_us[pi];
         let algbw = bytes as f64 / time_us / 1e3;
         let binding = binding(&prep, fabric, &t, time_us, pi);
@@ -179,6 +185,34 @@ pub fn cost(p: &Program, runtime: Runtime, fabric: &Fabric, sizes: &[u64]) -> Re
         left_out,
         rows,
     })
+}
+
+/// The timed runs of every size, on as many threads as there are cores (the sizes are
+/// independent runs of one prepared program), in the order of `sizes`.
+fn run_all(prep: &timed::Prepared, fabric: &Fabric, sizes: &[u64]) -> Vec<Result<timed::Timing, String>> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(sizes.len());
+    if workers <= 1 {
+        return sizes.iter().map(|&b| prep.run(fabric, b)).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, Result<timed::Timing, String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&b) = sizes.get(i) else { break };
+                        mine.push((i, prep.run(fabric, b)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// Put NCCL's pick (and its Ring/Simple time) beside every row, when the tuning model

@@ -1,34 +1,40 @@
-use super::reference::{nccl_rings, ring_allreduce};
 use super::*;
+use crate::algo::make::{self, Algo, Options, Shape};
 use crate::algo::program::Protocol;
 
-/// The fabric, tuning model and ring graph of a built-in machine on `nodes` nodes.
-fn machine(name: &str, nodes: usize) -> (Fabric, Model, crate::search::Graphs, usize) {
+/// The fabric, tuning model and job (NCCL's rings with it) of a built-in machine on
+/// `nodes` nodes.
+fn machine(name: &str, nodes: usize) -> (Fabric, Model, Shape) {
     let (xml, _) = crate::fixtures::get(name).unwrap().load().unwrap();
     let opts = crate::model::Options { nodes, ..Default::default() };
     let an = crate::model::analyze(&xml, name, &opts).unwrap();
     let so = crate::search::SearchOptions::from_analysis(&an);
     let (graphs, _) = crate::search::run(&an, &so).unwrap();
     let model = Model::new(&an, &graphs).unwrap();
-    (Fabric::new(&an, &model), model, graphs, an.gpus.len())
+    let shape = make::machine::shape_with(&an, &graphs).unwrap();
+    (Fabric::new(&an, &model), model, shape)
 }
 
+/// An allreduce `make` makes by `algo` on the job, with `channels` rings.
+fn allreduce(algo: Algo, shape: &Shape, channels: Option<u32>) -> Program {
+    let opts = Options {
+        coll: Collective::AllReduce,
+        algo,
+        runtime: Runtime::Executor,
+        proto: Protocol::Simple,
+        instances: 1,
+        channels: channels.or(make::machine::nccl_channels(shape, Runtime::Executor).filter(|_| algo == Algo::Nccl)),
+    };
+    make::make(&opts, shape).unwrap()
+}
+
+/// `make`'s `nccl` allreduce: NCCL's rings, one program channel per NCCL channel.
 fn nccl_ring_program(name: &str, nodes: usize) -> Option<(Program, Fabric, Model)> {
-    let (fabric, model, graphs, per_node) = machine(name, nodes);
-    let rings = nccl_rings(&graphs.ring, per_node, nodes, model.comm.n_channels);
-    if rings.is_empty() || per_node * nodes < 2 {
+    let (fabric, model, shape) = machine(name, nodes);
+    if shape.rings.is_empty() || shape.ranks() < 2 {
         return None;
     }
-    Some((ring_allreduce(&rings, Protocol::Simple), fabric, model))
-}
-
-#[test]
-fn the_reference_ring_passes_check() {
-    let rings = vec![vec![0, 1, 2, 3], vec![3, 2, 1, 0]];
-    let p = ring_allreduce(&rings, Protocol::Simple);
-    let text = crate::algo::write::write(&p, Runtime::Executor).unwrap();
-    let r = crate::algo::check(text.as_bytes(), Default::default()).unwrap();
-    assert_eq!(r.verdict, crate::algo::Verdict::Ok, "{text}\n{:?}", r.findings);
+    Some((allreduce(Algo::Nccl, &shape, None), fabric, model))
 }
 
 #[test]
@@ -61,15 +67,11 @@ fn small_messages_are_chain_bound_and_time_grows_with_size() {
 #[test]
 fn compare_finds_the_winner_per_range() {
     let (p, fabric, _) = nccl_ring_program("dgx-h100", 1).unwrap();
-    let mut one = p.clone();
-    // One channel only: slower at large sizes.
-    one.gpus.iter_mut().for_each(|g| g.tbs.truncate(1));
-    one.header.nchannels = 1;
+    // Against one ring on one channel: slower at large sizes.
     let sizes = [1 << 10, 1 << 30];
     let a = cost(&p, Runtime::Executor, &fabric, &sizes).unwrap();
-    let b =
-        cost(&ring_allreduce(&[vec![0, 1, 2, 3, 4, 5, 6, 7]], Protocol::Simple), Runtime::Executor, &fabric, &sizes)
-            .unwrap();
+    let (.., shape) = machine("dgx-h100", 1);
+    let b = cost(&allreduce(Algo::Ring, &shape, Some(1)), Runtime::Executor, &fabric, &sizes).unwrap();
     let cmp = compare(vec![a, b]);
     assert_eq!(cmp.winners[1], Some(0));
     assert!(!cmp.ranges.is_empty());

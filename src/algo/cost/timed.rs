@@ -94,6 +94,36 @@ impl Ord for Event {
     }
 }
 
+/// The run's events: a heap for later times, a FIFO for the time being processed.
+struct Queue {
+    heap: BinaryHeap<Event>,
+    at_now: VecDeque<Ev>,
+    now: f64,
+    seq: u64,
+}
+
+impl Queue {
+    fn push(&mut self, t: f64, ev: Ev) {
+        if t <= self.now {
+            self.at_now.push_back(ev);
+        } else {
+            self.seq += 1;
+            self.heap.push(Event { t, seq: self.seq, ev });
+        }
+    }
+
+    fn pop(&mut self) -> Option<(f64, Ev)> {
+        if self.heap.peek().is_none_or(|e| e.t > self.now)
+            && let Some(ev) = self.at_now.pop_front()
+        {
+            return Some((self.now, ev));
+        }
+        let e = self.heap.pop()?;
+        self.now = e.t;
+        Some((e.t, e.ev))
+    }
+}
+
 #[derive(Default)]
 struct Conn {
     route: usize,
@@ -237,14 +267,13 @@ impl<'a> Prepared<'a> {
         let mut cap_limited_us = 0.0;
         let mut flags: Vec<Option<(u64, u32)>> = vec![None; blocks.len()];
         let mut flag_waiters: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
-        let mut heap = BinaryHeap::new();
-        let mut seq = 0u64;
-        let mut push = |heap: &mut BinaryHeap<Event>, t: f64, ev: Ev| {
-            seq += 1;
-            heap.push(Event { t, seq, ev });
-        };
+        // Events in (time, order pushed) order. Most are pushed for the time being
+        // processed (a block free again, a waiter woken): those wait in `at_now`, in the
+        // order pushed, behind the heap's events for that time (pushed earlier), which is
+        // the order the heap alone would give, without its cost.
+        let mut queue = Queue { heap: BinaryHeap::new(), at_now: VecDeque::new(), now: 0.0, seq: 0 };
         for b in 0..blocks.len() {
-            push(&mut heap, 0.0, Ev::Try(b));
+            queue.push(0.0, Ev::Try(b));
         }
         let mut now = 0.0f64;
         let mut slices = 0u64;
@@ -257,7 +286,7 @@ impl<'a> Prepared<'a> {
             let n = u64::from(op.count).div_ceil(per_call).max(1);
             (n, total / n as f64)
         };
-        while let Some(Event { t, ev, .. }) = heap.pop() {
+        while let Some((t, ev)) = queue.pop() {
             now = t;
             match ev {
                 Ev::Try(b) => {
@@ -304,7 +333,7 @@ impl<'a> Prepared<'a> {
                                 continue;
                             }
                             Some(&at) if at > now => {
-                                push(&mut heap, at, Ev::Try(b));
+                                queue.push(at, Ev::Try(b));
                                 continue;
                             }
                             Some(_) => {}
@@ -361,7 +390,7 @@ impl<'a> Prepared<'a> {
                     bl.receiving = recv.is_some();
                     bl.busy = true;
                     slices += 1;
-                    push(&mut heap, now + dur, Ev::End(b));
+                    queue.push(now + dur, Ev::End(b));
                 }
                 Ev::End(b) => {
                     let ops = self.ops(b);
@@ -374,13 +403,13 @@ impl<'a> Prepared<'a> {
                         let at = now + route.alpha_us[pi];
                         conns[c].arrived.push_back(at);
                         if let Some(w) = conns[c].recv_waiter.take() {
-                            push(&mut heap, at, Ev::Try(w));
+                            queue.push(at, Ev::Try(w));
                         }
                     }
                     if receiving && let Some(c) = blocks[b].recv {
                         conns[c].taken -= sps;
                         if let Some(w) = conns[c].send_waiter.take() {
-                            push(&mut heap, now, Ev::Try(w));
+                            queue.push(now, Ev::Try(w));
                         }
                     }
                     let bl = &mut blocks[b];
@@ -395,11 +424,11 @@ impl<'a> Prepared<'a> {
                         if op.publish {
                             flags[b] = Some((bl.iter, op.number));
                             for w in std::mem::take(&mut flag_waiters[b]) {
-                                push(&mut heap, now, Ev::Try(w));
+                                queue.push(now, Ev::Try(w));
                             }
                         }
                     }
-                    push(&mut heap, now, Ev::Try(b));
+                    queue.push(now, Ev::Try(b));
                 }
             }
         }

@@ -1,19 +1,60 @@
 //! The job a modelled machine gives: nodes, GPUs a node, and NCCL's rings (the `nccl`
 //! algorithm's channels) from the search and NCCL's channel set-up.
 
-use super::Shape;
+use super::{Algo, Options, Shape};
+use crate::algo::program::Collective;
+use crate::algo::{Program, Runtime};
 use crate::error::Error;
 use crate::model::Analysis;
+use crate::search::Graphs;
 
 /// The job of an analysis; with `rings`, NCCL's rings on it, one rank order (from rank
-/// 0) per channel NCCL runs.
+/// 0) per channel NCCL runs (the search runs here).
 pub fn shape(an: &Analysis, rings: bool) -> Result<Shape, Error> {
-    let mut s = Shape { nodes: an.options.nodes as u32, gpus_per_node: an.host_gpus() as u32, rings: Vec::new() };
-    if rings {
-        let so = crate::search::options::SearchOptions::from_analysis(an);
-        let (graphs, _) = crate::search::run(an, &so)?;
-        let run = crate::search::channels::for_analysis(an, &graphs)?;
-        s.rings = (0..run.n_channels).map(|c| run.ring_order(c, 0).into_iter().map(|r| r as u32).collect()).collect();
+    if !rings {
+        return Ok(bare(an));
     }
+    let so = crate::search::options::SearchOptions::from_analysis(an);
+    let (graphs, _) = crate::search::run(an, &so)?;
+    shape_with(an, &graphs)
+}
+
+/// The job without NCCL's rings.
+fn bare(an: &Analysis) -> Shape {
+    Shape { nodes: an.options.nodes as u32, gpus_per_node: an.host_gpus() as u32, rings: Vec::new() }
+}
+
+/// The job of an analysis with NCCL's rings from graphs already searched.
+pub fn shape_with(an: &Analysis, graphs: &Graphs) -> Result<Shape, Error> {
+    let mut s = bare(an);
+    let run = crate::search::channels::for_analysis(an, graphs)?;
+    s.rings = (0..run.n_channels).map(|c| run.ring_order(c, 0).into_iter().map(|r| r as u32).collect()).collect();
     Ok(s)
+}
+
+/// The `nccl` algorithm's channel count under a runtime: NCCL's, or the runtime's most
+/// when NCCL runs more (`Some(most)`, to be said to the user).
+pub fn nccl_channels(shape: &Shape, runtime: Runtime) -> Option<u32> {
+    let most = runtime.max_channels();
+    (shape.rings.len() > most as usize).then_some(most)
+}
+
+/// Every algorithm `make` offers for a collective on a job, each made (in
+/// [`Algo::ALL`]'s order), or the one line saying why it is not offered. `nccl` takes
+/// as many of NCCL's channels as the runtime runs.
+pub fn every(
+    coll: Collective,
+    shape: &Shape,
+    runtime: Runtime,
+    proto: crate::algo::program::Protocol,
+) -> Vec<(Algo, Result<Program, String>)> {
+    Algo::ALL
+        .into_iter()
+        .filter(|a| a.collectives().contains(&coll))
+        .map(|algo| {
+            let channels = if algo == Algo::Nccl { nccl_channels(shape, runtime) } else { None };
+            let opts = Options { coll, algo, runtime, proto, instances: 1, channels };
+            (algo, super::make(&opts, shape))
+        })
+        .collect()
 }
