@@ -281,7 +281,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__compare)
-            opts="-b -e -f -h -V --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            opts="-b -e -f -h -V --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -347,7 +347,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__cost)
-            opts="-b -e -f -h -V --algo --channels --instances --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version"
+            opts="-b -e -f -h -V --algo --channels --instances --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -537,7 +537,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__make)
-            opts="-o -h -V --algo --ngpus --channels --instances --proto --runtime --min-bytes --max-bytes --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allreduce allgather reducescatter alltoall broadcast"
+            opts="-o -h -V --algo --ngpus --channels --instances --proto --runtime --min-bytes --max-bytes --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version allreduce allgather reducescatter alltoall broadcast"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,7 +611,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__plan)
-            opts="-h -V --algo --size --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --help --version allgather reducescatter allreduce"
+            opts="-h -V --algo --size --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version allgather reducescatter allreduce"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -653,7 +653,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__show)
-            opts="-h -V --runtime --json --dot --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --color --help --version"
+            opts="-h -V --runtime --json --dot --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -695,7 +695,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__analyze)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --json --color --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -885,7 +885,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__allreduce)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2253,7 +2253,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__paths)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --json --explain --color --dot --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --json --explain --color --dot --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2291,7 +2291,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__search)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --xml --json --dot --channel --graph --rank --graph-file --color --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --xml --json --dot --channel --graph --rank --graph-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2345,7 +2345,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__show)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --xml --json --color --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --xml --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2383,7 +2383,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__tune)
-            opts="-d -o -b -e -f -i -h -V --datatype --op --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --minbytes --maxbytes --stepfactor --stepbytes --table --json --color --help --version broadcast reduce allgather reducescatter allreduce alltoall sendrecv"
+            opts="-d -o -b -e -f -i -h -V --datatype --op --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --minbytes --maxbytes --stepfactor --stepbytes --table --json --color --help --version broadcast reduce allgather reducescatter allreduce alltoall sendrecv"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
