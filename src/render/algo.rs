@@ -82,9 +82,9 @@ pub fn check_text(file: &str, r: &Report, term: &Term) -> String {
             plural(p.nchannels as usize, "channel", "channels"),
             plural(p.chunks_per_loop as usize, "chunk", "chunks"),
             bytes_range(p.min_bytes, p.max_bytes),
-            plural(p.max_tbs as usize, "thread block", "thread blocks"),
-            plural(p.max_steps as usize, "step", "steps"),
-            plural(p.connections as usize, "connection", "connections")
+            plural(p.max_tbs, "thread block", "thread blocks"),
+            plural(p.max_steps, "step", "steps"),
+            plural(p.connections, "connection", "connections")
         );
         out.push_str(&term.wrap_more(&line, 2));
         out.push('\n');
