@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde_json::json;
 
-use super::diff::plural;
+use super::plural;
 use super::term::{Term, Tone};
 use crate::algo::check::{Report, Verdict};
 use crate::algo::finding::{Finding, Kind, Severity};

@@ -3,16 +3,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use super::plural;
 use super::term::Term;
 use crate::algo::program::Program;
 use crate::algo::show::{ConnShape, Shown};
 
 /// GPU pairs listed in text before the rest are counted.
 const PAIRS_SHOWN: usize = 24;
-
-fn plural(n: u64, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
-}
 
 /// `0-3,8,10-11` for a sorted list.
 pub fn ranges(v: &[u32]) -> String {
@@ -83,8 +80,8 @@ pub fn show_text(file: &str, p: &Program, shown: &Shown, term: &Term) -> String 
         let line = format!(
             "busiest connection: {}: {} per loop in {} (tb {} -> tb {}){}",
             b.conn,
-            plural(b.chunks, "chunk"),
-            plural(b.messages as u64, "message"),
+            plural(b.chunks as usize, "chunk", "chunks"),
+            plural(b.messages, "message", "messages"),
             ranges(&b.send_tbs),
             ranges(&b.recv_tbs),
             if b.route.is_some() { format!(", over {}", route_text(b)) } else { String::new() }

@@ -7,9 +7,7 @@ use crate::diff::{Change, Ignore, Level, RingEstimate, Side, What, counts};
 use crate::release;
 use crate::render::term::{Term, Tone};
 
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+use super::plural;
 
 /// "2 errors, 1 warning, 3 info", errors in red and warnings in yellow when there are
 /// some and colours are on.

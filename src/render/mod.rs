@@ -21,6 +21,11 @@ pub mod show;
 pub mod term;
 pub mod tune;
 
+/// "1 error", "3 errors": a count with its noun in the number it takes.
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Pretty JSON with a trailing newline.
 pub fn to_json_string(v: &serde_json::Value) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".into());
