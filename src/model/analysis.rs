@@ -336,6 +336,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let trimmed = paths::trim_system(&mut sys, 0, n_ranks, env.release());
     paths::compute_paths(&mut sys, &params)?;
     paths::search_init(&mut sys, env.release());
+    diags.extend(mnnvl::idle_variables(env, mnnvl.hosts, sys.inter).into_iter().map(Diagnostic::warning));
 
     let gpu_ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
     let labels = Labels::new(&sys);

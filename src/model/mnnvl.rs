@@ -192,6 +192,33 @@ pub fn note(
     })
 }
 
+/// The MNNVL variables that are set but change nothing in this job, each with why.
+/// NCCL_MNNVL_SCATTER_NETS_ENABLE and NCCL_MNNVL_RAIL_PER_HOST act only in the search of
+/// a system fused from several hosts that still goes through the network (`inter`: the
+/// job spans more than one clique); `hosts` is the fused system's, `inter` its verdict.
+pub fn idle_variables(env: &Env, hosts: usize, inter: bool) -> Vec<String> {
+    const WHAT: &[(&str, &str)] = &[
+        ("NCCL_MNNVL_SCATTER_NETS_ENABLE", "orders the NICs the search tries"),
+        ("NCCL_MNNVL_RAIL_PER_HOST", "pairs a channel's NICs on different trays (with NCCL_CROSS_NIC=0)"),
+    ];
+    let why = if hosts <= 1 {
+        "this system is not fused from several hosts (MNNVL is off)"
+    } else if !inter {
+        "the clique holds the whole job, so the search stays on NVLink and never goes through a NIC"
+    } else {
+        return Vec::new();
+    };
+    WHAT.iter()
+        .filter(|(name, _)| env.vars().contains_key(*name) && env.release().variable_since(name).is_none())
+        .map(|(name, what)| {
+            format!(
+                "{name} is set but changes nothing here: it {what} in a system fused from several trays (MNNVL) \
+                 whose search goes through the network, and {why}"
+            )
+        })
+        .collect()
+}
+
 /// NCCL's decision for `hosts` identical hosts of `gpus_per_host` GPUs each.
 /// `registered`: the fabric registration of every GPU is complete, one cluster UUID and
 /// one clique id (`--mnnvl` on a file where [`every_gpu_on_fabric`]).
@@ -296,6 +323,22 @@ mod tests {
         assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_CLIQUE_ID", "3")]), &split), Ok(()));
         assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_CLIQUE_ID", "-2")]), &split), Ok(()));
         assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_UUID", "5")]), &[reg(Completed, ZERO, 1)]), Ok(()));
+    }
+
+    #[test]
+    fn scatter_and_rail_variables_say_when_they_are_idle() {
+        let e = env(&[("NCCL_MNNVL_SCATTER_NETS_ENABLE", "0"), ("NCCL_MNNVL_RAIL_PER_HOST", "1")]);
+        let one = idle_variables(&e, 1, true);
+        assert_eq!(one.len(), 2);
+        assert!(one[0].contains("NCCL_MNNVL_SCATTER_NETS_ENABLE") && one[0].contains("not fused"), "{one:?}");
+        assert!(idle_variables(&e, 4, false)[1].contains("the clique holds the whole job"));
+        assert!(idle_variables(&e, 4, true).is_empty());
+        assert!(idle_variables(&env(&[]), 1, false).is_empty());
+        // A release that does not read the variable already says so.
+        let old = Env::for_release(crate::release::Release::parse("2.27.3").unwrap(), e.vars().clone());
+        assert!(idle_variables(&old, 1, false).is_empty());
+        assert!(!old.search.scatter_nets, "no scatter before 2.27.5");
+        assert!(env(&[]).search.scatter_nets);
     }
 
     #[test]
