@@ -369,6 +369,17 @@ fn mnnvl_lines_are_read_and_held_against_the_fused_model() {
     assert_eq!(j["model"]["nodes"], 4);
     assert!(j["model"]["checked"]["mnnvl"].as_u64().unwrap() >= 4, "{}", j["model"]["checked"]);
     assert_eq!(mnnvl_findings(&j), Vec::<String>::new());
+    // A clique NCCL cut in two (another clique id on two trays, say): each count differs.
+    let half = mnnvl_log(4, 3, true).replace("cliqueSize 16", "cliqueSize 8").replace("nNodes 1", "nNodes 2");
+    let found = mnnvl_findings(&run("half.log", &half));
+    assert_eq!(
+        found,
+        [
+            "\"mnnvl_clique_size\": log \"cliqueSize 8\" / model \"cliqueSize 16\"",
+            "\"mnnvl_nnodes\": log \"nNodes 2\" / model \"nNodes 1\""
+        ],
+        "{found:?}"
+    );
 
     // A registration still in progress: NCCL kept MNNVL off, and so does the model.
     let j = run("pending.log", &mnnvl_log(2, 2, false));

@@ -103,51 +103,46 @@ pub(super) fn compare(
         );
     }
     if log.on && m.enabled {
-        if let Some(l) = clique_line(facts, comm) {
+        // (kind, NCCL's name, the log's number, the model's, the likely cause)
+        let clique = clique_line(facts, comm);
+        let cm = comm.and_then(|i| facts.comms.get(i));
+        let counts = [
+            (
+                "clique_size",
+                "cliqueSize",
+                clique.map(|l| l.clique_size),
+                m.clique_size,
+                "the job's ranks are not all in one clique (NCCL_MNNVL_CLIQUE_ID, or GPUs registered in different \
+                 cliques)",
+            ),
+            (
+                "nvl_domain_size",
+                "nvlDomainSize",
+                clique.and_then(|l| l.nvl_domain_size),
+                m.nvl_domain_size,
+                "ranks registered in different clusters (cluster UUIDs)",
+            ),
+            // The clique searched as one node.
+            (
+                "nnodes",
+                "nNodes",
+                cm.and_then(|c| c.nnodes.filter(|_| c.nnodes_source.as_deref() == Some("log"))),
+                run.nodes,
+                "the clique was searched as more than one node",
+            ),
+            (
+                "local_ranks",
+                "localRanks",
+                cm.and_then(|c| c.local_ranks),
+                run.local_ranks,
+                "the trays of the clique hold other GPU counts than the topology's",
+            ),
+        ];
+        for (what, name, seen, model, cause) in counts {
+            let Some(seen) = seen else { continue };
             n += 1;
-            if l.clique_size as usize != m.clique_size {
-                differ(
-                    "clique_size",
-                    format!("cliqueSize {}", l.clique_size),
-                    format!("cliqueSize {}", m.clique_size),
-                    ctx.cause("the job's ranks are not all in one clique (NCCL_MNNVL_CLIQUE_ID, or GPUs registered in different cliques)"),
-                );
-            }
-            if let Some(d) = l.nvl_domain_size {
-                n += 1;
-                if d as usize != m.nvl_domain_size {
-                    differ(
-                        "nvl_domain_size",
-                        format!("nvlDomainSize {d}"),
-                        format!("nvlDomainSize {}", m.nvl_domain_size),
-                        ctx.cause("ranks registered in different clusters (cluster UUIDs)"),
-                    );
-                }
-            }
-        }
-        // nNodes and localRanks: the clique searched as one node.
-        if let Some(cm) = comm.and_then(|i| facts.comms.get(i)) {
-            if let Some(nodes) = cm.nnodes.filter(|_| cm.nnodes_source.as_deref() == Some("log")) {
-                n += 1;
-                if nodes as usize != run.nodes {
-                    differ(
-                        "nnodes",
-                        format!("nNodes {nodes}"),
-                        format!("nNodes {}", run.nodes),
-                        ctx.cause("the clique was searched as more than one node"),
-                    );
-                }
-            }
-            if let Some(lr) = cm.local_ranks {
-                n += 1;
-                if lr as usize != run.local_ranks {
-                    differ(
-                        "local_ranks",
-                        format!("localRanks {lr}"),
-                        format!("localRanks {}", run.local_ranks),
-                        ctx.cause("the trays of the clique hold other GPU counts than the topology's"),
-                    );
-                }
+            if seen as usize != model {
+                differ(what, format!("{name} {seen}"), format!("{name} {model}"), ctx.cause(cause));
             }
         }
     }
