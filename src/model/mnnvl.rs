@@ -54,6 +54,18 @@ pub fn every_gpu_on_fabric(x: &Xml) -> bool {
         })
 }
 
+/// Whether a topology looks like a tray of a GB200/GB300 NVL rack: every GPU has an
+/// NVLink to an NVSwitch and is joined to its CPU by C2C. A heuristic: the XML cannot
+/// tell a rack's switches from those of one box.
+pub fn rack_tray(x: &Xml) -> bool {
+    let Some(root) = x.root() else { return false };
+    every_gpu_on_fabric(x)
+        && x.descendants_named(root, "gpu")
+            .into_iter()
+            .filter(|&g| x.attr(g, "dev").is_some_and(|d| xml::strtol(d) >= 0))
+            .all(|g| x.children(g).iter().any(|&l| x.name(l) == "c2c"))
+}
+
 /// GPUs not on the fabric (no NVLink to an NVSwitch), by bus id: each of them keeps
 /// MNNVL off for the whole job.
 pub fn gpus_off_fabric(x: &Xml) -> Vec<String> {
@@ -177,13 +189,7 @@ pub fn note(
             )
         });
     }
-    let root = x.root()?;
-    let every_gpu_c2c = x
-        .descendants_named(root, "gpu")
-        .into_iter()
-        .filter(|&g| x.attr(g, "dev").is_some_and(|d| xml::strtol(d) >= 0))
-        .all(|g| x.children(g).iter().any(|&l| x.name(l) == "c2c"));
-    (nodes > 1 && env.mnnvl.enable != 0 && every_gpu_on_fabric(x) && every_gpu_c2c).then(|| {
+    (nodes > 1 && env.mnnvl.enable != 0 && rack_tray(x)).then(|| {
         format!(
             "every GPU's NVLinks lead to an NVSwitch and its CPU is joined by C2C, as on the trays of a GB200/GB300 NVL \
              rack: there NCCL fuses the {nodes} trays into one system (MNNVL) and searches them as one node over \
