@@ -417,3 +417,18 @@ fn fleet_of_rack_trays_says_whether_they_can_form_one_clique() {
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert!(v["rack"].is_null());
 }
+
+#[test]
+fn diff_of_two_trays_names_a_gpu_off_the_fabric() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/gb200-nvl72-tray.xml");
+    let off = std::fs::read_to_string(&a).unwrap().replacen("tclass=\"0x068000\"", "tclass=\"0x030200\"", 1);
+    let b = dir.path().join("tray7.xml");
+    std::fs::write(&b, off).unwrap();
+    topo().arg("diff").arg(&a).arg(&b).assert().stdout(predicate::str::contains(
+        "NCCL multi-node NVLink: a tray with every GPU on the NVLink fabric -> GPUs off the NVLink fabric \
+         (0008:01:00.0: no NVLink to an NVSwitch)",
+    ));
+    // Two alike trays: nothing about the fabric.
+    topo().arg("diff").arg(&a).arg(&a).assert().stdout(predicate::str::contains("multi-node NVLink").not());
+}
