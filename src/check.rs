@@ -21,6 +21,11 @@
 //! * `nvlink`: GPUs with fewer active NVLinks than their peers, or a pair whose link
 //!   counts differ by direction.
 //! * `p2p`: GPU pairs NVML reports as not P2P capable.
+//! * `fabric`: the GPUs' NVLink fabric registration (NVML's GPU fabric info, which NCCL
+//!   reads to decide multi-node NVLink): a GPU with NVLinks to NVSwitches whose
+//!   registration is not completed (or failed) while others are, or is still under way;
+//!   GPUs of this machine registered in different clusters or cliques; and, as info, the
+//!   clique a machine whose every GPU is registered belongs to.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -89,6 +94,7 @@ pub fn run_checks(sys: &Sys, det: &Detection) -> Vec<Finding> {
     check_gdr(det, &ends, &mut out);
     check_nvlink(det, &mut out);
     check_p2p(det, &mut out);
+    check_fabric(det, &mut out);
     out
 }
 
@@ -543,6 +549,137 @@ fn check_p2p(det: &Detection, out: &mut Vec<Finding>) {
             message: format!("NVML reports P2P status {code} between these GPUs"),
             why: "NCCL cannot use direct P2P between them and falls back to shared host memory (SHM), which is slower".into(),
             fix: "TNS/CNS: the PCIe topology or chipset blocks P2P (GPUs behind different CPUs or ACS); check ACS and the BIOS; DBR: P2P was disabled by a driver registry key".into(),
+        });
+    }
+}
+
+/// Bus ids of the GPUs of the detected XML with an NVLink to an NVSwitch.
+fn gpus_on_nvswitch(det: &Detection) -> BTreeSet<String> {
+    let xml = &det.xml;
+    xml.preorder()
+        .into_iter()
+        .filter(|&g| xml.name(g) == "gpu")
+        .filter(|&g| {
+            xml.children_named(g, "nvlink")
+                .any(|l| xml.attr(l, "tclass").is_some_and(|c| c.eq_ignore_ascii_case("0x068000")))
+        })
+        .filter_map(|g| xml.parent(g).and_then(|p| xml.attr(p, "busid")).map(str::to_ascii_lowercase))
+        .collect()
+}
+
+fn check_fabric(det: &Detection, out: &mut Vec<Finding>) {
+    use crate::discover::nvml::FabricState;
+    let Some(n) = det.nvml.as_ref().filter(|n| n.fabric_known) else { return };
+    let on_switch = gpus_on_nvswitch(det);
+    let state = |g: &crate::discover::nvml::GpuFacts| g.fabric.as_ref().map_or(FabricState::NotSupported, |f| f.state);
+    // A machine none of whose GPUs registers has no fabric to join (a PCIe or
+    // NVLink-bridge box, an HGX board of an older generation): nothing to say.
+    let any_registers = n.gpus.iter().any(|g| state(g) != FabricState::NotSupported);
+    let mut by_state: BTreeMap<FabricState, Vec<String>> = BTreeMap::new();
+    for g in &n.gpus {
+        let s = state(g);
+        let listed = on_switch.contains(&g.busid.to_ascii_lowercase());
+        if s == FabricState::InProgress
+            || s == FabricState::NotStarted
+            || (s == FabricState::NotSupported && any_registers && listed)
+        {
+            by_state.entry(s).or_default().push(g.busid.clone());
+        }
+    }
+    for (s, devices) in by_state {
+        out.push(Finding {
+            check: "fabric",
+            severity: Severity::Warning,
+            devices,
+            message: format!("NVLink fabric registration {} (NVML GPU fabric state)", s.as_str().replace('_', " ")),
+            why: "NCCL turns multi-node NVLink (MNNVL) on only when every rank's registration is completed: one GPU \
+                  short keeps the whole job's trays apart, joined by their NICs instead of the NVLink fabric"
+                .into(),
+            fix:
+                "check `nvidia-smi -q | grep -A6 Fabric`; the registration completes once the fabric manager / NVLink \
+                  subnet manager of the rack has the GPU (restart nvidia-fabricmanager or the IMEX service, or reset \
+                  the GPU)"
+                    .into(),
+        });
+    }
+    let failed: Vec<String> = n
+        .gpus
+        .iter()
+        .filter(|g| g.fabric.as_ref().is_some_and(|f| f.state == FabricState::Completed && f.status != 0))
+        .map(|g| g.busid.clone())
+        .collect();
+    if !failed.is_empty() {
+        out.push(Finding {
+            check: "fabric",
+            severity: Severity::Warning,
+            devices: failed,
+            message: "NVLink fabric registration completed with a failure status".into(),
+            why:
+                "the GPU's registration did not succeed: its NVLinks to the rack's other trays may not carry traffic, \
+                  though NCCL looks only at the state and would still count it in the clique"
+                    .into(),
+            fix: "check `nvidia-smi -q | grep -A6 Fabric` (Status) and the fabric manager's log".into(),
+        });
+    }
+    // Completed registrations: one cluster and clique, or not.
+    let done: Vec<(&str, &crate::discover::nvml::FabricInfo)> = n
+        .gpus
+        .iter()
+        .filter_map(|g| g.fabric.as_ref().filter(|f| f.state == FabricState::Completed).map(|f| (g.busid.as_str(), f)))
+        .collect();
+    let mut groups: BTreeMap<(String, u32), Vec<String>> = BTreeMap::new();
+    for (b, f) in &done {
+        groups.entry((f.cluster_uuid.clone(), f.clique_id)).or_default().push((*b).to_string());
+    }
+    if groups.len() > 1 {
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|((u, c), gs)| {
+                format!("{} GPU{} in cluster {u} clique {c:#x}", gs.len(), if gs.len() == 1 { "" } else { "s" })
+            })
+            .collect();
+        out.push(Finding {
+            check: "fabric",
+            severity: Severity::Warning,
+            devices: done.iter().map(|(b, _)| (*b).to_string()).collect(),
+            message: format!(
+                "the GPUs of this machine are registered in different NVLink cliques: {}",
+                parts.join(", ")
+            ),
+            why: "NCCL's multi-node NVLink joins only ranks of one cluster UUID and clique id: the GPUs of one tray \
+                  end up in different cliques, and traffic between the cliques goes over the network"
+                .into(),
+            fix: "check the rack's partition configuration in the fabric manager (NVLink partitions), or set \
+                  NCCL_MNNVL_CLIQUE_ID to group them"
+                .into(),
+        });
+    } else if let Some(((u, c), gs)) = groups.iter().next()
+        && gs.len() == n.gpus.len()
+    {
+        let zero = crate::discover::nvml::parse_uuid(u).is_some_and(|b| b == [0; 16]);
+        out.push(Finding {
+            check: "fabric",
+            severity: Severity::Info,
+            devices: vec![],
+            message: if zero {
+                "every GPU's NVLink fabric registration is completed, with a zero cluster UUID: no multi-node NVLink \
+                 fabric"
+                    .into()
+            } else {
+                format!("every GPU is registered with NVLink fabric cluster {u}, clique {c:#x}")
+            },
+            why: if zero {
+                "NCCL keeps multi-node NVLink off: each machine is its own node".into()
+            } else {
+                "NCCL fuses the machines of this clique into one node over NVLink (MNNVL), when CUDA's FABRIC \
+                 handles work (IMEX)"
+                    .into()
+            },
+            fix: if zero {
+                "nothing to do".into()
+            } else {
+                "model a job on N such machines with `--nodes N --mnnvl`".into()
+            },
         });
     }
 }

@@ -115,7 +115,8 @@ pub struct SearchEnv {
     pub nvls_enable: i64,
     /// NCCL_MNNVL_RAIL_PER_HOST (0).
     pub rail_per_host: bool,
-    /// NCCL_MNNVL_SCATTER_NETS_ENABLE (1).
+    /// NCCL_MNNVL_SCATTER_NETS_ENABLE (1; from 2.27.5, before which the NICs are never
+    /// scattered).
     pub scatter_nets: bool,
 }
 
@@ -244,7 +245,7 @@ impl Env {
             cross_nic: r.param("CROSS_NIC", 2),
             nvls_enable: r.param("NVLS_ENABLE", 2),
             rail_per_host: r.param("MNNVL_RAIL_PER_HOST", 0) != 0,
-            scatter_nets: r.param("MNNVL_SCATTER_NETS_ENABLE", 1) != 0,
+            scatter_nets: r.param("MNNVL_SCATTER_NETS_ENABLE", 1) != 0 && release.mnnvl_scatter_nets(),
         };
         let channels = ChannelEnv {
             min_nrings: r.param("MIN_NRINGS", -2),

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::discover;
+use crate::discover::nvml::FabricInfo;
 use crate::error::Error;
 use crate::notice::Diagnostic;
 use crate::xml::{self, Xml};
@@ -30,6 +31,9 @@ pub struct Loaded {
     /// Names the input in messages: the file's path, `fixture:NAME`, `detected:...`.
     pub label: String,
     pub diags: Vec<Diagnostic>,
+    /// Detected machines: each GPU's NVLink fabric registration in NVML index order
+    /// (`None` for a GPU: not supported), when NVML was asked for it.
+    pub fabric: Option<Vec<Option<FabricInfo>>>,
 }
 
 /// Load the topology a source names.
@@ -37,17 +41,19 @@ pub fn load(source: &Source) -> Result<Loaded, Error> {
     match source {
         Source::File(path) => {
             let (xml, diags) = xml::read_file(path)?;
-            Ok(Loaded { xml, label: path.display().to_string(), diags })
+            Ok(Loaded { xml, label: path.display().to_string(), diags, fabric: None })
         }
         Source::Fixture(name) => {
             let (xml, diags) = crate::fixtures::get(name)?.load()?;
-            Ok(Loaded { xml, label: format!("fixture:{name}"), diags })
+            Ok(Loaded { xml, label: format!("fixture:{name}"), diags, fabric: None })
         }
         Source::Detect(src, opts) => {
             let (sys, nvml) = src.open()?;
             let det = discover::detect(&sys, nvml.as_ref(), opts)?;
             let diags = det.notices.iter().map(|n| Diagnostic::warning(n.to_string())).collect();
-            Ok(Loaded { xml: det.xml, label: src.label(), diags })
+            let fabric =
+                det.nvml.as_ref().filter(|n| n.fabric_known).map(|n| n.gpus.iter().map(|g| g.fabric.clone()).collect());
+            Ok(Loaded { xml: det.xml, label: src.label(), diags, fabric })
         }
     }
 }
@@ -60,7 +66,7 @@ pub fn dump(path: &Path) -> Result<Loaded, Error> {
         && !path.exists()
     {
         let (xml, diags) = crate::fixtures::get(name)?.load()?;
-        return Ok(Loaded { xml, label: s.into_owned(), diags });
+        return Ok(Loaded { xml, label: s.into_owned(), diags, fabric: None });
     }
     load(&Source::File(path.to_path_buf()))
 }

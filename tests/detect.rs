@@ -632,3 +632,103 @@ fn each_releases_dump_models_like_the_newest() {
         }
     }
 }
+
+/// A GB200 NVL72 tray (the built-in topology) as a fake machine whose GPUs report the
+/// fabric registrations `fabric` gives, by NVML index.
+fn gb200_tray(fabric: impl Fn(usize) -> Option<nvml::FabricInfo>) -> tempfile::TempDir {
+    let (x, _) = topo::fixtures::get("gb200-nvl72-tray").unwrap().load().unwrap();
+    let mut t = tree_from_xml(&x, &TreeOptions { hostname: "tray".into(), ..Default::default() }).unwrap();
+    for (i, g) in t.nvml.as_mut().unwrap().gpus.iter_mut().enumerate() {
+        g.fabric = fabric(i);
+    }
+    write_tree(&t)
+}
+
+fn registered(state: nvml::FabricState, clique: u32) -> Option<nvml::FabricInfo> {
+    Some(nvml::FabricInfo {
+        state,
+        status: 0,
+        cluster_uuid: "9d2f5e1c-7a43-4b8e-a1c0-3e6f0b2d4c51".into(),
+        clique_id: clique,
+    })
+}
+
+/// `topo ARGS` with NCCL_* variables `vars`: exit status, stdout, stderr.
+fn topo_cmd(args: &[&str], vars: &[(&str, &str)]) -> (i32, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("topo").chain(args.iter().copied()).map(str::to_string);
+    let vars = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let code = topo::cli::run_args(argv, vars, &mut out, &mut err).unwrap();
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+#[test]
+fn fabric_registration_is_detected_and_reported() {
+    use nvml::FabricState::*;
+    let d = gb200_tray(|_| registered(Completed, 0x7ffe));
+    let root = d.path().to_str().unwrap();
+    let (_, out, _) = topo_cmd(&["detect", "--json", "--root", root], &[]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let gpus = v["nvml"]["gpus"].as_array().unwrap();
+    assert_eq!(gpus.len(), 4);
+    assert_eq!(
+        gpus[2]["fabric"],
+        serde_json::json!({"state": "completed", "status": 0,
+                           "cluster_uuid": "9d2f5e1c-7a43-4b8e-a1c0-3e6f0b2d4c51", "clique_id": 0x7ffe})
+    );
+    let fabric: Vec<&serde_json::Value> =
+        v["findings"].as_array().unwrap().iter().filter(|f| f["check"] == "fabric").collect();
+    assert_eq!(fabric.len(), 1, "{fabric:?}");
+    assert_eq!(fabric[0]["severity"], "info");
+    assert!(fabric[0]["message"].as_str().unwrap().contains("clique 0x7ffe"));
+
+    // One GPU still registering: a warning naming it; MNNVL stays off.
+    let d = gb200_tray(|i| registered(if i == 1 { InProgress } else { Completed }, 0x7ffe));
+    let root = d.path().to_str().unwrap();
+    let (code, out, _) = topo_cmd(&["check", "--json", "--root", root], &[]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = v["findings"].as_array().unwrap().iter().find(|f| f["check"] == "fabric").cloned().unwrap();
+    assert_eq!(f["severity"], "warning");
+    assert_eq!(f["devices"].as_array().unwrap().len(), 1);
+    assert!(f["message"].as_str().unwrap().contains("in progress"), "{f}");
+
+    // GPUs of one tray in two cliques.
+    let d = gb200_tray(|i| registered(Completed, if i < 2 { 1 } else { 2 }));
+    let (_, out, _) = topo_cmd(&["check", "--json", "--root", d.path().to_str().unwrap()], &[]);
+    assert!(out.contains("registered in different NVLink cliques: 2 GPUs in cluster"), "{out}");
+
+    // A machine without any registration (older boards): nothing said.
+    let (_, out, _) = topo_cmd(&["check", "--json", "--root", fixtures().join("dgx-h100").to_str().unwrap()], &[]);
+    assert!(!out.contains("\"fabric\""), "{out}");
+}
+
+#[test]
+fn detected_registrations_decide_mnnvl() {
+    use nvml::FabricState::*;
+    let mnnvl_of = |d: &tempfile::TempDir, extra: &[&str], vars: &[(&str, &str)]| {
+        let args = [&["analyze", "--json", "--root", d.path().to_str().unwrap(), "--nodes", "2"][..], extra].concat();
+        let (code, out, err) = topo_cmd(&args, vars);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (v["mnnvl"].clone(), err)
+    };
+    let good = gb200_tray(|_| registered(Completed, 3));
+    let (m, _) = mnnvl_of(&good, &["--mnnvl"], &[]);
+    assert_eq!(m["enabled"], true);
+    assert_eq!(m["clique_size"], 8);
+    // Without --mnnvl, the registrations say what NCCL would do.
+    let (_, err) = mnnvl_of(&good, &[], &[]);
+    assert!(err.contains("registered with one NVLink fabric clique"), "{err}");
+    // A GPU whose registration is not complete keeps it off, and says which.
+    let pending = gb200_tray(|i| registered(if i == 3 { NotStarted } else { Completed }, 3));
+    let (m, err) = mnnvl_of(&pending, &["--mnnvl"], &[]);
+    assert_eq!(m["enabled"], false);
+    assert!(err.contains("GPU 3's NVLink fabric registration is not started"), "{err}");
+    // Two cliques in a tray: off, unless NCCL_MNNVL_CLIQUE_ID puts them in one.
+    let split = gb200_tray(|i| registered(Completed, i as u32 % 2));
+    assert_eq!(mnnvl_of(&split, &["--mnnvl"], &[]).0["enabled"], false);
+    assert_eq!(mnnvl_of(&split, &["--mnnvl"], &[("NCCL_MNNVL_CLIQUE_ID", "9")]).0["enabled"], true);
+    // NCCL_MNNVL_UUID=0: no fabric, whatever NVML says.
+    assert_eq!(mnnvl_of(&good, &["--mnnvl"], &[("NCCL_MNNVL_UUID", "0")]).0["enabled"], false);
+}

@@ -382,3 +382,53 @@ fn fleet_prints_one_line_per_node() {
     assert_eq!(v["nodes"][6]["group"], "outlier 1");
     assert_eq!(v["nodes"][6]["gpus"], 8);
 }
+
+#[test]
+fn fleet_of_rack_trays_says_whether_they_can_form_one_clique() {
+    let dir = tempfile::tempdir().unwrap();
+    let tray = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/gb200-nvl72-tray.xml"),
+    )
+    .unwrap();
+    for i in 1..=3 {
+        std::fs::write(dir.path().join(format!("tray{i}.xml")), &tray).unwrap();
+    }
+    topo()
+        .arg("fleet")
+        .arg(dir.path())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("NVL rack: all 3 dumps are trays with every GPU on the NVLink fabric"))
+        .stdout(predicate::str::contains("--nodes 3 --mnnvl"));
+    // One tray's GPU without its NVSwitch links: off the fabric, named.
+    let off = tray.replacen("tclass=\"0x068000\"", "tclass=\"0x030200\"", 1);
+    std::fs::write(dir.path().join("tray3.xml"), off).unwrap();
+    topo().arg("fleet").arg(dir.path()).assert().code(1).stdout(predicate::str::contains(
+        "NVL rack: 2 of 3 dumps are trays on the NVLink fabric; off it: tray3.xml (GPU 0008:01:00.0: no NVLink to an NVSwitch)",
+    ));
+    let out = topo().arg("fleet").arg(dir.path()).arg("--json").assert().code(1).get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["rack"]["trays"].as_array().unwrap().len(), 2);
+    assert_eq!(v["rack"]["off_fabric"][0]["gpus"], serde_json::json!(["0008:01:00.0"]));
+    // A fleet of other machines says nothing of racks.
+    let boxes = tempfile::tempdir().unwrap();
+    nine(boxes.path(), |_| {});
+    let out = topo().arg("fleet").arg(boxes.path()).arg("--json").assert().code(0).get_output().stdout.clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(v["rack"].is_null());
+}
+
+#[test]
+fn diff_of_two_trays_names_a_gpu_off_the_fabric() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/gb200-nvl72-tray.xml");
+    let off = std::fs::read_to_string(&a).unwrap().replacen("tclass=\"0x068000\"", "tclass=\"0x030200\"", 1);
+    let b = dir.path().join("tray7.xml");
+    std::fs::write(&b, off).unwrap();
+    topo().arg("diff").arg(&a).arg(&b).assert().stdout(predicate::str::contains(
+        "NCCL multi-node NVLink: a tray with every GPU on the NVLink fabric -> GPUs off the NVLink fabric \
+         (0008:01:00.0: no NVLink to an NVSwitch)",
+    ));
+    // Two alike trays: nothing about the fabric.
+    topo().arg("diff").arg(&a).arg(&a).assert().stdout(predicate::str::contains("multi-node NVLink").not());
+}

@@ -305,3 +305,91 @@ fn nccl_tests_results_beside_the_model() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains(&verdict), "{text}");
 }
+
+/// The lines a 2.30.7 rank prints about multi-node NVLink on an NVL rack of `trays`
+/// GB200 trays (4 GPUs each): its fabric registration, its clique verdict and the
+/// communicator's node count. `state` is every registration's NVML fabric state;
+/// `on` whether NCCL turned MNNVL on.
+fn mnnvl_log(trays: usize, state: u32, on: bool) -> String {
+    let buses = ["801000", "901000", "1801000", "1901000"];
+    let n = trays * 4;
+    let mut s = String::new();
+    for r in 0..n {
+        let (tray, local) = (r / 4, r % 4);
+        let p = format!("tray{tray}:{}:{} [{local}] NCCL INFO ", 100 + r, 200 + r);
+        let bus = buses[local];
+        s += &format!("{p}NCCL version 2.30.7+cuda12.9\n");
+        s += &format!(
+            "{p}ncclCommInitRank comm 0xa{r} rank {r} nranks {n} cudaDev {local} nvmlDev {local} busId {bus} commId 0xfeed - Init START\n"
+        );
+        s += &format!(
+            "{p}MNNVL busId 0x{bus} fabric UUID 8e4b437a1c5e2f9d.514c2d0b6f3ec0a1 cliqueId 0x7ffe state {state} healthMask 0x0\n"
+        );
+        let (nodes, local_ranks, local_rank) = if on { (1, n, r) } else { (trays, 4, local) };
+        if on {
+            s += &format!("{p}MNNVL 1 cliqueId 7ffe cliqueSize {n} cliqueRank {r} nvlDomainSize {n}\n");
+        }
+        s += &format!(
+            "{p}comm 0xa{r} rank {r} nRanks {n} nNodes {nodes} localRanks {local_ranks} localRank {local_rank} MNNVL {}\n",
+            u8::from(on)
+        );
+    }
+    s
+}
+
+#[test]
+fn mnnvl_lines_are_read_and_held_against_the_fused_model() {
+    let d = tempfile::tempdir().unwrap();
+    let tray = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/gb200-nvl72-tray.xml");
+    let run = |name: &str, text: &str| {
+        let f = write_log(d.path(), name, text);
+        let out = topo().args(["log", "--json", "--topo"]).arg(&tray).arg(&f).output().unwrap();
+        assert!(out.status.code().is_some(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let mnnvl_findings = |j: &serde_json::Value| -> Vec<String> {
+        j["model"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"].as_str().unwrap().starts_with("mnnvl"))
+            .map(|f| format!("{}: log {} / model {}", f["kind"], f["log"], f["model"]))
+            .collect()
+    };
+
+    // Four trays in one clique: the facts are read, and the model agrees (one node of 16).
+    let j = run("on.log", &mnnvl_log(4, 3, true));
+    assert_eq!(j["fabric"].as_array().unwrap().len(), 16);
+    assert_eq!(j["fabric"][1]["bus_id"], "0009:01:00.0");
+    assert_eq!(j["fabric"][1]["cluster_uuid"], "8e4b437a1c5e2f9d.514c2d0b6f3ec0a1");
+    assert_eq!(j["fabric"][1]["state"], 3);
+    assert_eq!(j["cliques"][5]["clique_size"], 16);
+    assert_eq!(j["cliques"][5]["nvl_domain_size"], 16);
+    assert_eq!(j["comms"][0]["mnnvl"], true);
+    assert_eq!(j["model"]["nodes"], 4);
+    assert!(j["model"]["checked"]["mnnvl"].as_u64().unwrap() >= 4, "{}", j["model"]["checked"]);
+    assert_eq!(mnnvl_findings(&j), Vec::<String>::new());
+    // A clique NCCL cut in two (another clique id on two trays, say): each count differs.
+    let half = mnnvl_log(4, 3, true).replace("cliqueSize 16", "cliqueSize 8").replace("nNodes 1", "nNodes 2");
+    let found = mnnvl_findings(&run("half.log", &half));
+    assert_eq!(
+        found,
+        [
+            "\"mnnvl_clique_size\": log \"cliqueSize 8\" / model \"cliqueSize 16\"",
+            "\"mnnvl_nnodes\": log \"nNodes 2\" / model \"nNodes 1\""
+        ],
+        "{found:?}"
+    );
+
+    // A registration still in progress: NCCL kept MNNVL off, and so does the model.
+    let j = run("pending.log", &mnnvl_log(2, 2, false));
+    assert_eq!(j["model"]["nodes"], 2);
+    assert_eq!(mnnvl_findings(&j), Vec::<String>::new());
+
+    // Registrations complete but MNNVL off (no IMEX): a difference, with its likely cause.
+    let j = run("no-imex.log", &mnnvl_log(2, 3, false));
+    let found = mnnvl_findings(&j);
+    assert_eq!(found, ["\"mnnvl_enabled\": log \"MNNVL 0\" / model \"MNNVL 1\""], "{found:?}");
+    let f = j["model"]["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "mnnvl_enabled").unwrap();
+    assert!(f["cause"].as_str().unwrap().contains("IMEX"), "{f}");
+}

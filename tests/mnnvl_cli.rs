@@ -106,3 +106,19 @@ fn the_rack_picture_has_every_tray() {
     assert!(dot.contains("NVLink fabric"));
     assert!(dot.contains("1 node (18 trays fused by MNNVL)"));
 }
+
+#[test]
+fn scatter_and_rail_variables_change_nothing_one_clique_models_and_say_so() {
+    let vars = [("NCCL_MNNVL_SCATTER_NETS_ENABLE", "0"), ("NCCL_MNNVL_RAIL_PER_HOST", "1"), ("NCCL_CROSS_NIC", "0")];
+    let (set, err) = analyze(&["--nodes", "4", "--mnnvl"], &vars);
+    let (plain, _) = analyze(&["--nodes", "4", "--mnnvl"], &[("NCCL_CROSS_NIC", "0")]);
+    assert_eq!(set["graphs"], plain["graphs"]);
+    assert_eq!(set["paths"], plain["paths"]);
+    for name in ["NCCL_MNNVL_SCATTER_NETS_ENABLE", "NCCL_MNNVL_RAIL_PER_HOST"] {
+        assert!(err.contains(&format!("{name} is set but changes nothing here")), "{err}");
+    }
+    assert!(err.contains("the clique holds the whole job"), "{err}");
+    // Unset, nothing is said.
+    let (_, err) = analyze(&["--nodes", "4", "--mnnvl"], &[]);
+    assert!(!err.contains("changes nothing"), "{err}");
+}

@@ -119,6 +119,7 @@ impl ModelArgs {
             collnet: self.collnet,
             nvls: !self.no_nvls,
             mnnvl: self.mnnvl,
+            fabric: None,
             env: env.clone(),
         }
     }

@@ -253,7 +253,8 @@ fn release_of_this_machine(ctx: &mut Ctx) -> Result<(), Error> {
 /// Load the input, say its notices, and run the model on it.
 fn analyze_input(input: &InputArgs, m: &ModelArgs, ctx: &mut Ctx) -> Result<(Loaded, Analysis), Error> {
     let loaded = input::load(&input.source(&ctx.env))?;
-    let an = model::analyze(&loaded.xml, &loaded.label, &m.options(&ctx.env))?;
+    let opts = model::Options { fabric: loaded.fabric.clone(), ..m.options(&ctx.env) };
+    let an = model::analyze(&loaded.xml, &loaded.label, &opts)?;
     ctx.notices(loaded.diags.iter().chain(&an.diags))?;
     Ok((loaded, an))
 }

@@ -203,6 +203,38 @@ pub struct FleetReport {
     pub outliers: Vec<Outlier>,
     /// Dumps that could not be read (with `--skip-bad`).
     pub skipped: Vec<(PathBuf, String)>,
+    /// When some dumps are trays of an NVL rack: which could form one multi-node
+    /// NVLink clique and which are off the fabric.
+    pub rack: Option<FleetRack>,
+}
+
+/// The dumps of a fleet as the trays of NVL racks (GB200/GB300): those whose every GPU
+/// reaches the NVLink fabric and so may join one clique (NCCL fuses them when their
+/// registrations, which a dump does not hold, agree), and those that cannot.
+#[derive(Debug, Clone, Default)]
+pub struct FleetRack {
+    /// Dumps shaped as rack trays (every GPU on an NVSwitch, joined to its CPU by C2C).
+    pub trays: Vec<PathBuf>,
+    /// Other dumps, with the GPUs that have no NVLink to an NVSwitch (empty: they do,
+    /// but the dump is not a tray's, no C2C).
+    pub off: Vec<(PathBuf, Vec<String>)>,
+}
+
+/// Sort the groups' dumps into rack trays and the others; `None` when none is a tray.
+fn rack_of(groups: &[(&Group, Option<&Xml>)]) -> Option<FleetRack> {
+    let mut rack = FleetRack::default();
+    for (g, x) in groups {
+        let Some(x) = x else { continue };
+        if crate::model::mnnvl::rack_tray(x) {
+            rack.trays.extend(g.files.iter().cloned());
+        } else {
+            let gpus = crate::model::mnnvl::gpus_off_fabric(x);
+            rack.off.extend(g.files.iter().map(|f| (f.clone(), gpus.clone())));
+        }
+    }
+    rack.trays.sort_by(|a, b| natural_path_cmp(a, b));
+    rack.off.sort_by(|a, b| natural_path_cmp(&a.0, &b.0));
+    (!rack.trays.is_empty()).then_some(rack)
 }
 
 /// A group that differs from the reference.
@@ -269,13 +301,16 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
     };
     let mut reference = reference;
     reference.count(&ref_xml);
+    let ref_side_xml = ref_xml.clone();
     let ref_side = Side::new(&reference.files[0].display().to_string(), ref_xml, opts, graphs);
     let mut outliers = Vec::new();
+    let mut shapes: Vec<(Group, Option<Xml>)> = Vec::new();
     for mut g in groups {
         let label = g.files[0].display().to_string();
         match read_checked(&g.files[0]) {
             Ok(x) => {
                 g.count(&x);
+                shapes.push((g.clone(), Some(x.clone())));
                 let side = Side::new(&label, x, opts, graphs);
                 let (changes, hidden) = compare(&ref_side, &side, &ignore);
                 outliers.push(Outlier { ring: side.ring(), group: g, changes, hidden, error: None });
@@ -289,7 +324,14 @@ pub fn fleet(args: &FleetOptions, opts: &model::Options, graphs: GraphsFn) -> Re
             }),
         }
     }
+    let mut all: Vec<(&Group, Option<&Xml>)> = Vec::new();
+    if reference_in_fleet {
+        all.push((&reference, Some(&ref_side_xml)));
+    }
+    all.extend(shapes.iter().map(|(g, x)| (g, x.as_ref())));
+    let rack = rack_of(&all);
     Ok(FleetReport {
+        rack,
         dumps: files.len(),
         ignore,
         reference_ring: ref_side.ring(),

@@ -142,6 +142,7 @@ impl Side {
 pub fn compare(a: &Side, b: &Side, ignore: &Ignore) -> (Vec<Change>, usize) {
     let m = matching::match_devices(&a.inv, &b.inv);
     let mut all = compare::structural(&a.inv, &b.inv, &m);
+    all.extend(fabric_change(a, b));
     match (&a.analysis, &b.analysis) {
         (Ok(x), Ok(y)) => {
             let na = impact::Naming::new(x, &a.inv, &a.inv, None);
@@ -198,6 +199,44 @@ fn touches(an: &Analysis, scope: Scope) -> bool {
             .iter()
             .any(|c| matches!(c.kind, crate::model::system::Kind::Cpu { vendor, .. } if vendor == cpu::VENDOR_AMD)),
     }
+}
+
+/// A tray of an NVL rack against a dump whose GPUs do not all reach the NVLink fabric
+/// (or that is no tray): what it does to multi-node NVLink.
+fn fabric_change(a: &Side, b: &Side) -> Option<Change> {
+    use crate::model::mnnvl::{gpus_off_fabric, rack_tray};
+    let (ta, tb) = (rack_tray(&a.xml), rack_tray(&b.xml));
+    if ta == tb {
+        return None;
+    }
+    let side = |tray: bool, x: &Xml| {
+        if tray {
+            "a tray with every GPU on the NVLink fabric".to_string()
+        } else {
+            match gpus_off_fabric(x).as_slice() {
+                [] => "no tray (no C2C to its CPU)".to_string(),
+                off => format!("GPUs off the NVLink fabric ({}: no NVLink to an NVSwitch)", off.join(", ")),
+            }
+        }
+    };
+    Some(Change {
+        level: Level::Warning,
+        what: What::Nccl,
+        subject: "NCCL multi-node NVLink".into(),
+        kind: None,
+        busid: None,
+        name: None,
+        attr: Some("mnnvl".into()),
+        before: None,
+        after: None,
+        message: format!(
+            "{} -> {}: NCCL fuses NVL rack trays into one node (MNNVL) only when every rank's GPU is on the fabric; \
+             a job that includes the second dump runs without it",
+            side(ta, &a.xml),
+            side(tb, &b.xml)
+        ),
+        items: Vec::new(),
+    })
 }
 
 fn model_failed(level: Level, label: &str, e: &str) -> Change {

@@ -238,7 +238,12 @@ pub fn detect(sys: &Sys, source: &dyn NvmlSource, opts: &Options) -> Result<Dete
         None => Xml::new_system(),
     };
     let nvml = match source.load()? {
-        NvmlLoad::Loaded(s) => Some(s),
+        NvmlLoad::Loaded(s) => {
+            for n in &s.notes {
+                sys.notice(Level::Info, None, n.clone());
+            }
+            Some(s)
+        }
         NvmlLoad::Unavailable(why) => {
             sys.notice(
                 Level::Warning,

@@ -36,7 +36,10 @@
 //!       "c2c": {"count": 10, "bw": 40000, "down": 0},      // bw per link in MB/s
 //!       "gdr": true,                         // CUDA's GPUDirect RDMA attribute
 //!       "dmabuf": true,                      // CUDA's DMA-BUF attribute
-//!       "mlopart": -1
+//!       "mlopart": -1,
+//!       "fabric": {"state": "completed", "status": 0,          // NVML's GPU fabric info
+//!                  "cluster_uuid": "9d2f5e1c-7a43-4b8e-a1c0-3e6f0b2d4c51",
+//!                  "clique_id": 32766}
 //!     }
 //!   ],
 //!   "p2p": {"read": [["X", "OK"], ["OK", "X"]], "write": [["X", "OK"], ["OK", "X"]]},
@@ -54,6 +57,13 @@
 //!   supported), `DBR` (disabled by regkey), `NS` (not supported), `U` (unknown), `X`.
 //! * `ib` gives facts the IB verbs library would answer that sysfs does not have
 //!   (`max_qp`, written as `maxconn`); optional.
+//! * `fabric` is the GPU's registration with an NVLink fabric
+//!   (`nvmlDeviceGetGpuFabricInfoV`), which NCCL reads to decide multi-node NVLink:
+//!   `state` is `not_supported`, `not_started`, `in_progress` or `completed`; `status` is
+//!   the registration's NVML return code (0, success, by default); `cluster_uuid` is 16
+//!   bytes as 32 hex digits, dashes allowed; `clique_id` a 32-bit number. A file where
+//!   no GPU has `fabric` says nothing about the fabric (as an NVML too old to have the
+//!   call); in a file where one GPU has it, a GPU without it is `not_supported`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -106,6 +116,98 @@ pub struct GpuFacts {
     pub gdr: Option<bool>,
     pub dmabuf: Option<bool>,
     pub mlopart: Option<i32>,
+    /// The GPU's fabric registration; `None` when NVML did not answer (not supported).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<FabricInfo>,
+}
+
+/// `nvmlGpuFabricState_t`: how far the GPU's registration with the NVLink fabric got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FabricState {
+    NotSupported,
+    NotStarted,
+    InProgress,
+    Completed,
+}
+
+impl FabricState {
+    /// From NVML's number (`NVML_GPU_FABRIC_STATE_*`); unknown numbers are not supported.
+    pub fn from_nvml(v: u8) -> FabricState {
+        match v {
+            1 => FabricState::NotStarted,
+            2 => FabricState::InProgress,
+            3 => FabricState::Completed,
+            _ => FabricState::NotSupported,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FabricState::NotSupported => "not_supported",
+            FabricState::NotStarted => "not_started",
+            FabricState::InProgress => "in_progress",
+            FabricState::Completed => "completed",
+        }
+    }
+}
+
+/// One GPU's registration with the NVLink fabric, as `nvmlDeviceGetGpuFabricInfoV`
+/// gives it (what NCCL keeps in `peerInfo.fabricInfo`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FabricInfo {
+    pub state: FabricState,
+    /// The registration's NVML return code (0: success).
+    pub status: u32,
+    /// The cluster (NVLink domain) UUID, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
+    pub cluster_uuid: String,
+    pub clique_id: u32,
+}
+
+impl FabricInfo {
+    /// A registration from NVML's raw fields.
+    pub fn from_raw(state: u8, status: u32, uuid: [u8; 16], clique_id: u32) -> FabricInfo {
+        FabricInfo { state: FabricState::from_nvml(state), status, cluster_uuid: format_uuid(&uuid), clique_id }
+    }
+
+    /// The UUID's 16 bytes (zero when it cannot be read).
+    pub fn uuid_bytes(&self) -> [u8; 16] {
+        parse_uuid(&self.cluster_uuid).unwrap_or([0; 16])
+    }
+
+    /// The UUID as NCCL prints it (`fabric UUID %lx.%lx`): its two halves read as
+    /// little-endian 64-bit numbers.
+    pub fn uuid_halves(&self) -> (u64, u64) {
+        uuid_halves(&self.uuid_bytes())
+    }
+}
+
+/// 16 bytes as NCCL reads them: two little-endian 64-bit halves.
+pub fn uuid_halves(b: &[u8; 16]) -> (u64, u64) {
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&b[..8]);
+    hi.copy_from_slice(&b[8..]);
+    (u64::from_le_bytes(lo), u64::from_le_bytes(hi))
+}
+
+/// `8-4-4-4-12` lowercase hex, as nvidia-smi shows a cluster UUID.
+pub fn format_uuid(b: &[u8; 16]) -> String {
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+}
+
+/// 32 hex digits, dashes anywhere allowed; `None` otherwise.
+pub fn parse_uuid(s: &str) -> Option<[u8; 16]> {
+    let h: Vec<u8> = s.bytes().filter(|&c| c != b'-').collect();
+    if h.len() != 32 || !h.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, pair) in h.chunks(2).enumerate() {
+        out[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// NVML's P2P status matrices, indexed by position in [`NvmlSnapshot::gpus`].
@@ -126,6 +228,13 @@ pub struct NvmlSnapshot {
     pub p2p: P2pMatrix,
     /// IB verbs facts by device name (`max_qp`); only from a fake file.
     pub ib_max_qp: BTreeMap<String, u32>,
+    /// Whether NVML was asked for the GPUs' fabric registration (a driver with the call,
+    /// or a fake file giving it for some GPU); without it, nothing is known of it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fabric_known: bool,
+    /// What detection should say about NVML's answers (an old driver without a call).
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 impl NvmlSnapshot {
@@ -207,6 +316,20 @@ struct FakeGpu {
     dmabuf: Option<bool>,
     #[serde(default)]
     mlopart: Option<i32>,
+    #[serde(default)]
+    fabric: Option<FakeFabric>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FakeFabric {
+    state: FabricState,
+    #[serde(default)]
+    status: u32,
+    #[serde(default)]
+    cluster_uuid: Option<String>,
+    #[serde(default)]
+    clique_id: u32,
 }
 
 #[derive(Deserialize)]
@@ -419,6 +542,24 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
                 .collect::<Vec<_>>()
         });
         let pcie = g.pcie.unwrap_or(FakePcie { generation: None, width: None, max_gen: None, max_width: None });
+        let fabric = match g.fabric {
+            None => None,
+            Some(f) => {
+                let uuid = match f.cluster_uuid.as_deref() {
+                    None => [0; 16],
+                    Some(u) => parse_uuid(u).ok_or_else(|| {
+                        bad(format!("gpu index {}: fabric.cluster_uuid \"{u}\" is not 32 hex digits", g.index))
+                    })?,
+                };
+                snap.fabric_known = true;
+                Some(FabricInfo {
+                    state: f.state,
+                    status: f.status,
+                    cluster_uuid: format_uuid(&uuid),
+                    clique_id: f.clique_id,
+                })
+            }
+        };
         snap.gpus.push(GpuFacts {
             index: g.index,
             busid,
@@ -435,6 +576,7 @@ pub fn parse_fake(text: &str, path: &Path) -> Result<NvmlSnapshot, Error> {
             gdr: g.gdr,
             dmabuf: g.dmabuf,
             mlopart: g.mlopart,
+            fabric,
         });
     }
     snap.gpus.sort_by_key(|g| g.index);
@@ -538,6 +680,13 @@ pub fn to_fake_json(snap: &NvmlSnapshot, comment: &str) -> String {
         if let Some(m) = g.mlopart {
             o.insert("mlopart".into(), json!(m));
         }
+        if let Some(f) = &g.fabric {
+            o.insert(
+                "fabric".into(),
+                json!({"state": f.state.as_str(), "status": f.status, "cluster_uuid": f.cluster_uuid,
+                       "clique_id": f.clique_id}),
+            );
+        }
         gpus.push(Value::Object(o));
     }
     let mut top = Map::new();
@@ -629,6 +778,18 @@ impl NvmlSource for RealNvml {
             g.nvlinks = real_nvlinks(&dev, sm.unwrap_or(0));
             if sm.unwrap_or(0) >= 90 {
                 g.c2c = real_c2c(&dev);
+            }
+            // NCCL reads the registration through the versioned call only: without it,
+            // every GPU is "not supported", which is known too.
+            snap.fabric_known = true;
+            match real_fabric(&dev) {
+                Some(f) => g.fabric = f,
+                None if snap.notes.is_empty() => snap.notes.push(
+                    "this NVML has no nvmlDeviceGetGpuFabricInfoV (a driver older than R530): the GPUs' NVLink \
+                     fabric registration is not known, and NCCL sees none (no multi-node NVLink)"
+                        .into(),
+                ),
+                None => {}
             }
             let (gdr, dmabuf) = cuda_gpudirect(&g.busid);
             g.gdr = gdr;
@@ -732,6 +893,53 @@ struct RawFieldValue {
     value: u64,
 }
 
+/// `nvmlGpuFabricInfo_v2_t`, laid out as in nvml.h; NCCL asks for this version.
+#[cfg(feature = "nvml")]
+#[repr(C)]
+struct RawFabricInfoV2 {
+    version: u32,
+    cluster_uuid: [u8; 16],
+    status: u32,
+    clique_id: u32,
+    state: u8,
+    health_mask: u32,
+}
+
+/// `nvmlGpuFabricInfoV_t` (version 3), the buffer the versioned call is given: the v2
+/// answer fits in it.
+#[cfg(feature = "nvml")]
+#[repr(C)]
+struct RawFabricInfoV {
+    v2: RawFabricInfoV2,
+    health_summary: u8,
+}
+
+#[cfg(feature = "nvml")]
+fn pointee_size_1<D, T, R>(_f: unsafe extern "C" fn(D, *mut T) -> R) -> usize {
+    std::mem::size_of::<T>()
+}
+
+/// The GPU's fabric registration as NCCL reads it (`ncclNvmlDeviceGetGpuFabricInfoV`,
+/// version 2; a failed call leaves it not supported). `None` when this NVML has no
+/// versioned call (NCCL uses no other, so it sees no registration either).
+#[cfg(feature = "nvml")]
+fn real_fabric(dev: &nvml_wrapper::Device<'_>) -> Option<Option<FabricInfo>> {
+    let sym = *dev.nvml().lib().nvmlDeviceGetGpuFabricInfoV.as_ref().ok()?;
+    if pointee_size_1(sym) != std::mem::size_of::<RawFabricInfoV>() {
+        return Some(None);
+    }
+    let version = std::mem::size_of::<RawFabricInfoV2>() as u32 | (2 << 24);
+    let mut v = RawFabricInfoV {
+        v2: RawFabricInfoV2 { version, cluster_uuid: [0; 16], status: 0, clique_id: 0, state: 0, health_mask: 0 },
+        health_summary: 0,
+    };
+    // SAFETY: the handle comes from a live Device; the buffer has the C layout of
+    // nvmlGpuFabricInfoV_t (size checked above) and asks for the smaller version 2.
+    let ret = unsafe { sym(dev.handle(), (&mut v as *mut RawFabricInfoV).cast()) };
+    let f = &v.v2;
+    Some((ret == 0).then(|| FabricInfo::from_raw(f.state, f.status, f.cluster_uuid, f.clique_id)))
+}
+
 #[cfg(feature = "nvml")]
 fn pointee_size<D, T, R>(_f: unsafe extern "C" fn(D, std::ffi::c_int, *mut T) -> R) -> usize {
     std::mem::size_of::<T>()
@@ -828,6 +1036,35 @@ mod tests {
         let mut t = parse_fake(&text, Path::new("n.json")).unwrap();
         t.source = s.source.clone();
         assert_eq!(s, t);
+    }
+
+    #[test]
+    fn fabric_registrations_read_and_round_trip() {
+        let text = r#"{"gpus": [
+          {"index": 0, "busid": "0000:01:00.0",
+           "fabric": {"state": "completed", "cluster_uuid": "9D2F5E1C7A434B8EA1C03E6F0B2D4C51", "clique_id": 5}},
+          {"index": 1, "busid": "0000:02:00.0"}]}"#;
+        let s = parse_fake(text, Path::new("n.json")).unwrap();
+        assert!(s.fabric_known);
+        let f = s.gpus[0].fabric.clone().unwrap();
+        assert_eq!((f.state, f.status, f.clique_id), (FabricState::Completed, 0, 5));
+        assert_eq!(f.cluster_uuid, "9d2f5e1c-7a43-4b8e-a1c0-3e6f0b2d4c51");
+        // NCCL prints the UUID as its two little-endian 64-bit halves.
+        assert_eq!(f.uuid_halves(), (0x8e4b437a1c5e2f9d, 0x514c2d0b6f3ec0a1));
+        assert_eq!(s.gpus[1].fabric, None);
+        let mut t = parse_fake(&to_fake_json(&s, "x"), Path::new("n.json")).unwrap();
+        t.source = s.source.clone();
+        assert_eq!(s, t);
+        // A file without fabric keys knows nothing of it; bad values are named.
+        assert!(!parse_fake(FAKE, Path::new("n.json")).unwrap().fabric_known);
+        let bad = |f: &str| {
+            let t = format!("{{\"gpus\": [{{\"index\": 0, \"busid\": \"0000:01:00.0\", \"fabric\": {f}}}]}}");
+            parse_fake(&t, Path::new("f.json")).unwrap_err().to_string()
+        };
+        assert!(bad(r#"{"state": "completed", "cluster_uuid": "12"}"#).contains("fabric.cluster_uuid \"12\""));
+        assert!(bad(r#"{"state": "done"}"#).contains("unknown variant `done`"));
+        assert_eq!(FabricState::from_nvml(3), FabricState::Completed);
+        assert_eq!(FabricState::from_nvml(9), FabricState::NotSupported);
     }
 
     #[test]

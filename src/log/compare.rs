@@ -6,6 +6,8 @@
 //!
 //! [`unusual`] lists what stands out in the log itself, with or without a model.
 
+mod mnnvl;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
@@ -206,11 +208,27 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         }
     }
     .max(1) as usize;
+    // Multi-node NVLink: on a tray's topology, the model fuses the log's trays (one
+    // NCCL node) from the log's fabric registrations; a fused print cannot be split.
+    let from_file = matches!(opts.machine, Machine::File { .. });
+    let log_mnnvl = mnnvl::of_log(facts, comm);
+    let fuse = log_mnnvl.as_ref().filter(|_| from_file);
+    let nodes = match fuse.filter(|l| l.on).and_then(|_| mnnvl::trays(comm, &xml)) {
+        Some(trays) => trays,
+        None => nodes,
+    };
     let env_pairs = facts.nccl_settings();
     let env = Env::for_release(opts.release, env_pairs.clone());
 
     let run_model = |p2p_support: bool| -> Result<(Analysis, Graphs, channels::Run), Error> {
-        let mopts = Options { nodes, p2p_support, env: env.clone(), ..Options::default() };
+        let mopts = Options {
+            nodes,
+            p2p_support,
+            env: env.clone(),
+            mnnvl: fuse.is_some(),
+            fabric: fuse.and_then(|l| l.fabric.clone()),
+            ..Options::default()
+        };
         let an = model::analyze(&xml, &machine, &mopts)?;
         let (gs, _) = search::run(&an, &SearchOptions::from_analysis(&an))?;
         let run = channels::for_analysis(&an, &gs)?;
@@ -237,6 +255,11 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         compare_channels(&ctx, primary, &run, &mut c);
         compare_transports(&ctx, primary, &an, &mut c);
         compare_tuning(&ctx, &an, &gs, &mut c);
+        match (&log_mnnvl, from_file) {
+            (Some(l), true) => mnnvl::compare(&ctx, primary, l, &an, &run, &mut c),
+            (Some(l), false) if l.on => c.findings.push(mnnvl::print_finding()),
+            _ => {}
+        }
         Ok(c)
     };
     let differences = |c: &Comparison| c.findings.iter().filter(|f| f.severity == Severity::Warning).count();

@@ -69,6 +69,40 @@ pub struct LogFacts {
     pub warnings: Vec<String>,
     /// nccl-tests' results tables in the log.
     pub perf: Vec<super::perf::PerfTable>,
+    /// NVLink fabric registrations (`MNNVL busId ...`), one per GPU and host.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fabric: Vec<FabricLine>,
+    /// Multi-node NVLink verdicts (`MNNVL 1 cliqueId ...`), one per rank.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cliques: Vec<CliqueLine>,
+}
+
+/// A GPU's NVLink fabric registration as a rank printed it (init.cc): what NCCL's
+/// multi-node NVLink check reads, after NCCL_MNNVL_UUID / NCCL_MNNVL_CLIQUE_ID.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct FabricLine {
+    pub host: Option<String>,
+    pub bus_id: String,
+    /// The cluster UUID as NCCL prints it: its two 64-bit halves, `%lx.%lx`.
+    pub cluster_uuid: String,
+    pub clique_id: u32,
+    /// NVML's fabric state: 0 not supported, 1 not started, 2 in progress, 3 completed.
+    pub state: u32,
+    pub health_mask: u32,
+}
+
+/// A rank's multi-node NVLink verdict (mnnvl.cc), printed when MNNVL is on.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct CliqueLine {
+    pub host: Option<String>,
+    pub comm: Option<usize>,
+    pub rank: Option<u32>,
+    pub mnnvl: bool,
+    pub clique_id: u32,
+    pub clique_size: u32,
+    pub clique_rank: u32,
+    /// Ranks of the same cluster UUID (2.30+).
+    pub nvl_domain_size: Option<u32>,
 }
 
 /// Whose log this is.

@@ -87,7 +87,6 @@ const OPENINGS: &[&str] = &[
     "Local Net device counts",
     "MMAP allocated shareable host buffer ",
     "MMAP imported shareable host buffer ",
-    "MNNVL busId 0x",
     "MNNVL matching peer 0x",
     "MNNVL rack serial ",
     "Marking physical devices as unplaced",

@@ -21,6 +21,12 @@ pub(crate) enum Rec<'a> {
     CommEnd,
     /// K3 `comm 0x.. rank r nRanks n nNodes n localRanks n localRank n MNNVL n`.
     Nodes(Nodes),
+    /// K3 `MNNVL busId 0x.. fabric UUID a.b cliqueId 0x.. state s healthMask 0x..`: a
+    /// rank's NVLink fabric registration (2.20+).
+    Fabric(FabricRec),
+    /// K3 `MNNVL m cliqueId c cliqueSize n cliqueRank r [nvlDomainSize d]`: a rank's
+    /// multi-node NVLink verdict (2.21+; nvlDomainSize from 2.30).
+    Clique(CliqueRec),
     /// K4 `=== System : ... ===`.
     SysHeader(SysHeader),
     /// K5 a system print line: a CPU root or a `+ LINK[bw] - NODE` child.
@@ -133,6 +139,27 @@ pub(crate) struct Nodes {
     pub local_ranks: u32,
     pub local_rank: u32,
     pub mnnvl: u32,
+}
+
+/// K3, a fabric registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FabricRec {
+    pub bus_id: u64,
+    /// The cluster UUID's two 64-bit halves, as printed (`%lx.%lx`).
+    pub uuid: (u64, u64),
+    pub clique_id: u32,
+    pub state: u32,
+    pub health_mask: u32,
+}
+
+/// K3, a multi-node NVLink verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CliqueRec {
+    pub mnnvl: u32,
+    pub clique_id: u32,
+    pub size: u32,
+    pub rank: u32,
+    pub nvl_domain: Option<u32>,
 }
 
 // ---------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::discover::nvml::FabricInfo;
 use crate::env::Env;
 use crate::error::Error;
 use crate::model::build::{self, BuildOptions};
@@ -29,6 +30,9 @@ pub struct Options {
     /// The nodes are the trays of one multi-node NVLink clique (`--mnnvl`): every GPU
     /// with an NVLink to an NVSwitch is registered with one fabric.
     pub mnnvl: bool,
+    /// The fabric registration of each GPU of the node, as detection read it from NVML
+    /// (`None` for a GPU: not supported); `None` when not known (a topology file).
+    pub fabric: Option<Vec<Option<FabricInfo>>>,
     /// NCCL_* variables in force.
     pub env: Env,
 }
@@ -42,6 +46,7 @@ impl Default for Options {
             collnet: false,
             nvls: true,
             mnnvl: false,
+            fabric: None,
             env: Env::default(),
         }
     }
@@ -284,9 +289,18 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     // one host come from the file's ranked GPUs (the preparation counts them).
     let per_host = prepare::prepare(xml, input, &net_opts)?;
     let view = prepare::nccl_view(xml);
-    let registered = opts.mnnvl && mnnvl::every_gpu_on_fabric(&view);
+    // On a detected machine NVML's registrations decide; on a file, `--mnnvl` says every
+    // GPU on an NVSwitch is registered.
+    let detected = opts.fabric.as_deref().map(|f| mnnvl::detected_clique(&opts.env, f));
+    let registered = opts.mnnvl
+        && match &detected {
+            Some(d) => d.is_ok(),
+            None => mnnvl::every_gpu_on_fabric(&view),
+        };
     let mnnvl = mnnvl::decide(&opts.env, opts.nodes, per_host.gpus.len(), registered);
-    diags.extend(mnnvl::note(&view, &opts.env, opts.nodes, opts.mnnvl, &mnnvl).map(Diagnostic::warning));
+    diags.extend(
+        mnnvl::note(&view, &opts.env, opts.nodes, opts.mnnvl, &mnnvl, detected.as_ref()).map(Diagnostic::warning),
+    );
     let gpus_per_host = per_host.gpus.len();
     let mut prep = if mnnvl.hosts > 1 { prepare::prepare_hosts(xml, input, &net_opts, mnnvl.hosts)? } else { per_host };
     if mnnvl.enabled {
@@ -322,6 +336,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
     let trimmed = paths::trim_system(&mut sys, 0, n_ranks, env.release());
     paths::compute_paths(&mut sys, &params)?;
     paths::search_init(&mut sys, env.release());
+    diags.extend(mnnvl::idle_variables(env, mnnvl.hosts, sys.inter).into_iter().map(Diagnostic::warning));
 
     let gpu_ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
     let labels = Labels::new(&sys);

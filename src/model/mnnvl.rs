@@ -5,8 +5,11 @@
 //! The fabric facts NCCL reads from NVML (registration state, cluster UUID, clique id)
 //! are not in a topology file: `--mnnvl` says every GPU with an NVLink to an NVSwitch is
 //! registered, all with one cluster UUID and one clique id. A GPU without such an NVLink
-//! has no fabric registration, and then NCCL keeps MNNVL off for the whole job.
+//! has no fabric registration, and then NCCL keeps MNNVL off for the whole job. On a
+//! detected machine the registrations NVML gave are used instead ([`detected_clique`]),
+//! with NCCL_MNNVL_UUID and NCCL_MNNVL_CLIQUE_ID overriding them as in `init.cc`.
 
+use crate::discover::nvml::{FabricInfo, FabricState, format_uuid};
 use crate::env::Env;
 use crate::types::PathType;
 use crate::xml::{self, Xml};
@@ -51,6 +54,18 @@ pub fn every_gpu_on_fabric(x: &Xml) -> bool {
         })
 }
 
+/// Whether a topology looks like a tray of a GB200/GB300 NVL rack: every GPU has an
+/// NVLink to an NVSwitch and is joined to its CPU by C2C. A heuristic: the XML cannot
+/// tell a rack's switches from those of one box.
+pub fn rack_tray(x: &Xml) -> bool {
+    let Some(root) = x.root() else { return false };
+    every_gpu_on_fabric(x)
+        && x.descendants_named(root, "gpu")
+            .into_iter()
+            .filter(|&g| x.attr(g, "dev").is_some_and(|d| xml::strtol(d) >= 0))
+            .all(|g| x.children(g).iter().any(|&l| x.name(l) == "c2c"))
+}
+
 /// GPUs not on the fabric (no NVLink to an NVSwitch), by bus id: each of them keeps
 /// MNNVL off for the whole job.
 pub fn gpus_off_fabric(x: &Xml) -> Vec<String> {
@@ -67,16 +82,88 @@ pub fn gpus_off_fabric(x: &Xml) -> Vec<String> {
         .collect()
 }
 
+/// The cluster UUID and clique id NCCL puts in a rank's fabric info (`init.cc`): NVML's,
+/// unless NCCL_MNNVL_UUID (both 64-bit halves) or NCCL_MNNVL_CLIQUE_ID replaces them.
+/// With NCCL_MNNVL_CLIQUE_ID=-2 the clique is a hash of the rack's serial number, the
+/// same for every GPU of a tray: `None` stands for it.
+fn effective(env: &Env, f: &FabricInfo) -> ([u8; 16], Option<u32>) {
+    let m = &env.mnnvl;
+    let uuid = if m.uuid != -1 {
+        let half = (m.uuid as u64).to_le_bytes();
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&half);
+        b[8..].copy_from_slice(&half);
+        b
+    } else {
+        f.uuid_bytes()
+    };
+    let clique = match m.clique_id {
+        -2 => None,
+        -1 => Some(f.clique_id),
+        c => Some(c as u32),
+    };
+    (uuid, clique)
+}
+
+/// Whether the fabric registrations of one node's GPUs (as detection read them from
+/// NVML; `None`: not supported) let NCCL fuse identical nodes into one clique
+/// (`mnnvl.cc`): every registration completed, a cluster UUID that is not zero, and
+/// every GPU in the same cluster and clique. The error says why not.
+pub fn detected_clique(env: &Env, fabric: &[Option<FabricInfo>]) -> Result<(), String> {
+    if fabric.is_empty() {
+        return Err("no GPU reports a fabric registration".into());
+    }
+    for (i, f) in fabric.iter().enumerate() {
+        let state = f.as_ref().map_or(FabricState::NotSupported, |f| f.state);
+        if state != FabricState::Completed {
+            return Err(format!(
+                "GPU {i}'s NVLink fabric registration is {} (NVML), not completed",
+                state.as_str().replace('_', " ")
+            ));
+        }
+    }
+    let ids: Vec<([u8; 16], Option<u32>)> = fabric.iter().flatten().map(|f| effective(env, f)).collect();
+    if ids[0].0 == [0; 16] {
+        return Err("the cluster UUID is zero (no multi-node fabric)".into());
+    }
+    if let Some((i, (u, c))) = ids.iter().enumerate().find(|(_, id)| **id != ids[0]) {
+        let what = if *u != ids[0].0 {
+            format!("cluster {} against GPU 0's {}", format_uuid(u), format_uuid(&ids[0].0))
+        } else {
+            format!("clique {:#x} against GPU 0's {:#x}", c.unwrap_or(0), ids[0].1.unwrap_or(0))
+        };
+        return Err(format!(
+            "GPU {i} is registered in another clique than GPU 0 ({what}): NCCL would fuse only each GPU's own clique, \
+             which topo does not model"
+        ));
+    }
+    Ok(())
+}
+
 /// What to tell the user about multi-node NVLink for this job, if anything: a tray of
-/// an NVL rack (every GPU on an NVSwitch and joined to its Grace CPU by C2C) modelled as
-/// separate nodes, or `--mnnvl` on GPUs NCCL would not fuse.
-pub fn note(x: &Xml, env: &Env, nodes: usize, asked: bool, decided: &Mnnvl) -> Option<String> {
+/// an NVL rack (every GPU on an NVSwitch and joined to its Grace CPU by C2C, or, on a
+/// detected machine, registered with one fabric) modelled as separate nodes, or
+/// `--mnnvl` on GPUs NCCL would not fuse. `detected`: the verdict of
+/// [`detected_clique`] on the machine's registrations, when they are known.
+pub fn note(
+    x: &Xml,
+    env: &Env,
+    nodes: usize,
+    asked: bool,
+    decided: &Mnnvl,
+    detected: Option<&Result<(), String>>,
+) -> Option<String> {
     if !env.release().mnnvl() {
         return asked
             .then(|| format!("--mnnvl: NCCL {} has no multi-node NVLink (2.20.3 and later): ignored", env.release()));
     }
     if asked {
-        let off = gpus_off_fabric(x);
+        if let Some(Err(why)) = detected {
+            return Some(format!(
+                "--mnnvl on this machine: {why}, so NCCL keeps MNNVL off and models {nodes} separate node(s)"
+            ));
+        }
+        let off = if detected.is_some() { Vec::new() } else { gpus_off_fabric(x) };
         if let Some(first) = off.first() {
             return Some(format!(
                 "--mnnvl: GPU {first}{} has no NVLink to an NVSwitch, so no fabric registration: NCCL keeps MNNVL off \
@@ -93,19 +180,49 @@ pub fn note(x: &Xml, env: &Env, nodes: usize, asked: bool, decided: &Mnnvl) -> O
         }
         return None;
     }
-    let root = x.root()?;
-    let every_gpu_c2c = x
-        .descendants_named(root, "gpu")
-        .into_iter()
-        .filter(|&g| x.attr(g, "dev").is_some_and(|d| xml::strtol(d) >= 0))
-        .all(|g| x.children(g).iter().any(|&l| x.name(l) == "c2c"));
-    (nodes > 1 && env.mnnvl.enable != 0 && every_gpu_on_fabric(x) && every_gpu_c2c).then(|| {
+    if let Some(d) = detected {
+        return (nodes > 1 && env.mnnvl.enable != 0 && d.is_ok()).then(|| {
+            format!(
+                "this machine's GPUs are registered with one NVLink fabric clique (NVML): on {nodes} such trays \
+                 NCCL fuses them into one system (MNNVL) and searches them as one node over NVLink; this models \
+                 {nodes} separate nodes joined by their NICs (add --mnnvl to model the clique)"
+            )
+        });
+    }
+    (nodes > 1 && env.mnnvl.enable != 0 && rack_tray(x)).then(|| {
         format!(
             "every GPU's NVLinks lead to an NVSwitch and its CPU is joined by C2C, as on the trays of a GB200/GB300 NVL \
              rack: there NCCL fuses the {nodes} trays into one system (MNNVL) and searches them as one node over \
              NVLink; this models {nodes} separate nodes joined by their NICs (add --mnnvl to model the rack)"
         )
     })
+}
+
+/// The MNNVL variables that are set but change nothing in this job, each with why.
+/// NCCL_MNNVL_SCATTER_NETS_ENABLE and NCCL_MNNVL_RAIL_PER_HOST act only in the search of
+/// a system fused from several hosts that still goes through the network (`inter`: the
+/// job spans more than one clique); `hosts` is the fused system's, `inter` its verdict.
+pub fn idle_variables(env: &Env, hosts: usize, inter: bool) -> Vec<String> {
+    const WHAT: &[(&str, &str)] = &[
+        ("NCCL_MNNVL_SCATTER_NETS_ENABLE", "orders the NICs the search tries"),
+        ("NCCL_MNNVL_RAIL_PER_HOST", "pairs a channel's NICs on different trays (with NCCL_CROSS_NIC=0)"),
+    ];
+    let why = if hosts <= 1 {
+        "this system is not fused from several hosts (MNNVL is off)"
+    } else if !inter {
+        "the clique holds the whole job, so the search stays on NVLink and never goes through a NIC"
+    } else {
+        return Vec::new();
+    };
+    WHAT.iter()
+        .filter(|(name, _)| env.vars().contains_key(*name) && env.release().variable_since(name).is_none())
+        .map(|(name, what)| {
+            format!(
+                "{name} is set but changes nothing here: it {what} in a system fused from several trays (MNNVL) \
+                 whose search goes through the network, and {why}"
+            )
+        })
+        .collect()
 }
 
 /// NCCL's decision for `hosts` identical hosts of `gpus_per_host` GPUs each.
@@ -167,14 +284,67 @@ mod tests {
     fn a_rack_tray_as_separate_nodes_is_noted() {
         let x = xml::parse(TRAY, None).unwrap().0;
         let e = env(&[]);
-        assert!(note(&x, &e, 2, false, &Mnnvl::OFF).is_some_and(|n| n.contains("--mnnvl")));
-        assert_eq!(note(&x, &e, 1, false, &Mnnvl::OFF), None);
-        assert_eq!(note(&x, &env(&[("NCCL_MNNVL_ENABLE", "0")]), 2, false, &Mnnvl::OFF), None);
-        assert_eq!(note(&x, &e, 2, true, &decide(&e, 2, 1, true)), None);
+        assert!(note(&x, &e, 2, false, &Mnnvl::OFF, None).is_some_and(|n| n.contains("--mnnvl")));
+        assert_eq!(note(&x, &e, 1, false, &Mnnvl::OFF, None), None);
+        assert_eq!(note(&x, &env(&[("NCCL_MNNVL_ENABLE", "0")]), 2, false, &Mnnvl::OFF, None), None);
+        assert_eq!(note(&x, &e, 2, true, &decide(&e, 2, 1, true), None), None);
         let lone = xml::parse(&TRAY.replace("0x068000", "0x030200"), None).unwrap().0;
         assert!(gpus_off_fabric(&lone) == ["0000:01:00.0"]);
-        assert!(note(&lone, &e, 2, true, &Mnnvl::OFF).is_some_and(|n| n.contains("no NVLink to an NVSwitch")));
-        assert_eq!(note(&lone, &e, 2, false, &Mnnvl::OFF), None);
+        assert!(note(&lone, &e, 2, true, &Mnnvl::OFF, None).is_some_and(|n| n.contains("no NVLink to an NVSwitch")));
+        assert_eq!(note(&lone, &e, 2, false, &Mnnvl::OFF, None), None);
+        // Detected registrations decide instead of the NVLinks.
+        let no: Result<(), String> = Err("GPU 0's NVLink fabric registration is in progress".into());
+        assert!(note(&x, &e, 2, true, &Mnnvl::OFF, Some(&no)).is_some_and(|n| n.contains("in progress")));
+        assert_eq!(note(&x, &e, 2, false, &Mnnvl::OFF, Some(&no)), None);
+        assert!(note(&lone, &e, 2, false, &Mnnvl::OFF, Some(&Ok(()))).is_some_and(|n| n.contains("registered")));
+    }
+
+    fn reg(state: FabricState, uuid: &str, clique: u32) -> Option<FabricInfo> {
+        Some(FabricInfo { state, status: 0, cluster_uuid: uuid.into(), clique_id: clique })
+    }
+
+    const U1: &str = "9d2f5e1c-7a43-4b8e-a1c0-3e6f0b2d4c51";
+    const U2: &str = "00000000-0000-0000-0000-000000000007";
+    const ZERO: &str = "00000000-0000-0000-0000-000000000000";
+
+    #[test]
+    fn detected_registrations_as_nccl_reads_them() {
+        use FabricState::*;
+        let e = env(&[]);
+        let one = [reg(Completed, U1, 7), reg(Completed, U1, 7)];
+        assert_eq!(detected_clique(&e, &one), Ok(()));
+        let pending = [reg(Completed, U1, 7), reg(InProgress, U1, 7)];
+        assert!(
+            detected_clique(&e, &pending).unwrap_err().contains("GPU 1's NVLink fabric registration is in progress")
+        );
+        assert!(detected_clique(&e, &[reg(Completed, U1, 7), None]).unwrap_err().contains("not supported"));
+        assert!(detected_clique(&e, &[reg(Completed, ZERO, 7)]).unwrap_err().contains("zero"));
+        let split = [reg(Completed, U1, 7), reg(Completed, U1, 8)];
+        assert!(detected_clique(&e, &split).unwrap_err().contains("clique 0x8 against GPU 0's 0x7"));
+        let two = [reg(Completed, U1, 7), reg(Completed, U2, 7)];
+        assert!(detected_clique(&e, &two).unwrap_err().contains("cluster 00000000-"));
+        // NCCL_MNNVL_UUID and NCCL_MNNVL_CLIQUE_ID replace what NVML says (init.cc).
+        assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_UUID", "5")]), &two), Ok(()));
+        assert!(detected_clique(&env(&[("NCCL_MNNVL_UUID", "0")]), &one).unwrap_err().contains("zero"));
+        assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_CLIQUE_ID", "3")]), &split), Ok(()));
+        assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_CLIQUE_ID", "-2")]), &split), Ok(()));
+        assert_eq!(detected_clique(&env(&[("NCCL_MNNVL_UUID", "5")]), &[reg(Completed, ZERO, 1)]), Ok(()));
+    }
+
+    #[test]
+    fn scatter_and_rail_variables_say_when_they_are_idle() {
+        let e = env(&[("NCCL_MNNVL_SCATTER_NETS_ENABLE", "0"), ("NCCL_MNNVL_RAIL_PER_HOST", "1")]);
+        let one = idle_variables(&e, 1, true);
+        assert_eq!(one.len(), 2);
+        assert!(one[0].contains("NCCL_MNNVL_SCATTER_NETS_ENABLE") && one[0].contains("not fused"), "{one:?}");
+        assert!(idle_variables(&e, 4, false)[1].contains("the clique holds the whole job"));
+        assert!(idle_variables(&e, 4, true).is_empty());
+        assert!(idle_variables(&env(&[]), 1, false).is_empty());
+        // A release that does not read the variable already says so.
+        let old = Env::for_release(crate::release::Release::parse("2.27.3").unwrap(), e.vars().clone());
+        assert!(idle_variables(&old, 1, false).is_empty());
+        assert!(!old.search.scatter_nets, "no scatter before 2.27.5");
+        assert!(env(&[]).search.scatter_nets);
     }
 
     #[test]

@@ -115,6 +115,14 @@ pub enum RingPairSwap {
 // ---- search -----------------------------------------------------------------------
 
 impl Release {
+    /// The NICs of a system fused from several hosts (MNNVL) are offered to the search
+    /// channel by channel across the GPUs, spreading them over the trays
+    /// (`ncclTopoPrefNetsGpuFirst`, under NCCL_MNNVL_SCATTER_NETS_ENABLE), from 2.27.5;
+    /// before, GPU by GPU, as on any system.
+    pub fn mnnvl_scatter_nets(self) -> bool {
+        self.since(2, 27, 5)
+    }
+
     /// The speed ladders the search walks.
     pub fn speed_tables(self) -> SpeedTables {
         use SpeedTables::*;

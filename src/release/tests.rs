@@ -198,6 +198,9 @@ fn variables_by_release() {
     assert_eq!(r(2, 28, 3).variable_since("NCCL_MNNVL_RAIL_PER_HOST"), Some(r(2, 28, 7)));
     assert_eq!(r(2, 18, 1).variable_since("NCCL_P2P_LEVEL"), None);
     assert_eq!(r(2, 18, 1).variable_since("NCCL_NOT_A_THING"), None);
+    // search.cc: the scatter of a fused system's NICs came with its variable (2.27.5).
+    assert_eq!(r(2, 27, 3).variable_since("NCCL_MNNVL_SCATTER_NETS_ENABLE"), Some(r(2, 27, 5)));
+    assert!(!r(2, 27, 3).mnnvl_scatter_nets() && r(2, 27, 5).mnnvl_scatter_nets());
 }
 
 /// nvls.cc ncclNvlsInit: `gpuCount <= 2` turns NVLS off until 2.28.3, `< 2` from 2.28.7.

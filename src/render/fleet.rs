@@ -159,6 +159,10 @@ pub fn text_with(r: &FleetReport, term: &Term) -> String {
     }
     s.push_str(&node_table(r, term));
     s.push('\n');
+    if let Some(text) = rack_text(r) {
+        line(&mut s, &text, "  ");
+        s.push('\n');
+    }
     let how = if r.reference_in_fleet { "" } else { " (given with --reference, not one of the fleet)" };
     let head =
         format!("reference: {} (signature {:016x}){how}: ", dumps(r.reference.files.len()), r.reference.signature);
@@ -201,6 +205,43 @@ pub fn text_with(r: &FleetReport, term: &Term) -> String {
     s
 }
 
+/// What the dumps say as trays of NVL racks, when some are: all on the NVLink fabric,
+/// or which ones are off it.
+fn rack_text(r: &FleetReport) -> Option<String> {
+    let rack = r.rack.as_ref()?;
+    let n = rack.trays.len();
+    let nodes = |k: usize| format!("--nodes {k} --mnnvl");
+    if rack.off.is_empty() {
+        return Some(format!(
+            "NVL rack: {} every GPU on the NVLink fabric (NVSwitch, C2C to its CPU): NCCL fuses them into one node \
+             (MNNVL) when their fabric registrations form one clique, which a dump does not hold (`topo check` on \
+             each tray shows its registration); model the job with {}",
+            if n == 1 { "the dump is a tray with".to_string() } else { format!("all {n} dumps are trays with") },
+            nodes(n)
+        ));
+    }
+    let off: Vec<String> = rack
+        .off
+        .iter()
+        .map(|(f, gpus)| {
+            let name = f.file_name().map_or_else(|| f.display().to_string(), |x| x.to_string_lossy().into_owned());
+            match gpus.first() {
+                Some(g) if gpus.len() > 1 => {
+                    format!("{name} (GPU {g} and {} more: no NVLink to an NVSwitch)", gpus.len() - 1)
+                }
+                Some(g) => format!("{name} (GPU {g}: no NVLink to an NVSwitch)"),
+                None => format!("{name} (no C2C: not a tray's topology)"),
+            }
+        })
+        .collect();
+    Some(format!(
+        "NVL rack: {n} of {} dumps are trays on the NVLink fabric; off it: {}. A job that includes a dump off the \
+         fabric runs without MNNVL (NCCL keeps it off for every rank): its trays talk over their NICs",
+        n + rack.off.len(),
+        off.join(", ")
+    ))
+}
+
 /// The JSON report.
 pub fn json(r: &FleetReport) -> Value {
     let files = |g: &Group| g.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>();
@@ -231,6 +272,10 @@ pub fn json(r: &FleetReport) -> Value {
             })
         }).collect::<Vec<_>>(),
         "skipped": r.skipped.iter().map(|(f, e)| json!({"file": f.display().to_string(), "error": e})).collect::<Vec<_>>(),
+        "rack": r.rack.as_ref().map(|k| json!({
+            "trays": k.trays.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+            "off_fabric": k.off.iter().map(|(f, g)| json!({"file": f.display().to_string(), "gpus": g})).collect::<Vec<_>>(),
+        })),
         "nodes": node_rows(r).iter().map(|x| json!({
             "file": x.file, "node": x.node, "gpus": x.gpus, "nets": x.nets, "group": x.group, "differs": x.differs,
         })).collect::<Vec<_>>(),

@@ -182,6 +182,9 @@ pub fn text_with(r: &Report, term: &Term) -> String {
         let line = format!("  communicator {i}{id}: {} ranks{nodes}{func}{primary}", c.nranks);
         let _ = writeln!(out, "{}", term.wrap(&line, "    "));
     }
+    if let Some(line) = mnnvl_line(f) {
+        let _ = writeln!(out, "{}", term.wrap(&line, "    "));
+    }
 
     let primary = f.primary();
     let ranks: Vec<_> = f.ranks.iter().filter(|x| Some(x.comm) == primary && in_rank(r.rank, Some(x.rank))).collect();
@@ -445,6 +448,44 @@ pub fn json(r: &Report) -> serde_json::Value {
         }
     }
     v
+}
+
+/// One line on multi-node NVLink, when the log speaks of it: the registrations read
+/// (by fabric state) and the clique NCCL formed.
+fn mnnvl_line(f: &crate::log::LogFacts) -> Option<String> {
+    if f.fabric.is_empty() && f.cliques.is_empty() {
+        return None;
+    }
+    const STATES: [&str; 4] = ["not supported", "not started", "in progress", "completed"];
+    let mut by_state: std::collections::BTreeMap<u32, usize> = Default::default();
+    for x in &f.fabric {
+        *by_state.entry(x.state).or_default() += 1;
+    }
+    let states: Vec<String> = by_state
+        .iter()
+        .map(|(s, n)| format!("{n} {}", STATES.get(*s as usize).copied().unwrap_or("in an unknown state")))
+        .collect();
+    let mut parts = Vec::new();
+    if !states.is_empty() {
+        let cliques: std::collections::BTreeSet<(&str, u32)> =
+            f.fabric.iter().map(|x| (x.cluster_uuid.as_str(), x.clique_id)).collect();
+        let where_ = match cliques.iter().next() {
+            Some((u, c)) if cliques.len() == 1 => format!(" (cluster {u}, clique {c:#x})"),
+            _ => format!(" ({} clusters/cliques)", cliques.len()),
+        };
+        parts.push(format!("fabric registrations {}{where_}", states.join(", ")));
+    }
+    match f.cliques.iter().find(|c| c.mnnvl) {
+        Some(c) => parts.push(format!(
+            "on, clique {:#x} of {} ranks{}",
+            c.clique_id,
+            c.clique_size,
+            c.nvl_domain_size.map(|d| format!(", NVLink domain of {d}")).unwrap_or_default()
+        )),
+        None if f.comms.iter().any(|c| c.mnnvl == Some(true)) => parts.push("on".into()),
+        None => parts.push("off".into()),
+    }
+    Some(format!("  multi-node NVLink (MNNVL): {}", parts.join("; ")))
 }
 
 #[cfg(test)]

@@ -702,6 +702,7 @@ impl Gen<'_> {
             gdr: a(g, "gdr").map(|v| v == "1"),
             dmabuf: None,
             mlopart,
+            fabric: None,
         });
     }
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::sink::NONE;
 use super::state::{Assembler, InitSeen, Outcome, SplitOf};
 use crate::log::facts::*;
-use crate::log::record::{Init, InitPhase, Nodes};
+use crate::log::record::{CliqueRec, FabricRec, Init, InitPhase, Nodes};
 use crate::log::version::Fp;
 use crate::xml::i64_to_busid;
 
@@ -32,6 +32,39 @@ impl Assembler {
             self.flush_pending(si, Some(comm), Some(n.rank));
         }
         self.note_pid_comm(si, comm);
+        Outcome::Read
+    }
+
+    pub(super) fn fabric(&mut self, si: usize, f: FabricRec) -> Outcome {
+        let x = FabricLine {
+            host: self.host_name(self.streams[si].host),
+            bus_id: i64_to_busid(f.bus_id as i64),
+            cluster_uuid: format!("{:x}.{:x}", f.uuid.0, f.uuid.1),
+            clique_id: f.clique_id,
+            state: f.state,
+            health_mask: f.health_mask,
+        };
+        if self.sink.once(26, &x, None) {
+            self.sink.f.fabric.push(x);
+        }
+        Outcome::Read
+    }
+
+    pub(super) fn clique(&mut self, si: usize, c: CliqueRec) -> Outcome {
+        let s = &self.streams[si];
+        let x = CliqueLine {
+            host: self.host_name(s.host),
+            comm: s.comm,
+            rank: s.rank,
+            mnnvl: c.mnnvl != 0,
+            clique_id: c.clique_id,
+            clique_size: c.size,
+            clique_rank: c.rank,
+            nvl_domain_size: c.nvl_domain,
+        };
+        if self.sink.once(27, &x, None) {
+            self.sink.f.cliques.push(x);
+        }
         Outcome::Read
     }
 

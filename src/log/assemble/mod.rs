@@ -53,6 +53,8 @@ fn strong(r: &Rec<'_>) -> bool {
         Rec::Version(_)
             | Rec::Init(_)
             | Rec::Nodes(_)
+            | Rec::Fabric(_)
+            | Rec::Clique(_)
             | Rec::SysHeader(_)
             | Rec::Pattern(_)
             | Rec::RingOrder(_)
@@ -268,6 +270,8 @@ impl Assembler {
                 Outcome::Read
             }
             Rec::Nodes(n) => self.nodes(si, n),
+            Rec::Fabric(f) => self.fabric(si, f),
+            Rec::Clique(c) => self.clique(si, c),
             // The system print (system.rs).
             Rec::SysHeader(h) => self.sys_header(si, h),
             Rec::SysLine(l) => self.sys_line(si, l),

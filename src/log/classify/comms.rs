@@ -1,7 +1,7 @@
 //! Communicators (K1-K3): the version line, `Init START`/`COMPLETE` and the
 //! `comm ... nNodes` line.
 
-use crate::log::record::{Init, InitPhase, Nodes, Rec, VersionLine};
+use crate::log::record::{CliqueRec, FabricRec, Init, InitPhase, Nodes, Rec, VersionLine};
 use crate::log::scan::{hex, ident, int, nat, nat32, ptr};
 
 pub(super) fn version(s: &str) -> Option<VersionLine<'_>> {
@@ -120,4 +120,44 @@ pub(super) fn nodes(msg: &str) -> Option<Nodes> {
     let (local_rank, r) = nat32(r.strip_prefix(" localRank ")?)?;
     let (mnnvl, r) = nat32(r.strip_prefix(" MNNVL ")?)?;
     r.is_empty().then_some(Nodes { ptr: p, rank, nranks, nnodes, local_ranks, local_rank, mnnvl })
+}
+
+/// `MNNVL busId 0x%lx fabric UUID %lx.%lx cliqueId 0x%x state %d healthMask 0x%x`
+/// (init.cc) or `MNNVL %d cliqueId %x cliqueSize %d cliqueRank %d[ nvlDomainSize %d]`
+/// (mnnvl.cc; a trailing space in 2.21-2.24).
+pub(super) fn mnnvl(msg: &str) -> Option<Rec<'_>> {
+    let r = msg.strip_prefix("MNNVL ")?;
+    if let Some(r) = r.strip_prefix("busId ") {
+        let (bus_id, r) = ptr(r)?;
+        let (lo, r) = hex(r.strip_prefix(" fabric UUID ")?)?;
+        let (hi, r) = hex(r.strip_prefix('.')?)?;
+        let (clique_id, r) = ptr(r.strip_prefix(" cliqueId ")?)?;
+        let (state, r) = nat32(r.strip_prefix(" state ")?)?;
+        let (health_mask, r) = ptr(r.strip_prefix(" healthMask ")?)?;
+        return r.is_empty().then_some(Rec::Fabric(FabricRec {
+            bus_id,
+            uuid: (lo, hi),
+            clique_id: u32::try_from(clique_id).ok()?,
+            state,
+            health_mask: u32::try_from(health_mask).ok()?,
+        }));
+    }
+    let (mnnvl, r) = nat32(r)?;
+    let (clique_id, r) = hex(r.strip_prefix(" cliqueId ")?)?;
+    let (size, r) = nat32(r.strip_prefix(" cliqueSize ")?)?;
+    let (rank, r) = nat32(r.strip_prefix(" cliqueRank ")?)?;
+    let (nvl_domain, r) = match r.strip_prefix(" nvlDomainSize ") {
+        Some(r) => {
+            let (d, r) = nat32(r)?;
+            (Some(d), r)
+        }
+        None => (None, r),
+    };
+    (r.is_empty() || r == " ").then_some(Rec::Clique(CliqueRec {
+        mnnvl,
+        clique_id: u32::try_from(clique_id).ok()?,
+        size,
+        rank,
+        nvl_domain,
+    }))
 }

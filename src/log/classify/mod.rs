@@ -21,7 +21,7 @@ use super::known;
 use super::rccl::{rccl_only, rccl_suffix};
 use super::record::Rec;
 use super::scan::{nat, nat32, sp, sp1, word};
-use comms::{init, nodes, version};
+use comms::{init, mnnvl, nodes, version};
 use connections::{collnet, conn, connected};
 use graphs::{graph_channel, pattern};
 use rings::{nvls_head, nvls_trees, old_ring, ring_link, ring_order, tree, trees};
@@ -89,6 +89,11 @@ fn word_first(msg: &str) -> Option<Rec<'_>> {
         return Some(r);
     }
     match b[0] {
+        b'M' if msg.starts_with("MNNVL ") => {
+            if let Some(r) = mnnvl(msg) {
+                return Some(r);
+            }
+        }
         b'C' => {
             if let Some(r) = msg.strip_prefix("Channel ") {
                 return ring_order(r).map(Rec::RingOrder).or_else(|| conn(msg)).or_else(|| rccl_suffix(msg));

@@ -64,6 +64,28 @@ fn init_lines_of_every_release() {
 }
 
 #[test]
+fn mnnvl_lines() {
+    let m =
+        "MNNVL busId 0x1901000 fabric UUID 8e4b437a1c5e2f9d.514c2d0b6f3ec0a1 cliqueId 0x7ffe state 3 healthMask 0x0";
+    let Rec::Fabric(f) = classify(m) else { panic!("{:?}", classify(m)) };
+    assert_eq!(
+        (f.bus_id, f.uuid, f.clique_id, f.state),
+        (0x1901000, (0x8e4b437a1c5e2f9d, 0x514c2d0b6f3ec0a1), 0x7ffe, 3)
+    );
+    // 2.30 adds nvlDomainSize; 2.21-2.24 end in a space.
+    let c = |m: &str| match classify(m) {
+        Rec::Clique(c) => (c.mnnvl, c.clique_id, c.size, c.rank, c.nvl_domain),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(c("MNNVL 1 cliqueId 7ffe cliqueSize 72 cliqueRank 5 nvlDomainSize 72"), (1, 0x7ffe, 72, 5, Some(72)));
+    assert_eq!(c("MNNVL 1 cliqueId 7ffe cliqueSize 8 cliqueRank 0 "), (1, 0x7ffe, 8, 0, None));
+    assert_eq!(c("MNNVL 1 cliqueId 0 cliqueSize 8 cliqueRank 0"), (1, 0, 8, 0, None));
+    // Anchored at both ends; the other MNNVL lines stay known and unread.
+    assert_eq!(kind("MNNVL 1 cliqueId 7ffe cliqueSize 8 cliqueRank 0 extra"), "Unknown");
+    assert_eq!(kind("MNNVL rack serial 1234 slot 1 tray 2 hostId 3 peerType 0 moduleId 1"), "Known");
+}
+
+#[test]
 fn system_headers() {
     let h = |m: &str| match classify(m) {
         Rec::SysHeader(h) => (h.max_bw, h.total_bw, h.form),
