@@ -388,3 +388,23 @@ fn nccl_trees_cost_within_3x_of_tree_simple_on_every_builtin_machine() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// A host that trimming splits into two domains (fixtures/pcie/split-domains.xml) is
+/// costed, every algorithm `make` offers on it, and the header says how it is split.
+#[test]
+fn a_host_split_into_domains_is_costed() {
+    let split = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pcie/split-domains.xml");
+    let out = topo()
+        .args(["algo", "compare", "allreduce", "--topo"])
+        .arg(&split)
+        .args(["-b", "1M", "-e", "1G", "-f", "1024"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().next().unwrap().contains("1 node x 4 GPUs (2 trimming domains a node"), "{text}");
+    for algo in ["[1] ring:", "[6] nccl:", "[7] nccl-tree:"] {
+        assert!(text.contains(algo), "{algo}: {text}");
+    }
+}
