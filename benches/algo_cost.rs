@@ -27,7 +27,7 @@ fn machine(nodes: usize) -> (Fabric, make::Shape) {
     let so = topo::search::SearchOptions::from_analysis(&an);
     let (graphs, _) = topo::search::run(&an, &so).unwrap();
     let model = Model::new(&an, &graphs).unwrap();
-    (Fabric::new(&an, &model), make::machine::shape_with(&an, &graphs).unwrap())
+    (Fabric::new(&an, &model).unwrap(), make::machine::shape_with(&an, &graphs).unwrap())
 }
 
 fn allreduce(c: &mut Criterion) {

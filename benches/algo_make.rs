@@ -7,7 +7,7 @@ use topo::algo::program::{Collective, Protocol};
 use topo::algo::{Runtime, write};
 
 fn bench(c: &mut Criterion) {
-    let shape = Shape { nodes: 8, gpus_per_node: 8, rings: Vec::new() };
+    let shape = Shape { nodes: 8, gpus_per_node: 8, rings: Vec::new(), trees: Vec::new() };
     for (name, algo, coll, runtime) in [
         ("hierarchical allreduce 64 GPUs", Algo::Hierarchical, Collective::AllReduce, Runtime::Executor),
         ("hierarchical allreduce 64 GPUs rccl", Algo::Hierarchical, Collective::AllReduce, Runtime::Rccl),

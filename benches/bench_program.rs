@@ -33,7 +33,7 @@ fn ring_program(n: u32) -> ProgramHost {
         instances: 1,
         channels: None,
     };
-    let shape = Shape { nodes: 1, gpus_per_node: n, rings: Vec::new() };
+    let shape = Shape { nodes: 1, gpus_per_node: n, rings: Vec::new(), trees: Vec::new() };
     let p = make::make(&opts, &shape).expect("ring program");
     let text = topo::algo::write::write(&p, Runtime::Executor).expect("program text");
     ProgramHost::new(load(text.as_bytes(), "ring.xml").expect("a valid program"))

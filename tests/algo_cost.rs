@@ -1,4 +1,5 @@
-//! `topo algo cost` and `topo algo compare` on built-in machines.
+//! `topo algo cost` and `topo algo compare` on built-in machines, and the cost model held
+//! against the tuning model on every built-in and shared machine.
 
 mod common;
 
@@ -24,7 +25,7 @@ fn ring_file(dir: &std::path::Path, name: &str, channels: u32) -> std::path::Pat
         instances: 1,
         channels: Some(channels),
     };
-    let p = make::make(&opts, &Shape { nodes: 1, gpus_per_node: 8, rings: Vec::new() }).unwrap();
+    let p = make::make(&opts, &Shape { nodes: 1, gpus_per_node: 8, rings: Vec::new(), trees: Vec::new() }).unwrap();
     let text = topo::algo::write::write(&p, topo::algo::Runtime::Executor).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -196,7 +197,7 @@ fn compare_coll_lists_every_algorithm_make_offers() {
         .clone();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let algos: Vec<&str> = v["programs"].as_array().unwrap().iter().map(|p| p["algo"].as_str().unwrap()).collect();
-    assert_eq!(algos, ["ring", "mesh", "rhd", "nhr", "nb", "hierarchical", "nccl"]);
+    assert_eq!(algos, ["ring", "mesh", "rhd", "nhr", "nb", "hierarchical", "nccl", "nccl-tree"]);
     assert!(!v["ranges"].as_array().unwrap().is_empty());
     let one = topo()
         .args(["algo", "compare", "alltoall", "--fixture", "dgx-h100", "-b", "1M", "-e", "1M"])
@@ -212,4 +213,198 @@ fn compare_coll_lists_every_algorithm_make_offers() {
         .success();
     let err = String::from_utf8(allreduce_one_node.get_output().stderr.clone()).unwrap();
     assert!(err.contains("hierarchical is not compared"), "{err}");
+}
+
+/// The `nccl` ring allreduce (NCCL's rings, one program channel per NCCL channel) costed
+/// at 1 GiB, over the tuning model's Ring/Simple time for the same call: `Ok(None)` where
+/// the job has fewer than 2 GPUs or no rings, `Err` where the model refuses the machine
+/// (NCCL's init fails on it too). Where NCCL runs more channels than the executor takes
+/// (32), both sides are the job under NCCL_MAX_NCHANNELS=32: NCCL's own choice when held
+/// to the channels the program can have.
+fn ring_agreement(xml: &topo::xml::Xml, label: &str, nodes: usize) -> Result<Option<(f64, String)>, String> {
+    agreement(xml, label, nodes, Algo::Nccl)
+}
+
+/// [`ring_agreement`] for `nccl` (against Ring/Simple) or `nccl-tree` (against
+/// Tree/Simple).
+fn agreement(xml: &topo::xml::Xml, label: &str, nodes: usize, algo: Algo) -> Result<Option<(f64, String)>, String> {
+    use topo::algo::cost::{Fabric, cost};
+    let (tuned, name) = match algo {
+        Algo::NcclTree => (topo::tune::Algo::Tree, "Tree/Simple"),
+        _ => (topo::tune::Algo::Ring, "Ring/Simple"),
+    };
+    let runtime = topo::algo::Runtime::Executor;
+    let most = runtime.max_channels();
+    let mut opts = topo::model::Options { nodes, ..Default::default() };
+    let mut held = false;
+    loop {
+        let an = topo::model::analyze(xml, label, &opts).map_err(|e| e.to_string())?;
+        if an.host_gpus() * nodes < 2 {
+            return Ok(None);
+        }
+        let so = topo::search::SearchOptions::from_analysis(&an);
+        let (graphs, _) = topo::search::run(&an, &so).map_err(|e| e.to_string())?;
+        let shape = make::machine::shape_with(&an, &graphs).map_err(|e| e.to_string())?;
+        if shape.rings.is_empty() {
+            return Ok(None);
+        }
+        if shape.rings.len() > most as usize && !held {
+            opts.env.channels.max_nchannels = i64::from(most);
+            held = true;
+            continue;
+        }
+        let model = topo::tune::Model::new(&an, &graphs).map_err(|e| e.to_string())?;
+        let fabric = Fabric::new(&an, &model).map_err(|e| e.to_string())?;
+        let make_opts = Options {
+            coll: Collective::AllReduce,
+            algo,
+            runtime,
+            proto: Protocol::Simple,
+            instances: 1,
+            channels: None,
+        };
+        let p = make::make(&make_opts, &shape).map_err(|e| format!("make: {e}"))?;
+        let c = cost(&p, runtime, &fabric, &[1 << 30]).map_err(|e| format!("cost: {e}"))?;
+        let r = &c.rows[0];
+        let table = model.cost_table(topo::tune::Func::AllReduce, r.bytes);
+        let ring = table[tuned as usize][topo::tune::Proto::Simple as usize]
+            .map(f64::from)
+            .ok_or(format!("no {name} time"))?;
+        let held = if held { format!(" (NCCL_MAX_NCHANNELS={most})") } else { String::new() };
+        return Ok(Some((
+            r.time_us / ring,
+            format!("{:.0} us vs {name} {ring:.0} us{held}: {}", r.time_us, r.bottleneck),
+        )));
+    }
+}
+
+/// Hold [`ring_agreement`] within 20% on every job but the `known` ones, which must still
+/// be outside (drop one from the list when it comes in); returns the jobs compared.
+fn within_20_percent(jobs: &[(topo::xml::Xml, String, usize)], known: &[&str]) -> usize {
+    let mut bad = Vec::new();
+    let mut compared = 0;
+    for (xml, label, nodes) in jobs {
+        let job = format!("{label} x{nodes}");
+        match ring_agreement(xml, label, *nodes) {
+            Ok(Some((ratio, what))) => {
+                compared += 1;
+                eprintln!("{job}: ratio {ratio:.3} ({what})");
+                let inside = (0.8..=1.2).contains(&ratio);
+                if inside == known.contains(&job.as_str()) {
+                    let known = if inside { ", listed as known to disagree: drop it from the list" } else { "" };
+                    bad.push(format!("{job}: {ratio:.3} ({what}){known}"));
+                }
+            }
+            Ok(None) => eprintln!("{job}: fewer than 2 GPUs, nothing to compare"),
+            Err(e) if e.starts_with("make:") || e.starts_with("cost:") => bad.push(format!("{job}: {e}")),
+            Err(e) => eprintln!("{job}: refused by the machine model: {e}"),
+        }
+    }
+    assert!(bad.is_empty(), "outside 0.8..1.2:\n{}", bad.join("\n"));
+    compared
+}
+
+/// The jobs of a machine: 1 node, and 2 where it has NICs.
+fn jobs_of(xml: topo::xml::Xml, label: String, out: &mut Vec<(topo::xml::Xml, String, usize)>) {
+    let nics = topo::model::analyze(&xml, &label, &topo::model::Options::default()).is_ok_and(|an| !an.nets.is_empty());
+    if nics {
+        out.push((xml.clone(), label.clone(), 2));
+    }
+    out.push((xml, label, 1));
+}
+
+/// Every built-in machine's jobs.
+fn builtin_jobs() -> Vec<(topo::xml::Xml, String, usize)> {
+    let mut jobs = Vec::new();
+    for f in topo::fixtures::all() {
+        let (xml, _) = f.load().unwrap();
+        jobs_of(xml, f.name.to_string(), &mut jobs);
+    }
+    jobs
+}
+
+/// The model agrees with itself: NCCL's rings made into a program and costed by replaying
+/// it over the links land within 20% of the tuning model's Ring/Simple time at 1 GiB, on
+/// every built-in machine (1 node, and 2 where it has NICs) and the split-domain test
+/// machine.
+#[test]
+fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_builtin_machine() {
+    let mut jobs = builtin_jobs();
+    let split = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pcie/split-domains.xml");
+    let (xml, _) = topo::xml::parse(&std::fs::read_to_string(&split).unwrap(), Some(&split)).unwrap();
+    jobs_of(xml, "split-domains".into(), &mut jobs);
+    assert!(within_20_percent(&jobs, &[]) >= 7);
+}
+
+/// The same on every shared machine (the real dumps, the synthetic Grace nodes and the
+/// multi-node NVLink trays), at 1 node and 2 where it has NICs. Two jobs of two nodes
+/// are known to disagree by 2x, both Blackwell NVSwitch machines, where the program's
+/// time is twice NCCL's Ring/Simple: the cause is not found yet.
+///
+/// About 20 s in a debug build on a loaded 2-core box: CI runs it with `cargo test
+/// --release --test algo_cost -- --ignored`.
+#[test]
+#[ignore = "every shared machine: cargo test --release --test algo_cost -- --ignored"]
+fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_shared_machine() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    if !root.is_dir() {
+        common::skip(
+            "nccl_rings_cost_within_20_percent_of_ring_simple_on_every_shared_machine",
+            &format!("{} is absent", root.display()),
+        );
+        return;
+    }
+    let mut jobs = Vec::new();
+    for (label, f) in common::shared_machines(&root) {
+        let (xml, _) = topo::xml::parse(&std::fs::read_to_string(&f).unwrap(), Some(&f)).unwrap();
+        jobs_of(xml, label, &mut jobs);
+    }
+    assert!(within_20_percent(&jobs, &["nccl/modal-b200-vm.xml x2", "synthetic/grace-00.xml x2"]) >= 40);
+}
+
+/// `nccl-tree`'s allreduce (NCCL's trees, reduced up and broadcast down in eight pieces
+/// a channel) costed at 1 GiB against the tuning model's Tree/Simple: within a factor of
+/// three on every built-in machine (0.8 to 1.1 but for gh200 on 2 nodes, 0.4: two
+/// single-GPU nodes, where NCCL's tree model takes the network at its tree share and
+/// the replay runs both halves of the double binary tree over two NICs at once). The
+/// two models price the tree differently (NCCL's tree bandwidth is one number a channel
+/// with fixed shares; the replay pipelines the pieces through every hop of the chain),
+/// so the bar is looser than the ring's.
+#[test]
+fn nccl_trees_cost_within_3x_of_tree_simple_on_every_builtin_machine() {
+    let jobs = builtin_jobs();
+    let mut bad = Vec::new();
+    for (xml, label, nodes) in &jobs {
+        match agreement(xml, label, *nodes, Algo::NcclTree) {
+            Ok(Some((ratio, what))) => {
+                eprintln!("{label} x{nodes}: tree ratio {ratio:.3} ({what})");
+                if !(1.0 / 3.0..=3.0).contains(&ratio) {
+                    bad.push(format!("{label} x{nodes}: {ratio:.3} ({what})"));
+                }
+            }
+            Ok(None) => {}
+            Err(e) => bad.push(format!("{label} x{nodes}: {e}")),
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A host that trimming splits into two domains (fixtures/pcie/split-domains.xml) is
+/// costed, every algorithm `make` offers on it, and the header says how it is split.
+#[test]
+fn a_host_split_into_domains_is_costed() {
+    let split = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pcie/split-domains.xml");
+    let out = topo()
+        .args(["algo", "compare", "allreduce", "--topo"])
+        .arg(&split)
+        .args(["-b", "1M", "-e", "1G", "-f", "1024"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().next().unwrap().contains("1 node x 4 GPUs (2 trimming domains a node"), "{text}");
+    for algo in ["[1] ring:", "[6] nccl:", "[7] nccl-tree:"] {
+        assert!(text.contains(algo), "{algo}: {text}");
+    }
 }

@@ -14,6 +14,13 @@ use topo::algo::{CheckOptions, Runtime, Verdict, check, read, write};
 /// Make, write, check and read back one program; `Ok(None)`: the algorithm does not
 /// offer it (the one line it says).
 fn made(opts: &Options, shape: &Shape) -> Result<Option<String>, String> {
+    // NCCL's channels, as many as fit the runtime's thread blocks (as make and compare
+    // take them).
+    let mut opts = *opts;
+    if let Some(c) = make::machine::channels_that_fit(&opts, shape) {
+        opts.channels = Some(c);
+    }
+    let opts = &opts;
     if let Err(why) = make::supports(opts, shape) {
         assert!(!why.contains('\n'), "{why}");
         return Ok(Some(why));
@@ -167,22 +174,14 @@ fn every_shared_machine_every_algorithm_checks_ok() {
     let mut shapes = Vec::new();
     let mut failed = Vec::new();
     let mut machines = 0;
-    for dir in ["nccl", "synthetic", "mnnvl/xml"] {
-        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
-            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        files.retain(|p| p.extension().is_some_and(|x| x == "xml"));
-        files.sort();
-        for f in files {
-            let label = format!("{dir}/{}", f.file_name().unwrap().to_string_lossy());
-            if only.as_deref().is_some_and(|o| !label.contains(o)) {
-                continue;
-            }
-            let (xml, _) = topo::xml::parse(&std::fs::read_to_string(&f).unwrap(), Some(&f)).unwrap();
-            machines += 1;
-            if let Err(e) = jobs(&xml, &label, &mut shapes) {
-                failed.push(e);
-            }
+    for (label, f) in common::shared_machines(&root) {
+        if only.as_deref().is_some_and(|o| !label.contains(o)) {
+            continue;
+        }
+        let (xml, _) = topo::xml::parse(&std::fs::read_to_string(&f).unwrap(), Some(&f)).unwrap();
+        machines += 1;
+        if let Err(e) = jobs(&xml, &label, &mut shapes) {
+            failed.push(e);
         }
     }
     // A machine the model refuses (NCCL's init fails on it too) has no job.
@@ -203,7 +202,7 @@ fn ring4(instances: u32) -> topo::algo::Program {
         instances,
         channels: None,
     };
-    make::make(&opts, &Shape { nodes: 1, gpus_per_node: 4, rings: Vec::new() }).unwrap()
+    make::make(&opts, &Shape { nodes: 1, gpus_per_node: 4, rings: Vec::new(), trees: Vec::new() }).unwrap()
 }
 
 /// §2.12's worked example: one thread block per rank (send r+1, receive r-1, channel
@@ -241,7 +240,10 @@ fn without_a_machine_every_shape_up_to_9_ranks_checks_ok() {
     for nodes in 1..=3u32 {
         for g in 1..=4u32 {
             if nodes * g <= 9 {
-                shapes.push((format!("{nodes}x{g}"), Shape { nodes, gpus_per_node: g, rings: Vec::new() }));
+                shapes.push((
+                    format!("{nodes}x{g}"),
+                    Shape { nodes, gpus_per_node: g, rings: Vec::new(), trees: Vec::new() },
+                ));
             }
         }
     }
@@ -268,6 +270,11 @@ mod cli {
             ),
             (&["allreduce", "--algo", "hierarchical", "--fixture", "dgx-h100"][..], "at least 2 nodes"),
             (&["allreduce", "--algo", "nccl", "--ngpus", "4"][..], "needs a machine"),
+            (
+                &["allgather", "--algo", "nccl-tree", "--fixture", "dgx-h100"][..],
+                "`nccl-tree` makes allreduce, not allgather",
+            ),
+            (&["allreduce", "--algo", "nccl-tree", "--ngpus", "4"][..], "needs a machine"),
             (&["broadcast", "--algo", "ring", "--ngpus", "4", "--runtime", "legacy"][..], "no broadcast"),
         ] {
             let out = topo().arg("algo").arg("make").args(args).assert().code(2).get_output().clone();
@@ -294,6 +301,35 @@ mod cli {
             assert!(!text.contains(fused), "{fused}");
         }
         topo().args(["algo", "check", "--runtime", "rccl"]).arg(&f).assert().success();
+    }
+
+    /// `nccl-tree`: NCCL's trees on two DGX H100 nodes, one program channel per NCCL
+    /// channel (all 16; for RCCL, whose kernels run no fused steps and so need more thread
+    /// blocks, the first ones that fit its 64, said), checked by each runtime's rules.
+    #[test]
+    fn nccl_tree_makes_nccls_trees_and_checks_ok() {
+        let d = tempfile::tempdir().unwrap();
+        for rt in ["executor", "legacy", "rccl"] {
+            let f = d.path().join(format!("tree-{rt}.xml"));
+            let out = topo()
+                .args(["algo", "make", "allreduce", "--algo", "nccl-tree", "--fixture", "dgx-h100", "--nodes", "2"])
+                .args(["--runtime", rt, "-o"])
+                .arg(&f)
+                .assert()
+                .success()
+                .get_output()
+                .clone();
+            let err = String::from_utf8(out.stderr).unwrap();
+            let text = std::fs::read_to_string(&f).unwrap();
+            let header = text.lines().next().unwrap_or("").to_string();
+            if rt == "rccl" {
+                assert!(err.contains("thread blocks a GPU RCCL's MSCCL runs"), "{err}");
+                assert!(!header.contains("nchannels=\"16\""), "{header}");
+            } else {
+                assert!(header.contains("nchannels=\"16\""), "{rt}: {header}");
+            }
+            topo().args(["algo", "check", "--runtime", rt]).arg(&f).assert().success();
+        }
     }
 
     /// `topo algo make allreduce --algo mesh --ngpus 4` with more arguments.

@@ -112,7 +112,7 @@ fn machine(input: &InputArgs, m: &ModelArgs, job: bool, ctx: &mut Ctx) -> Result
         ctx.warn(w)?;
     }
     let shape = if job { make::machine::shape_with(&an, &graphs)? } else { make::machine::shape(&an, false)? };
-    Ok((Fabric::new(&an, &model), model, shape))
+    Ok((Fabric::new(&an, &model)?, model, shape))
 }
 
 /// The collective a command names instead of a program file, if it does.

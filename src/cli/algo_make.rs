@@ -16,7 +16,8 @@ use crate::error::Error;
 /// COLL --algo NAME`).
 #[derive(Debug, Args)]
 pub struct ShapeArgs {
-    /// Rings (ring: copies of one ring, nccl: the first C of NCCL's channels), one channel each.
+    /// Rings (ring: copies of one ring, nccl: the first C of NCCL's channels) or trees
+    /// (nccl-tree: the first C of NCCL's channels), one channel each.
     #[arg(long, value_name = "C", value_parser = clap::value_parser!(u32).range(1..=128))]
     pub channels: Option<u32>,
     /// Copies of the whole program on disjoint channels, each on its share of the chunks.
@@ -51,7 +52,8 @@ pub struct MakeArgs {
     pub coll: String,
     /// The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb
     /// (HCCL's nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter,
-    /// inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine).
+    /// inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine),
+    /// nccl-tree (allreduce over NCCL's trees on the machine).
     #[arg(long, value_name = "NAME", value_parser = PossibleValuesParser::new(Algo::ALL.map(|a| a.name())))]
     pub algo: String,
     /// Without a machine: GPUs a node (the job is --nodes x N ranks).
@@ -92,7 +94,7 @@ pub fn algorithm(name: &str) -> Result<Algo, Error> {
     })
 }
 
-/// The options of one program to make; for `nccl` on a job where NCCL runs more channels
+/// The options of one program to make; for `nccl` and `nccl-tree` on a job where NCCL runs more channels
 /// than the runtime takes and no --channels was given, the runtime's most, said.
 pub fn options(
     coll: Collective,
@@ -114,6 +116,17 @@ pub fn options(
             runtime.long_name()
         ))?;
         opts.channels = Some(most);
+    }
+    if a.channels.is_none()
+        && let Some(fit) = make::machine::channels_that_fit(&opts, shape)
+    {
+        ctx.warn(&format!(
+            "the program on {} of NCCL's channels needs more than the {} thread blocks a GPU {} runs: it uses the first {fit}",
+            opts.channels.map_or(shape.rings.len(), |c| c as usize),
+            runtime.max_tbs(),
+            runtime.long_name()
+        ))?;
+        opts.channels = Some(fit);
     }
     Ok(opts)
 }
@@ -156,7 +169,7 @@ pub fn run(a: &MakeArgs, ctx: &mut Ctx) -> Result<i32, Error> {
                 "a machine (--topo, --fixture or --root) or, for algorithms that need none, --ngpus N".into(),
             ));
         };
-        Shape { nodes: a.model.nodes, gpus_per_node: g, rings: Vec::new() }
+        Shape { nodes: a.model.nodes, gpus_per_node: g, rings: Vec::new(), trees: Vec::new() }
     };
     let opts = options(coll, algo, runtime, &a.shape, &shape, ctx)?;
     let mut program = make::make(&opts, &shape).map_err(Error::Usage)?;

@@ -7,11 +7,16 @@ use crate::algo::cost::{Comparison, Costed, Fabric};
 fn header(out: &mut String, what: &str, fabric: &Fabric) {
     let _ = writeln!(
         out,
-        "# topo algo {what} on {}: {} node{} x {} GPUs; a timed run over the machine's links (README: \"Costing a program\")",
+        "# topo algo {what} on {}: {} node{} x {} GPUs{}; a timed run over the machine's links (README: \"Costing a program\")",
         fabric.label,
         fabric.nodes,
         if fabric.nodes == 1 { "" } else { "s" },
-        fabric.per_node
+        fabric.per_node,
+        if fabric.domains > 1 {
+            format!(" ({} trimming domains a node, joined by the network)", fabric.domains)
+        } else {
+            String::new()
+        }
     );
 }
 

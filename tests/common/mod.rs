@@ -43,3 +43,21 @@ pub fn updated_snapshots(what: &str) -> ! {
          then run the tests again without the variable."
     )
 }
+
+/// The shared machines of `root` (`../shared/fixtures`): the real dumps, the synthetic
+/// Grace nodes and the multi-node NVLink trays, as (`dir/file.xml`, path), sorted.
+#[allow(dead_code)]
+pub fn shared_machines(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in ["nccl", "synthetic", "mnnvl/xml"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        files.retain(|p| p.extension().is_some_and(|x| x == "xml"));
+        files.sort();
+        for f in files {
+            out.push((format!("{dir}/{}", f.file_name().unwrap_or_default().to_string_lossy()), f));
+        }
+    }
+    out
+}

@@ -7,7 +7,17 @@
 //! between nodes it leaves through the NIC NCCL gives the sender for the program's
 //! channel, crosses the network (assumed non-blocking) and enters through the
 //! receiver's NIC for that channel.
+//!
+//! Where trimming splits a host into domains (GPUs with no path to each other but
+//! through the network: NCCL trims each rank's system to what it reaches without the
+//! NET and counts every domain as a node), each rank's paths are those of its own
+//! domain's system ([`Analysis::system_of_rank`]), and a connection between two
+//! domains of one host goes over the network as one between hosts does. A link that
+//! two domains' systems both hold (a CPU's, a shared switch's) is one resource.
 
+use std::collections::HashMap;
+
+use crate::error::Error;
 use crate::model::analysis::node_label;
 use crate::model::{Analysis, NodeRef, NodeType, PathType};
 use crate::tune::constants::{HW_NET, HW_NVLINK, HW_PCI, tables};
@@ -51,12 +61,17 @@ pub struct Fabric {
     pub label: String,
     pub per_node: usize,
     pub nodes: usize,
+    /// Trimming domains of a host (1 where nothing was trimmed).
+    pub domains: usize,
     /// Resources of node 0 first, then node 1's, ...: `per_node_resources` each.
     pub resources: Vec<Resource>,
     per_node_resources: usize,
-    /// (node type, node index, link index) -> local resource index.
-    index: Vec<Vec<Vec<u32>>>,
-    sys: crate::model::System,
+    /// The host's domains: rank 0's first, then by first rank.
+    doms: Vec<Domain>,
+    /// The domain of each GPU rank of a host.
+    dom_of: Vec<usize>,
+    /// The job spans NCCL nodes (hosts, or domains of one host).
+    multi: bool,
     params: crate::model::paths::Params,
     /// Base latency (µs) once per collective, by protocol (NCCL's ring values).
     pub base_us: [f64; 3],
@@ -70,31 +85,76 @@ pub struct Fabric {
     ll128_per_channel_gbs: f64,
 }
 
+/// One trimming domain: the system its ranks search on, and its links as resources.
+#[derive(Debug, Clone)]
+struct Domain {
+    sys: crate::model::System,
+    /// (node type, node index, link index) -> local resource index (within a host).
+    index: Vec<Vec<Vec<u32>>>,
+}
+
+/// The systems of a host's trimming domains: rank 0's (the analysis's own), then, for
+/// each rank it trimmed away, the system that rank's init ends up with, one per domain.
+fn domain_systems(an: &Analysis) -> Result<Vec<crate::model::System>, Error> {
+    let mut out = vec![an.system.clone()];
+    let mut left: Vec<i32> = an.trimmed.clone();
+    left.sort_unstable();
+    while let Some(&first) = left.first() {
+        let (sys, _) = an.system_of_rank(first)?;
+        let ranks: Vec<i32> = sys.list(NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
+        left.retain(|r| *r != first && !ranks.contains(r));
+        out.push(sys);
+    }
+    Ok(out)
+}
+
 /// Protocol efficiencies on the wire: LL carries 8 of 16 bytes, LL128 120 of 128 bytes
 /// (NCCL's ring shares 0.5 and 0.92), Simple all.
 pub const EFFICIENCY: [f64; 3] = [0.5, 0.92, 1.0];
 
 impl Fabric {
     /// The fabric of an analysis (its `--nodes`) and the tuning model built on it.
-    pub fn new(an: &Analysis, model: &Model) -> Fabric {
-        let sys = an.system.clone();
-        let mut resources = Vec::new();
-        let mut index: Vec<Vec<Vec<u32>>> = Vec::new();
-        for ty in 0..NodeType::COUNT {
-            let mut per_ty = Vec::new();
-            for (i, n) in sys.nodes[ty].iter().enumerate() {
-                let from = NodeRef::new(n.ty, i);
-                let mut per_node = Vec::new();
-                for l in &n.links {
-                    per_node.push(resources.len() as u32);
-                    resources.push(Resource {
-                        name: format!("{} -{}-> {}", node_label(&sys, from), l.ty.name(), node_label(&sys, l.rem)),
-                        bw_gbs: f64::from(l.bw),
-                    });
+    /// `Err` where another domain's system cannot be worked out.
+    pub fn new(an: &Analysis, model: &Model) -> Result<Fabric, Error> {
+        let systems = domain_systems(an)?;
+        let host = an.host_gpus();
+        let mut resources: Vec<Resource> = Vec::new();
+        let mut by_name: HashMap<String, u32> = HashMap::new();
+        let mut doms = Vec::with_capacity(systems.len());
+        let mut dom_of = vec![0usize; host];
+        for (d, sys) in systems.into_iter().enumerate() {
+            for g in sys.list(NodeType::Gpu) {
+                if let Some(slot) = usize::try_from(g.gpu_rank()).ok().and_then(|r| dom_of.get_mut(r)) {
+                    *slot = d;
                 }
-                per_ty.push(per_node);
             }
-            index.push(per_ty);
+            // Only links another domain already holds are shared: inside one system
+            // every link is its own resource, whatever its name.
+            let mut added: Vec<(String, u32)> = Vec::new();
+            let mut index: Vec<Vec<Vec<u32>>> = Vec::new();
+            for ty in 0..NodeType::COUNT {
+                let mut per_ty = Vec::new();
+                for (i, n) in sys.nodes[ty].iter().enumerate() {
+                    let from = NodeRef::new(n.ty, i);
+                    let mut per_node = Vec::new();
+                    for l in &n.links {
+                        let name = format!("{} -{}-> {}", node_label(&sys, from), l.ty.name(), node_label(&sys, l.rem));
+                        let at = match by_name.get(&name) {
+                            Some(&at) => at,
+                            None => {
+                                added.push((name.clone(), resources.len() as u32));
+                                resources.push(Resource { name, bw_gbs: f64::from(l.bw) });
+                                resources.len() as u32 - 1
+                            }
+                        };
+                        per_node.push(at);
+                    }
+                    per_ty.push(per_node);
+                }
+                index.push(per_ty);
+            }
+            by_name.extend(added);
+            doms.push(Domain { sys, index });
         }
         let per_node_resources = resources.len();
         let nodes = an.options.nodes.max(1);
@@ -119,14 +179,16 @@ impl Fabric {
             _ => 2,
         };
         let g = &c.graphs[Algo::Ring];
-        Fabric {
+        Ok(Fabric {
             label: an.input.clone(),
-            per_node: an.gpus.len(),
+            per_node: host,
             nodes,
+            domains: doms.len(),
             resources: all,
             per_node_resources,
-            index,
-            sys,
+            doms,
+            dom_of,
+            multi: c.n_nodes > 1,
             params: an.params.clone(),
             base_us: t.base_latency[ring],
             hw_us,
@@ -135,18 +197,19 @@ impl Fabric {
             latency_inter_us: f64::from(g.latency_inter),
             net_overhead_us: f64::from(c.net_overhead_us),
             ll128_per_channel_gbs: t.per_ch_ring_ll128[arch][scale],
-        }
+        })
     }
 
     pub fn ranks(&self) -> usize {
         self.per_node * self.nodes
     }
 
-    /// The hops of a path of node `k`, as resource indices.
-    fn hops(&self, k: usize, from: NodeRef, to: NodeRef, out: &mut Vec<u32>) -> (f64, PathType) {
-        let path = self.sys.path(from, to);
+    /// The hops of a path of domain `d` of node `k`, as resource indices.
+    fn hops(&self, k: usize, d: usize, from: NodeRef, to: NodeRef, out: &mut Vec<u32>) -> (f64, PathType) {
+        let dom = &self.doms[d];
+        let path = dom.sys.path(from, to);
         for h in &path.hops {
-            let local = self.index[h.from.ty as usize][h.from.idx][h.link];
+            let local = dom.index[h.from.ty as usize][h.from.idx][h.link];
             out.push((k * self.per_node_resources) as u32 + local);
         }
         (f64::from(path.bw), path.ty)
@@ -160,18 +223,20 @@ impl Fabric {
             return Err(format!("rank {} is not on the machine ({} ranks)", from.max(to), self.ranks()));
         }
         let (nf, nt) = (from / g, to / g);
-        let gpu = |local: usize| {
-            self.sys
+        let (df, dt) = (self.dom_of[from % g], self.dom_of[to % g]);
+        let gpu = |local: usize, d: usize| {
+            self.doms[d]
+                .sys
                 .gpu_by_rank(local as i32)
                 .map(|i| NodeRef::new(NodeType::Gpu, i))
                 .ok_or_else(|| format!("no GPU of rank {local} in {}", self.label))
         };
-        let (a, b) = (gpu(from % g)?, gpu(to % g)?);
+        let (a, b) = (gpu(from % g, df)?, gpu(to % g, dt)?);
         let mut links = Vec::new();
-        let multi = self.nodes > 1;
+        let multi = self.multi;
         let simple = Proto::Simple as usize;
-        if nf == nt {
-            let (bw, ty) = self.hops(nf, a, b, &mut links);
+        if nf == nt && df == dt {
+            let (bw, ty) = self.hops(nf, df, a, b, &mut links);
             let hw = if matches!(ty, PathType::Nvl | PathType::Nvb) { HW_NVLINK } else { HW_PCI };
             let mut alpha_us = self.hw_us[hw];
             if multi {
@@ -185,14 +250,14 @@ impl Fabric {
             let per_tb = if self.ring_intra_gbs > 0.0 { self.ring_intra_gbs } else { bw };
             return Ok(Route { links, ty: ty.name(), alpha_us, cap_gbs: self.caps(per_tb) });
         }
-        let nic = |local: usize| {
-            crate::model::paths::local_net(&self.sys, &self.params, local as i32, chan as usize)
+        let nic = |local: usize, d: usize| {
+            crate::model::paths::local_net(&self.doms[d].sys, &self.params, local as i32, chan as usize)
                 .map(|i| NodeRef::new(NodeType::Net, i))
                 .ok_or_else(|| format!("rank {local}'s node has no NIC for a connection across nodes"))
         };
-        let (na, nb) = (nic(from % g)?, nic(to % g)?);
-        let (bw1, _) = self.hops(nf, a, na, &mut links);
-        let (bw2, _) = self.hops(nt, nb, b, &mut links);
+        let (na, nb) = (nic(from % g, df)?, nic(to % g, dt)?);
+        let (bw1, _) = self.hops(nf, df, a, na, &mut links);
+        let (bw2, _) = self.hops(nt, dt, nb, b, &mut links);
         let mut alpha_us = self.hw_us[HW_NET];
         for (p, a) in alpha_us.iter_mut().enumerate() {
             *a += self.latency_inter_us * if p == simple { 2.0 } else { 1.0 };

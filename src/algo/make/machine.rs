@@ -1,5 +1,5 @@
-//! The job a modelled machine gives: nodes, GPUs a node, and NCCL's rings (the `nccl`
-//! algorithm's channels) from the search and NCCL's channel set-up.
+//! The job a modelled machine gives: nodes, GPUs a node, and NCCL's rings and trees (the
+//! `nccl` and `nccl-tree` algorithms' channels) from the search and NCCL's channel set-up.
 
 use super::{Algo, Options, Shape};
 use crate::algo::program::Collective;
@@ -21,14 +21,15 @@ pub fn shape(an: &Analysis, rings: bool) -> Result<Shape, Error> {
 
 /// The job without NCCL's rings.
 fn bare(an: &Analysis) -> Shape {
-    Shape { nodes: an.options.nodes as u32, gpus_per_node: an.host_gpus() as u32, rings: Vec::new() }
+    Shape { nodes: an.options.nodes as u32, gpus_per_node: an.host_gpus() as u32, rings: Vec::new(), trees: Vec::new() }
 }
 
-/// The job of an analysis with NCCL's rings from graphs already searched.
+/// The job of an analysis with NCCL's rings and trees from graphs already searched.
 pub fn shape_with(an: &Analysis, graphs: &Graphs) -> Result<Shape, Error> {
     let mut s = bare(an);
     let run = crate::search::channels::for_analysis(an, graphs)?;
     s.rings = (0..run.n_channels).map(|c| run.ring_order(c, 0).into_iter().map(|r| r as u32).collect()).collect();
+    s.trees = (0..run.n_channels).map(|c| (0..run.n_ranks).map(|r| run.tree_up(c, r)).collect()).collect();
     Ok(s)
 }
 
@@ -39,9 +40,36 @@ pub fn nccl_channels(shape: &Shape, runtime: Runtime) -> Option<u32> {
     (shape.rings.len() > most as usize).then_some(most)
 }
 
+/// For `nccl` and `nccl-tree`: where the program on `opts.channels` of NCCL's channels
+/// (all of them when `None`) needs more thread blocks a GPU than the runtime runs, the
+/// most channels whose program fits (the first ones, as `--channels` takes them); `None`
+/// when it fits already, or when not even one channel does.
+pub fn channels_that_fit(opts: &Options, shape: &Shape) -> Option<u32> {
+    let all = opts.channels.unwrap_or(shape.rings.len().max(shape.trees.len()) as u32);
+    let fits = |c: u32| {
+        let o = Options { channels: Some(c), ..*opts };
+        super::build(&o, shape).is_ok_and(|p| p.shape().0 as u32 <= opts.runtime.max_tbs())
+    };
+    if !opts.algo.needs_machine() || all <= 1 || fits(all) {
+        return None;
+    }
+    // Thread blocks grow with the channels: the largest count that fits, by halving.
+    let (mut lo, mut hi) = (0u32, all);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo > 0).then_some(lo)
+}
+
 /// Every algorithm `make` offers for a collective on a job, each made (in
-/// [`Algo::ALL`]'s order), or the one line saying why it is not offered. `nccl` takes
-/// as many of NCCL's channels as the runtime runs.
+/// [`Algo::ALL`]'s order), or the one line saying why it is not offered. `nccl` and
+/// `nccl-tree` take as many of NCCL's channels as the runtime runs, and as many as fit
+/// its thread blocks.
 pub fn every(
     coll: Collective,
     shape: &Shape,
@@ -52,8 +80,11 @@ pub fn every(
         .into_iter()
         .filter(|a| a.collectives().contains(&coll))
         .map(|algo| {
-            let channels = if algo == Algo::Nccl { nccl_channels(shape, runtime) } else { None };
-            let opts = Options { coll, algo, runtime, proto, instances: 1, channels };
+            let channels = if algo.needs_machine() { nccl_channels(shape, runtime) } else { None };
+            let mut opts = Options { coll, algo, runtime, proto, instances: 1, channels };
+            if let Some(c) = channels_that_fit(&opts, shape) {
+                opts.channels = Some(c);
+            }
             (algo, super::make(&opts, shape))
         })
         .collect()

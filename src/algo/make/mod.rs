@@ -2,7 +2,7 @@
 //! MSCCLang compiler schedules them (reference §2), written for one runtime.
 //!
 //! ```text
-//!   algorithm (ring, mesh, rhd, nhr, nb, hierarchical, nccl) -> trace: copies and
+//!   algorithm (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree) -> trace: copies and
 //!   reductions of chunks (dag::Tracer) -> instruction DAG (petgraph) -> fusion (rcs,
 //!   rrs, rrcs; none for RCCL) -> depths and priorities -> topological order ->
 //!   channels, thread blocks, dependencies (schedule) -> Program
@@ -26,6 +26,7 @@ pub mod rhd;
 pub mod ring;
 pub mod schedule;
 pub mod slices;
+pub mod tree;
 
 use super::program::{Collective, Gpu, Header, Program, Protocol};
 use super::runtime::Runtime;
@@ -41,10 +42,13 @@ pub enum Algo {
     Nb,
     Hierarchical,
     Nccl,
+    /// NCCL's trees (allreduce).
+    NcclTree,
 }
 
 impl Algo {
-    pub const ALL: [Algo; 7] = [Algo::Ring, Algo::Mesh, Algo::Rhd, Algo::Nhr, Algo::Nb, Algo::Hierarchical, Algo::Nccl];
+    pub const ALL: [Algo; 8] =
+        [Algo::Ring, Algo::Mesh, Algo::Rhd, Algo::Nhr, Algo::Nb, Algo::Hierarchical, Algo::Nccl, Algo::NcclTree];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -55,6 +59,7 @@ impl Algo {
             Algo::Nb => "nb",
             Algo::Hierarchical => "hierarchical",
             Algo::Nccl => "nccl",
+            Algo::NcclTree => "nccl-tree",
         }
     }
 
@@ -69,13 +74,13 @@ impl Algo {
             Algo::Ring | Algo::Nccl => &[AllReduce, AllGather, ReduceScatter, Broadcast],
             Algo::Mesh => &[AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast],
             Algo::Rhd | Algo::Nhr | Algo::Nb => &[AllReduce, AllGather, ReduceScatter],
-            Algo::Hierarchical => &[AllReduce],
+            Algo::Hierarchical | Algo::NcclTree => &[AllReduce],
         }
     }
 
-    /// Whether the algorithm needs the machine (NCCL's rings).
+    /// Whether the algorithm needs the machine (NCCL's rings or trees).
     pub fn needs_machine(self) -> bool {
-        self == Algo::Nccl
+        matches!(self, Algo::Nccl | Algo::NcclTree)
     }
 }
 
@@ -95,6 +100,9 @@ pub struct Shape {
     pub gpus_per_node: u32,
     /// NCCL's rings for the job, one rank order per channel (the `nccl` algorithm).
     pub rings: Vec<Vec<u32>>,
+    /// NCCL's trees for the job, per channel the parent of every rank, -1 for the root
+    /// (the `nccl-tree` algorithm).
+    pub trees: Vec<Vec<i32>>,
 }
 
 impl Shape {
@@ -112,7 +120,8 @@ pub struct Options {
     pub proto: Protocol,
     /// Copies of the program on disjoint channels (MSCCLang's `instances`).
     pub instances: u32,
-    /// Rings (`ring`, `nccl`): how many; `None`: one for `ring`, NCCL's for `nccl`.
+    /// Rings (`ring`, `nccl`) or trees (`nccl-tree`): how many; `None`: one for
+    /// `ring`, NCCL's for `nccl` and `nccl-tree`.
     pub channels: Option<u32>,
 }
 
@@ -149,8 +158,11 @@ pub fn supports(opts: &Options, shape: &Shape) -> Result<(), String> {
     if a == Algo::Nccl && shape.rings.is_empty() {
         return Err("`nccl` needs a machine (--topo, --fixture or --root) for NCCL's rings".into());
     }
-    if opts.channels.is_some() && !matches!(a, Algo::Ring | Algo::Nccl) {
-        return Err(format!("`{}` takes no --channels (only ring and nccl do); use --instances", a.name()));
+    if a == Algo::NcclTree && shape.trees.is_empty() {
+        return Err("`nccl-tree` needs a machine (--topo, --fixture or --root) for NCCL's trees".into());
+    }
+    if opts.channels.is_some() && !matches!(a, Algo::Ring | Algo::Nccl | Algo::NcclTree) {
+        return Err(format!("`{}` takes no --channels (only ring, nccl and nccl-tree do); use --instances", a.name()));
     }
     if opts.instances == 0 || opts.channels == Some(0) {
         return Err("--instances and --channels must be at least 1".into());
@@ -160,6 +172,13 @@ pub fn supports(opts: &Options, shape: &Shape) -> Result<(), String> {
 
 /// Make the program. `Err` is one line for the user.
 pub fn make(opts: &Options, shape: &Shape) -> Result<Program, String> {
+    let p = build(opts, shape)?;
+    within_limits(&p, opts.runtime)?;
+    Ok(p)
+}
+
+/// The program, before the runtime's limits are held against it.
+fn build(opts: &Options, shape: &Shape) -> Result<Program, String> {
     supports(opts, shape)?;
     let n = shape.ranks();
     let coll = opts.coll;
@@ -177,12 +196,28 @@ pub fn make(opts: &Options, shape: &Shape) -> Result<Program, String> {
     if let Some(bad) = lanes.iter().find(|o| o.len() != n as usize) {
         return Err(format!("a ring of {} ranks for a job of {n}", bad.len()));
     }
+    let trees: &[Vec<i32>] = match opts.algo {
+        Algo::NcclTree => {
+            let k = opts.channels.map_or(shape.trees.len(), |c| c as usize);
+            if k > shape.trees.len() {
+                return Err(format!("--channels {k}: NCCL runs {} channels on this job", shape.trees.len()));
+            }
+            &shape.trees[..k]
+        }
+        _ => &[],
+    };
+    if let Some((c, bad)) =
+        trees.iter().enumerate().find(|(_, p)| p.len() != n as usize || tree::bottom_up(p).is_none())
+    {
+        return Err(format!("NCCL's tree of channel {c} is not one tree over the job's {n} ranks ({bad:?})"));
+    }
     let per = match opts.algo {
         Algo::Ring | Algo::Nccl => ring::per(coll, n, lanes.len() as u32),
         Algo::Mesh => mesh::per(coll, n),
         Algo::Rhd => rhd::per(coll, n),
         Algo::Nhr | Algo::Nb => hccl::per(coll, n),
         Algo::Hierarchical => hier::per(shape.nodes, shape.gpus_per_node),
+        Algo::NcclTree => tree::per(trees.len() as u32),
     };
     let layout = Layout { coll, ranks: n, per, instances: opts.instances };
     let rt = opts.runtime;
@@ -196,6 +231,7 @@ pub fn make(opts: &Options, shape: &Shape) -> Result<Program, String> {
             Algo::Nhr => hccl::trace(&mut t, coll, n, hccl::Kind::Nhr),
             Algo::Nb => hccl::trace(&mut t, coll, n, hccl::Kind::Nb),
             Algo::Hierarchical => hier::trace(&mut t, shape.nodes, shape.gpus_per_node),
+            Algo::NcclTree => tree::trace(&mut t, trees),
         }
     }
     let mut g = t.dag;
@@ -229,9 +265,7 @@ pub fn make(opts: &Options, shape: &Shape) -> Result<Program, String> {
         max_bytes: (!legacy).then_some(0),
         extra: Vec::new(),
     };
-    let p = Program { header, gpus };
-    within_limits(&p, rt)?;
-    Ok(p)
+    Ok(Program { header, gpus })
 }
 
 /// The runtime's limits on thread blocks, steps and counts.
