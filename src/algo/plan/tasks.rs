@@ -231,19 +231,21 @@ fn level0(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
                 if first {
                     b.main.push(copy(own(UserIn), own(CclIn), Span::all(d)));
                 }
+                // Each step receives into Scratch and reduces it into the CCL_In slice
+                // sent on the next step: a rank's Ack then promises a Scratch nobody
+                // still reads.
                 for st in 0..d - 1 {
                     let (out, inn) = (slot(st + 1), slot(st + 2));
-                    let src = if st == 0 { slice(CclIn, out) } else { own(Scratch) };
                     b.main.extend([
                         Task::TxAck(left),
                         Task::RxAck(right),
-                        copy(src, BufRef::peer(right, Scratch, Off::Start), Span::one(out)),
+                        copy(slice(CclIn, out), BufRef::peer(right, Scratch, Off::Start), Span::one(out)),
                         Task::TxDataSignal(right),
                         Task::RxDataSignal(left),
-                        reduce(slice(CclIn, inn), own(Scratch), Span::one(inn)),
+                        reduce(own(Scratch), slice(CclIn, inn), Span::one(inn)),
                     ]);
                 }
-                b.main.push(copy(own(Scratch), own(UserOut), Span::one(r)));
+                b.main.push(copy(slice(CclIn, r), reduced_to(s, r, false), Span::one(r)));
             }
         }
     }
@@ -263,13 +265,15 @@ fn mesh(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
     } else if first {
         b.main.push(copy(own(UserIn), own(CclIn), Span::all(d)));
     }
+    // The rank's own slice enters Scratch before the sub-streams reduce into it.
+    if phase == Coll::ReduceScatter {
+        b.main.push(copy(slice(CclIn, r), own(Scratch), Span::one(r)));
+    }
     for k in 0..subs {
         b.main.push(Task::Post(format!("aux{k}")));
     }
     if phase == Coll::AllGather {
         b.main.push(copy(BufRef::at(CclOut, place(r)), slice(UserOut, r), Span::one(r)));
-    } else {
-        b.main.push(copy(slice(CclIn, r), own(Scratch), Span::one(r)));
     }
     for j in 1..d {
         let peer = base + (i + d - j) % d;
@@ -296,7 +300,18 @@ fn mesh(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
         b.main.push(Task::Wait(format!("sig{k}")));
     }
     if phase == Coll::ReduceScatter {
-        b.main.push(copy(own(Scratch), own(UserOut), Span::one(r)));
+        b.main.push(copy(own(Scratch), reduced_to(s, r, true), Span::one(r)));
+    }
+}
+
+/// Where a level-0 reduce-scatter leaves rank `r`'s reduced slice: the user's output,
+/// or, in an allreduce, where the allgather phase takes it from (the rank's place in
+/// CCL_Out after a mesh, its slice of UserOut after a ring).
+fn reduced_to(s: &Shape, r: usize, mesh: bool) -> BufRef {
+    match (s.coll, mesh) {
+        (Coll::AllReduce, true) => BufRef::at(CclOut, Off::Place(r as u32)),
+        (Coll::AllReduce, false) => slice(UserOut, r),
+        _ => own(UserOut),
     }
 }
 
