@@ -72,6 +72,14 @@ struct Notify {
     cv: Condvar,
 }
 
+/// What names a notify: a rank's own (by name), or a link's (kind: 0 Ack, 1 DataSignal,
+/// 2 DataAck; from, to).
+#[derive(PartialEq, Eq, Hash)]
+enum Key {
+    Own(usize, String),
+    Link(u8, usize, usize),
+}
+
 /// A task ready to run: buffers resolved to pointers, notifies to indices.
 #[derive(Clone, Copy)]
 enum Op {
@@ -237,9 +245,8 @@ impl StreamsHost {
     ) -> Result<(Vec<Thread>, usize), Error> {
         let ts = dtype.size();
         let regions: Vec<_> = (0..self.n).map(|q| self.regions(q, mode, dtype, op, count)).collect();
-        let mut names: HashMap<(usize, String), usize> = HashMap::new();
-        let mut links: HashMap<(u8, usize, usize), usize> = HashMap::new();
-        let mut next = 0usize;
+        // Every notify by what names it: a rank's own by name, a link's by kind and ends.
+        let mut notifies: HashMap<Key, usize> = HashMap::new();
         let mut out = Vec::new();
         for (q, rp) in self.plan.ranks.iter().enumerate() {
             for (si, st) in rp.streams.iter().enumerate() {
@@ -251,25 +258,14 @@ impl StreamsHost {
                         continue;
                     }
                     let place = |what: &str| format!("rank {q} {name} task {} ({t}): {what}", ti + 1);
-                    let mut link = |kind: u8, from: usize, to: usize| {
-                        *links.entry((kind, from, to)).or_insert_with(|| {
-                            next += 1;
-                            next - 1
-                        })
+                    let mut index = |k: Key| {
+                        let next = notifies.len();
+                        *notifies.entry(k).or_insert(next)
                     };
+                    let mut link = |kind: u8, from: usize, to: usize| index(Key::Link(kind, from, to));
                     let op = match t {
-                        Task::Post(x) | Task::Wait(x) => {
-                            let key = (q, x.clone());
-                            let i = match names.get(&key) {
-                                Some(&i) => i,
-                                None => {
-                                    let i = link(9, q, names.len());
-                                    names.insert(key, i);
-                                    i
-                                }
-                            };
-                            if matches!(t, Task::Post(_)) { Op::Post(i) } else { Op::Wait(i) }
-                        }
+                        Task::Post(x) => Op::Post(index(Key::Own(q, x.clone()))),
+                        Task::Wait(x) => Op::Wait(index(Key::Own(q, x.clone()))),
                         Task::TxAck(p) => Op::Post(link(0, q, *p as usize)),
                         Task::RxAck(p) => Op::Wait(link(0, *p as usize, q)),
                         Task::TxDataSignal(p) => Op::Post(link(1, q, *p as usize)),
@@ -312,7 +308,7 @@ impl StreamsHost {
                 out.push(Thread { rank: q, stream, tasks: tasks.clone(), ops, at: at_task, index: si, main: si == 0 });
             }
         }
-        Ok((out, next))
+        Ok((out, notifies.len()))
     }
 
     /// Run `iters` collectives back to back; the wall time from the moment every thread

@@ -165,3 +165,28 @@ fn the_plan_and_the_mesh_program_agree_on_real_data() {
         }
     }
 }
+
+/// The long sweep: every collective, mesh and ring, 2 to 8 ranks, counts from 1 to a
+/// few million (float, and int8 prod / half avg at one large size), both modes. Run
+/// with `cargo test --release --lib bench::streams -- --ignored`.
+#[test]
+#[ignore]
+fn long_sweep_every_shape_and_size() {
+    for coll in COLLS {
+        for l0 in [Algo::Mesh, Algo::Ring] {
+            for d in 2..=8 {
+                let mut h = StreamsHost::new(plan_of(coll, d, l0)).unwrap();
+                let big = (64 << 20) / 4 / if coll == Coll::AllReduce { 1 } else { d };
+                for count in [1, 2, 3, 255, 4097, 65_537, 1_000_003, big] {
+                    for mode in MODES {
+                        let w = wrong(&mut h, DataType::Float, RedOp::Sum, count, mode);
+                        assert_eq!(w, 0, "{coll:?} {l0} d={d} count={count} {mode}");
+                    }
+                }
+                for (dtype, op) in [(DataType::Int8, RedOp::Prod), (DataType::Half, RedOp::Avg)] {
+                    assert_eq!(wrong(&mut h, dtype, op, 100_003, Mode::InPlace), 0, "{coll:?} {l0} d={d} {dtype} {op}");
+                }
+            }
+        }
+    }
+}
