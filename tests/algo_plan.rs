@@ -96,3 +96,45 @@ fn text_names_levels_and_streams() {
     assert!(text.contains("rank 0: 3 sub-streams, 6 notifies"), "{text}");
     assert!(text.contains("sub0 (peer 3):"), "{text}");
 }
+
+/// `topo bench COLL --streams`: the plan run on host threads, in nccl-tests' columns,
+/// every row validated.
+#[test]
+fn bench_runs_the_plan_streams_in_nccl_tests_columns() {
+    for coll in ["allgather", "reducescatter", "allreduce"] {
+        let out = topo()
+            .args(["bench", coll, "--streams", "mesh", "--fixture", "gb200-nvl72-tray", "--backend", "host"])
+            .args(["-b", "1K", "-e", "4K", "-f", "4", "-n", "1", "-d", "int32"])
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert!(text.contains("# Plan: streams of"), "{text}");
+        assert!(text.contains("main + "), "{text}");
+        let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        for r in rows {
+            let cols: Vec<&str> = r.split_whitespace().collect();
+            assert_eq!(cols.len(), 13, "{r}");
+            assert_eq!((cols[8], cols[12]), ("0", "0"), "{r}");
+        }
+        assert!(text.contains("# Out of bounds values : 0 OK"), "{text}");
+    }
+}
+
+#[test]
+fn bench_streams_refusals_are_one_line() {
+    for (args, want) in [
+        (&["allgather", "--streams", "mesh", "--fixture", "dgx-h100"][..], "give --backend host"),
+        (&["alltoall", "--streams", "mesh", "--fixture", "dgx-h100", "--backend", "host"][..], "not alltoall"),
+        (
+            &["allgather", "--streams", "mesh", "--fixture", "dgx-h100", "--nodes", "2", "--backend", "host"][..],
+            "one node",
+        ),
+        (&["allgather", "--streams", "level1:star", "--fixture", "dgx-h100", "--backend", "host"][..], "level1:star"),
+    ] {
+        let out = topo().arg("bench").args(args).assert().code(2).get_output().stderr.clone();
+        let err = String::from_utf8(out).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -27,6 +27,7 @@ pub mod program;
 pub mod proxy;
 pub mod report;
 pub mod schedule;
+pub mod streams;
 
 use std::path::PathBuf;
 use std::time::Duration;

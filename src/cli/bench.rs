@@ -13,6 +13,7 @@ use clap::{Args, Subcommand};
 
 use super::args::{InputArgs, ModelArgs, parse_size};
 use super::bench_program::{self, ProgramArgs};
+use super::bench_streams::{self, StreamsArgs};
 use super::{Ctx, analyze_input, search_options};
 use crate::algo::program::Collective;
 use crate::bench::{self, BackendKind, DataType, Event, OpSel, Plan, RedOp, RunContext, Transport, TypeSel};
@@ -45,6 +46,8 @@ pub struct BenchAllreduceArgs {
     pub model: ModelArgs,
     #[command(flatten)]
     pub program: ProgramArgs,
+    #[command(flatten)]
+    pub streams: StreamsArgs,
 }
 
 /// Flags of `topo bench allgather|reducescatter|alltoall|broadcast|reduce`.
@@ -52,11 +55,18 @@ pub struct BenchAllreduceArgs {
 pub struct CollectiveArgs {
     #[command(flatten)]
     pub bench: AllreduceArgs,
-    /// Root rank of broadcast and reduce (a program is for the root it was written for).
-    #[arg(short = 'r', long = "root", value_name = "RANK", default_value_t = 0)]
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Root rank of broadcast and reduce (a program is for the root it was written for;
+    /// -r only: --root names a machine's sysfs root).
+    #[arg(short = 'r', id = "root_rank", value_name = "RANK", default_value_t = 0)]
     pub root: u32,
     #[command(flatten)]
     pub program: ProgramArgs,
+    #[command(flatten)]
+    pub streams: StreamsArgs,
 }
 
 /// Flags of `topo bench allreduce` (nccl-tests' names and meanings, plus topo's).
@@ -258,6 +268,11 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
             let opts = a.bench.options(&ctx.vars);
             bench_program::run(Collective::AllReduce, opts, None, &a.program, a.bench.output_file.as_deref(), ctx)
         }
+        BenchCommand::Allreduce(a) if a.streams.streams.is_some() => {
+            let opts = a.bench.options(&ctx.vars);
+            let json = a.bench.output_file.as_deref();
+            bench_streams::run(Collective::AllReduce, opts, &a.streams, &a.input, &a.model, json, ctx)
+        }
         BenchCommand::Allreduce(a) => allreduce(&a, ctx),
         BenchCommand::Allgather(a) => collective(Collective::AllGather, &a, ctx),
         BenchCommand::Reducescatter(a) => collective(Collective::ReduceScatter, &a, ctx),
@@ -272,6 +287,10 @@ fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32
     let opts = a.bench.options(&ctx.vars);
     if let Some(p) = &a.bench.output_file {
         super::io::check_output(p)?;
+    }
+    if a.streams.streams.is_some() {
+        let json = a.bench.output_file.as_deref();
+        return bench_streams::run(coll, opts, &a.streams, &a.input, &a.model, json, ctx);
     }
     bench_program::run(coll, opts, Some(a.root), &a.program, a.bench.output_file.as_deref(), ctx)
 }

@@ -16,6 +16,7 @@ mod analyze;
 mod args;
 mod bench;
 mod bench_program;
+mod bench_streams;
 mod check;
 mod detect;
 mod diff;

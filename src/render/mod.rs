@@ -7,6 +7,7 @@ pub mod algo_show;
 pub mod analysis;
 pub mod bench;
 pub mod bench_program;
+pub mod bench_streams;
 pub mod detect;
 pub mod diff;
 pub mod dot;

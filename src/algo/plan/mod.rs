@@ -7,11 +7,13 @@
 //! each end), between nodes RDMA-like (6 notifies, DataAck too). Link notifies come
 //! with the links and are not counted in the executor's `notifies`.
 
+pub mod buf;
 pub mod select;
 pub mod tasks;
 
 use crate::model::{Analysis, PathType};
 
+pub use buf::{Buf, BufRef, Off, Span};
 pub use select::{Algo, Choice, Coll, Forced};
 pub use tasks::{Stream, Task};
 

@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use super::buf::{Buf, BufRef, Off, Span};
 use super::select::{Algo, Coll};
 
 /// One task.
@@ -23,13 +24,15 @@ use super::select::{Algo, Coll};
 pub enum Task {
     /// A copy engine copy (local, or reading/writing a peer's buffer over NVLink/PCIe).
     Copy {
-        src: String,
-        dst: String,
+        src: BufRef,
+        dst: BufRef,
+        span: Span,
     },
     /// A copy that reduces into its destination.
     Reduce {
-        src: String,
-        dst: String,
+        src: BufRef,
+        dst: BufRef,
+        span: Span,
     },
     /// Set a local notify.
     Post(String),
@@ -46,15 +49,15 @@ pub enum Task {
     /// Write into the peer's CCL buffer over the network.
     RdmaWrite {
         peer: u32,
-        what: String,
+        slices: u32,
     },
 }
 
 impl fmt::Display for Task {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Task::Copy { src, dst } => write!(f, "copy {src} -> {dst}"),
-            Task::Reduce { src, dst } => write!(f, "reduce {src} -> {dst}"),
+            Task::Copy { src, dst, .. } => write!(f, "copy {src} -> {dst}"),
+            Task::Reduce { src, dst, .. } => write!(f, "reduce {src} -> {dst}"),
             Task::Post(n) => write!(f, "Post {n}"),
             Task::Wait(n) => write!(f, "Wait {n}"),
             Task::TxAck(p) => write!(f, "TxAck({p})"),
@@ -63,7 +66,9 @@ impl fmt::Display for Task {
             Task::RxDataSignal(p) => write!(f, "RxDataSignal({p})"),
             Task::TxDataAck(p) => write!(f, "TxDataAck({p})"),
             Task::RxDataAck(p) => write!(f, "RxDataAck({p})"),
-            Task::RdmaWrite { peer, what } => write!(f, "RDMA write {what} -> rank{peer}.CCL_In"),
+            Task::RdmaWrite { peer, slices } => {
+                write!(f, "RDMA write {slices} slice{} -> rank{peer}.CCL_In", if *slices == 1 { "" } else { "s" })
+            }
         }
     }
 }
@@ -137,12 +142,22 @@ struct Builder {
     peers1: Vec<usize>,
 }
 
-fn copy(src: impl Into<String>, dst: impl Into<String>) -> Task {
-    Task::Copy { src: src.into(), dst: dst.into() }
+fn copy(src: BufRef, dst: BufRef, span: Span) -> Task {
+    Task::Copy { src, dst, span }
 }
 
-fn reduce(src: impl Into<String>, dst: impl Into<String>) -> Task {
-    Task::Reduce { src: src.into(), dst: dst.into() }
+fn reduce(src: BufRef, dst: BufRef, span: Span) -> Task {
+    Task::Reduce { src, dst, span }
+}
+
+use Buf::{CclIn, CclOut, Scratch, UserIn, UserOut};
+
+fn own(b: Buf) -> BufRef {
+    BufRef::own(b)
+}
+
+fn slice(b: Buf, k: usize) -> BufRef {
+    BufRef::at(b, Off::Slice(k as u32))
 }
 
 /// The streams of rank `r`, and its level-0 and level-1 peers.
@@ -188,7 +203,7 @@ fn level0(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
     match s.l0 {
         Algo::Single => {
             if first {
-                b.main.push(copy("UserIn", "UserOut"));
+                b.main.push(copy(own(UserIn), own(UserOut), Span::one(r)));
             }
         }
         Algo::Mesh => mesh(s, r, b, phase, first),
@@ -199,36 +214,38 @@ fn level0(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
             let slot = |k: usize| base + (i + 2 * d - k) % d;
             if phase == Coll::AllGather {
                 if first {
-                    b.main.push(copy("UserIn", format!("UserOut+{r}*slice")));
+                    b.main.push(copy(own(UserIn), slice(UserOut, r), Span::one(r)));
                 }
                 for st in 0..d - 1 {
                     let (out, inn) = (slot(st), slot(st + 1));
                     b.main.extend([
                         Task::TxAck(left),
                         Task::RxAck(right),
-                        copy(format!("UserOut+{out}*slice"), format!("rank{right}.CCL_In")),
+                        copy(slice(UserOut, out), BufRef::peer(right, CclIn, Off::Start), Span::one(out)),
                         Task::TxDataSignal(right),
                         Task::RxDataSignal(left),
-                        copy("CCL_In", format!("UserOut+{inn}*slice")),
+                        copy(own(CclIn), slice(UserOut, inn), Span::one(inn)),
                     ]);
                 }
             } else {
                 if first {
-                    b.main.push(copy("UserIn", "CCL_In"));
+                    b.main.push(copy(own(UserIn), own(CclIn), Span::all(d)));
                 }
+                // Each step receives into Scratch and reduces it into the CCL_In slice
+                // sent on the next step: a rank's Ack then promises a Scratch nobody
+                // still reads.
                 for st in 0..d - 1 {
                     let (out, inn) = (slot(st + 1), slot(st + 2));
-                    let src = if st == 0 { format!("CCL_In+{out}*slice") } else { "Scratch".into() };
                     b.main.extend([
                         Task::TxAck(left),
                         Task::RxAck(right),
-                        copy(src, format!("rank{right}.Scratch")),
+                        copy(slice(CclIn, out), BufRef::peer(right, Scratch, Off::Start), Span::one(out)),
                         Task::TxDataSignal(right),
                         Task::RxDataSignal(left),
-                        reduce(format!("CCL_In+{inn}*slice"), "Scratch"),
+                        reduce(own(Scratch), slice(CclIn, inn), Span::one(inn)),
                     ]);
                 }
-                b.main.push(copy("Scratch", "UserOut"));
+                b.main.push(copy(slice(CclIn, r), reduced_to(s, r, false), Span::one(r)));
             }
         }
     }
@@ -240,30 +257,32 @@ fn mesh(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
     let base = r / d * d;
     let i = r % d;
     let subs = b.subs.len();
-    let off = |x: usize| format!("off({x})");
+    let place = |x: usize| Off::Place(x as u32);
     if phase == Coll::AllGather {
         if first {
-            b.main.push(copy("UserIn", format!("CCL_Out+{}", off(r))));
+            b.main.push(copy(own(UserIn), BufRef::at(CclOut, place(r)), Span::one(r)));
         }
     } else if first {
-        b.main.push(copy("UserIn", "CCL_In"));
+        b.main.push(copy(own(UserIn), own(CclIn), Span::all(d)));
+    }
+    // The rank's own slice enters Scratch before the sub-streams reduce into it.
+    if phase == Coll::ReduceScatter {
+        b.main.push(copy(slice(CclIn, r), own(Scratch), Span::one(r)));
     }
     for k in 0..subs {
         b.main.push(Task::Post(format!("aux{k}")));
     }
     if phase == Coll::AllGather {
-        b.main.push(copy(format!("CCL_Out+{}", off(r)), format!("UserOut+{r}*slice")));
-    } else {
-        b.main.push(copy(format!("CCL_In+{r}*slice"), "Scratch"));
+        b.main.push(copy(BufRef::at(CclOut, place(r)), slice(UserOut, r), Span::one(r)));
     }
     for j in 1..d {
         let peer = base + (i + d - j) % d;
         b.peers0.push(peer);
         let p = peer as u32;
         let moved = if phase == Coll::AllGather {
-            copy(format!("rank{p}.CCL_Out+{}", off(peer)), format!("UserOut+{p}*slice"))
+            copy(BufRef::peer(p, CclOut, place(peer)), slice(UserOut, peer), Span::one(peer))
         } else {
-            reduce(format!("rank{p}.CCL_In+{r}*slice"), "Scratch")
+            reduce(BufRef::peer(p, CclIn, Off::Slice(r as u32)), own(Scratch), Span::one(r))
         };
         let exchange = [Task::TxAck(p), Task::RxAck(p), moved, Task::TxDataSignal(p), Task::RxDataSignal(p)];
         if j - 1 < subs {
@@ -281,7 +300,18 @@ fn mesh(s: &Shape, r: usize, b: &mut Builder, phase: Coll, first: bool) {
         b.main.push(Task::Wait(format!("sig{k}")));
     }
     if phase == Coll::ReduceScatter {
-        b.main.push(copy("Scratch", "UserOut"));
+        b.main.push(copy(own(Scratch), reduced_to(s, r, true), Span::one(r)));
+    }
+}
+
+/// Where a level-0 reduce-scatter leaves rank `r`'s reduced slice: the user's output,
+/// or, in an allreduce, where the allgather phase takes it from (the rank's place in
+/// CCL_Out after a mesh, its slice of UserOut after a ring).
+fn reduced_to(s: &Shape, r: usize, mesh: bool) -> BufRef {
+    match (s.coll, mesh) {
+        (Coll::AllReduce, true) => BufRef::at(CclOut, Off::Place(r as u32)),
+        (Coll::AllReduce, false) => slice(UserOut, r),
+        _ => own(UserOut),
     }
 }
 
@@ -370,13 +400,18 @@ fn level1(s: &Shape, r: usize, b: &mut Builder, phase: Coll) {
         if let Some(t) = to {
             let t = rank(t);
             b.peers1.push(t as usize);
-            let what = format!("{slices} slice{}", if slices == 1 { "" } else { "s" });
-            b.main.extend([Task::RxAck(t), Task::RdmaWrite { peer: t, what }, Task::TxDataSignal(t)]);
+            let write = Task::RdmaWrite { peer: t, slices: slices as u32 };
+            b.main.extend([Task::RxAck(t), write, Task::TxDataSignal(t)]);
         }
         if let Some(f) = from {
             let f = rank(f);
             b.main.extend([Task::RxDataSignal(f), Task::TxDataAck(f)]);
-            b.main.push(if phase == Coll::AllGather { copy("CCL_In", "UserOut") } else { reduce("CCL_In", "Scratch") });
+            let span = Span { first: 0, n: slices as u32 };
+            b.main.push(if phase == Coll::AllGather {
+                copy(own(CclIn), own(UserOut), span)
+            } else {
+                reduce(own(CclIn), own(Scratch), span)
+            });
         }
         if let Some(t) = to {
             b.main.push(Task::RxDataAck(rank(t)));

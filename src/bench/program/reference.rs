@@ -25,7 +25,7 @@ fn input<T: Elem>(op: RedOp, n: usize, rank: usize, seed: u64, len: usize) -> Ve
 }
 
 /// Rank `rank`'s expected receive buffer; `None` where the collective leaves it undefined.
-fn expected<T: Elem, const OP: u8>(
+pub(crate) fn expected<T: Elem, const OP: u8>(
     coll: Collective,
     op: RedOp,
     n: usize,

@@ -1,0 +1,90 @@
+//! `topo bench allgather | reducescatter | allreduce --streams HCCL_ALGO`: the plan
+//! `topo algo plan` prints for the machine, run literally on host threads (a thread per
+//! stream, notifies as semaphores, copies and reduces on real data), in nccl-tests'
+//! columns.
+
+use std::path::Path;
+
+use clap::Args;
+
+use super::Ctx;
+use super::args::{InputArgs, ModelArgs};
+use crate::algo::plan::{self, Coll};
+use crate::algo::program::Collective;
+use crate::bench::streams::{StreamsHost, sweep};
+use crate::bench::{self, BackendKind};
+use crate::error::Error;
+use crate::render;
+
+/// `--streams`: run HCCL's plan instead of NCCL's rings or a program.
+#[derive(Debug, Clone, Args)]
+pub struct StreamsArgs {
+    /// Run `topo algo plan`'s streams for the machine on host threads (allgather,
+    /// reducescatter, allreduce; one node): "auto" for HCCL's own choice, or HCCL_ALGO's
+    /// syntax, e.g. "mesh" or "level0:ring".
+    #[arg(long = "streams", value_name = "HCCL_ALGO", conflicts_with = "algo")]
+    pub streams: Option<String>,
+}
+
+/// HCCL_ALGO as `--streams` takes it: a bare level-0 algorithm, `auto`, or the syntax
+/// `algo plan --algo` takes.
+fn forced(text: &str, coll: Coll) -> Result<plan::Forced, Error> {
+    let full = match text {
+        "auto" => String::new(),
+        "mesh" | "fullmesh" | "ring" => format!("level0:{text}"),
+        t => t.to_string(),
+    };
+    plan::select::parse(&full, coll).map_err(|m| Error::Usage(format!("--streams {m}")))
+}
+
+/// Run the plan of `coll` on the machine `input` names.
+pub fn run(
+    coll: Collective,
+    opts: bench::Options,
+    s: &StreamsArgs,
+    input: &InputArgs,
+    model: &ModelArgs,
+    json: Option<&Path>,
+    ctx: &mut Ctx,
+) -> Result<i32, Error> {
+    let text = s.streams.as_deref().unwrap_or("auto");
+    let pc = match coll {
+        Collective::AllGather => Coll::AllGather,
+        Collective::ReduceScatter => Coll::ReduceScatter,
+        Collective::AllReduce => Coll::AllReduce,
+        other => {
+            return Err(Error::Usage(format!(
+                "--streams runs the collectives `topo algo plan` covers (allgather, reducescatter, allreduce), not {other}"
+            )));
+        }
+    };
+    opts.check()?;
+    if opts.backend == BackendKind::Cuda {
+        return Err(Error::Usage(
+            "--streams runs on host threads only for now (CUDA streams and events are not built): give --backend host"
+                .into(),
+        ));
+    }
+    let forced = forced(text, pc)?;
+    let (_, an) = super::analyze_input(input, model, ctx)?;
+    let p = plan::plan(&an, pc, opts.maxbytes, &forced).map_err(Error::Usage)?;
+    let mut h = StreamsHost::new(p)?;
+    if let Some(n) = opts.ngpus.filter(|&n| n != h.nranks()) {
+        return Err(Error::Usage(format!("the plan on {} is for its {} GPUs, not -g {n}", h.plan.machine, h.nranks())));
+    }
+    let rc = super::bench::run_context(ctx)?;
+    let json = super::bench::json_target(json, ctx)?;
+    let start_time = (rc.now)();
+    ctx.print(&render::bench_streams::header(&h, &opts))?;
+    let rows = sweep::run(&opts, &mut h, &mut |r| ctx.print(&render::bench_program::row(r)))?;
+    if rows.is_empty() {
+        return Err(Error::Usage("no size from -b to -e holds one element a rank".into()));
+    }
+    let outcome = sweep::outcome(&opts, &h, &rows, &rc, start_time);
+    ctx.print(&render::bench_streams::footer(&h, &outcome.summary))?;
+    if let Some(p) = json {
+        let doc = bench::report::JsonDoc::new(&outcome, &rc);
+        super::bench::write_json(&p, &doc)?;
+    }
+    Ok(outcome.status())
+}
