@@ -87,15 +87,20 @@ fn allgather_program_rows_in_both_modes() {
 fn refusals() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "ag.xml", ALLGATHER);
-    // The wrong collective, the CUDA backend without a driver, the wrong rank count, no program.
+    // The wrong collective, the CUDA backend without a driver, the wrong rank count.
     let (r, _) = run(&["allreduce", "--algo", &f, "--backend", "host", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("allgather program, not allreduce"));
     let (r, _) = run(&["allgather", "--algo", &f, "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("--backend host"));
     let (r, _) = run(&["allgather", "--algo", &f, "--backend", "host", "-g", "4", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("2 ranks"));
-    let (r, _) = run(&["alltoall", "--backend", "host"]);
-    assert!(r.unwrap_err().to_string().contains("--algo"));
+    // Reduce: no algorithm topo makes defines it, so it needs a program file.
+    let (r, _) = run(&["reduce", "--backend", "host"]);
+    assert!(r.unwrap_err().to_string().contains("--algo PROGRAM.xml"));
+    // Neither a file nor an algorithm: one line with the names (an error: exit 2).
+    let (r, _) = run(&["allgather", "--algo", "rings", "--backend", "host"]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("no file of that name") && e.contains("ring, mesh") && !e.contains('\n'), "{e}");
     // A program algo check finds wrong: each rank keeps its own chunk.
     let broken = ALLGATHER.replace(
         r#"type="r" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="1""#,

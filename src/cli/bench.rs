@@ -23,15 +23,15 @@ use crate::render;
 pub enum BenchCommand {
     /// Allreduce bandwidth probe with nccl-tests' flags and output, set against the model.
     Allreduce(BenchAllreduceArgs),
-    /// Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf's columns.
+    /// Allgather by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in all_gather_perf's columns.
     Allgather(CollectiveArgs),
-    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf's columns.
+    /// Reduce-scatter by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in reduce_scatter_perf's columns.
     Reducescatter(CollectiveArgs),
-    /// Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf's columns.
+    /// Alltoall by all pairs (mesh) or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in alltoall_perf's columns.
     Alltoall(CollectiveArgs),
-    /// Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf's columns.
+    /// Broadcast by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in broadcast_perf's columns.
     Broadcast(CollectiveArgs),
-    /// Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf's columns.
+    /// Reduce of an MSCCL-IR program (--algo PROGRAM.xml) on host threads or a GPU per rank, in reduce_perf's columns.
     Reduce(CollectiveArgs),
 }
 
@@ -52,8 +52,13 @@ pub struct BenchAllreduceArgs {
 pub struct CollectiveArgs {
     #[command(flatten)]
     pub bench: AllreduceArgs,
-    /// Root rank of broadcast and reduce (a program is for the root it was written for).
-    #[arg(short = 'r', long = "root", value_name = "RANK", default_value_t = 0)]
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Root rank of broadcast and reduce (a program is for the root it was written for;
+    /// -r only: --root names a machine's sysfs root).
+    #[arg(short = 'r', id = "root_rank", value_name = "RANK", default_value_t = 0)]
     pub root: u32,
     #[command(flatten)]
     pub program: ProgramArgs,
@@ -256,7 +261,8 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match b {
         BenchCommand::Allreduce(a) if a.program.algo.is_some() => {
             let opts = a.bench.options(&ctx.vars);
-            bench_program::run(Collective::AllReduce, opts, None, &a.program, a.bench.output_file.as_deref(), ctx)
+            let json = a.bench.output_file.as_deref();
+            bench_program::run(Collective::AllReduce, opts, None, &a.program, &a.input, &a.model, json, ctx)
         }
         BenchCommand::Allreduce(a) => allreduce(&a, ctx),
         BenchCommand::Allgather(a) => collective(Collective::AllGather, &a, ctx),
@@ -267,13 +273,15 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     }
 }
 
-/// `topo bench allgather | reducescatter | alltoall | broadcast | reduce`: a program only.
+/// `topo bench allgather | reducescatter | alltoall | broadcast | reduce`: a program
+/// (`--algo`), else NCCL's own choice made as a program.
 fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let opts = a.bench.options(&ctx.vars);
     if let Some(p) = &a.bench.output_file {
         super::io::check_output(p)?;
     }
-    bench_program::run(coll, opts, Some(a.root), &a.program, a.bench.output_file.as_deref(), ctx)
+    let json = a.bench.output_file.as_deref();
+    bench_program::run(coll, opts, Some(a.root), &a.program, &a.input, &a.model, json, ctx)
 }
 
 /// `topo bench allreduce`: the rings come from the channel search on the named
