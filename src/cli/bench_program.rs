@@ -264,9 +264,9 @@ pub fn run(
     match (&predicted, &mach) {
         (Err(why), _) => notes.push(format!("no prediction: {why}")),
         (Ok(_), Some(x)) => notes.push(format!(
-            "predicted by topo algo cost for {}{}",
+            "predicted: topo algo cost for {}{}",
             x.an.input,
-            if opts.backend == BackendKind::Host { "; the ranks ran as threads here" } else { "" }
+            if opts.backend == BackendKind::Host { " (ranks ran as threads here)" } else { "" }
         )),
         (Ok(_), None) => {}
     }
