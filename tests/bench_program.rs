@@ -91,7 +91,7 @@ fn every_valid_shared_program_runs_with_0_wrong() {
 /// backwards).
 fn shape(algo: Algo, n: u32) -> Option<Shape> {
     let (nodes, per) = match algo {
-        Algo::Hierarchical if n % 2 == 0 && n >= 4 => (2, n / 2),
+        Algo::Hierarchical if n.is_multiple_of(2) && n >= 4 => (2, n / 2),
         Algo::Hierarchical => return None,
         _ => (1, n),
     };
