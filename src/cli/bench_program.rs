@@ -13,10 +13,11 @@ use std::path::Path;
 use clap::Args;
 
 use super::Ctx;
+use super::algo_make::{ProtoArg, ShapeArgs};
 use super::args::{InputArgs, ModelArgs};
 use crate::algo::cost::{self, Fabric};
 use crate::algo::make::{self, Algo, Shape};
-use crate::algo::program::{Collective, Program, Protocol};
+use crate::algo::program::{Collective, Program};
 use crate::algo::{Runtime, write};
 use crate::bench::program::{ProgramBackend, ProgramHost, load, sweep};
 use crate::bench::{self, BackendKind};
@@ -132,18 +133,9 @@ fn made(
     } else {
         algo
     };
-    let mut channels = None;
-    if algo.needs_machine()
-        && let Some(most) = make::machine::nccl_channels(&shape, runtime)
-    {
-        ctx.warn(&format!(
-            "NCCL runs {} channels on this job; {} takes {most}: the program uses the first {most}",
-            shape.rings.len(),
-            runtime.long_name()
-        ))?;
-        channels = Some(most);
-    }
-    let mo = make::Options { coll, algo, runtime, proto: Protocol::Simple, instances: 1, channels };
+    // The bench's defaults: one instance, Simple, NCCL's channels up to the runtime's most.
+    let defaults = ShapeArgs { channels: None, instances: 1, proto: ProtoArg { proto: "Simple".into() } };
+    let mo = super::algo_make::options(coll, algo, runtime, &defaults, &shape, ctx)?;
     let program = make::make(&mo, &shape).map_err(|e| Error::Usage(format!("--algo {}: {e}", algo.name())))?;
     let text = write::write(&program, runtime)
         .ok_or_else(|| Error::Usage(format!("{} has no {coll} collective", runtime.long_name())))?;
