@@ -44,6 +44,16 @@ struct Machine {
     graphs: crate::search::Graphs,
 }
 
+impl Machine {
+    /// The input, and its nodes when there are several: `fixture:dgx-h100 x 2 nodes`.
+    fn label(&self) -> String {
+        match self.an.options.nodes {
+            0 | 1 => self.an.input.clone(),
+            n => format!("{} x {n} nodes", self.an.input),
+        }
+    }
+}
+
 /// What `--algo` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
@@ -112,11 +122,11 @@ fn made(
             if let Some(n) = opts.ngpus.filter(|&n| n != shape.ranks() as usize) {
                 return Err(Error::Usage(format!(
                     "-g {n}, but {} has {} ranks (the program is made for the machine the flags name)",
-                    x.an.input,
+                    x.label(),
                     shape.ranks()
                 )));
             }
-            (shape, x.an.input.clone())
+            (shape, x.label())
         }
         None => {
             let n = host_ranks(opts) as u32;
@@ -257,7 +267,7 @@ pub fn run(
         (Err(why), _) => notes.push(format!("no prediction: {why}")),
         (Ok(_), Some(x)) => notes.push(format!(
             "predicted: topo algo cost for {}{}",
-            x.an.input,
+            x.label(),
             if opts.backend == BackendKind::Host { " (ranks ran as threads here)" } else { "" }
         )),
         (Ok(_), None) => {}
