@@ -129,15 +129,19 @@ fn every_program() -> Vec<(Collective, Algo, u32)> {
     all
 }
 
-/// Validate one size (nccl-tests' bytes, cut to a count as the bench cuts it) in every
-/// mode the program declares; the runs made (0 when the size holds no count).
-fn check_size(host: &mut ProgramHost, dtype: DataType, op: RedOp, bytes: u64, seed: u64) -> usize {
+/// Validate one size (nccl-tests' bytes, cut to a count as the bench cuts it) in the
+/// modes the program declares (`only`: the one of them at that index, in turn); the runs
+/// made (0 when the size holds no count).
+fn check_size(host: &mut ProgramHost, dtype: DataType, op: RedOp, bytes: u64, seed: u64, only: Option<usize>) -> usize {
     let count = param_count(host, dtype, bytes);
     if count == 0 {
         return 0;
     }
     let op = if reduces(host.loaded().coll()) { op } else { RedOp::Sum };
-    let modes: Vec<Mode> = host.loaded().program.header.modes();
+    let mut modes: Vec<Mode> = host.loaded().program.header.modes();
+    if let Some(i) = only {
+        modes = vec![modes[i % modes.len()]];
+    }
     for &mode in &modes {
         let what = format!("{} {dtype} {op} {bytes} B (count {count}) {mode}", host.loaded().file);
         let w = validate(host, dtype, op, count, mode, seed).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -178,7 +182,7 @@ fn every_made_program_runs_with_0_wrong() {
     for (k, (coll, algo, n)) in every_program().into_iter().enumerate() {
         let mut host = ProgramHost::new(made(coll, algo, n).expect("a program"));
         for (i, &(dtype, op, bytes)) in sizes.iter().enumerate() {
-            runs += check_size(&mut host, dtype, op, bytes, (k * 7 + i) as u64);
+            runs += check_size(&mut host, dtype, op, bytes, (k * 7 + i) as u64, None);
         }
         programs += 1;
     }
@@ -186,8 +190,9 @@ fn every_made_program_runs_with_0_wrong() {
     eprintln!("{programs} programs, {runs} validated runs, 0 wrong");
 }
 
-/// The full sweep: nccl-tests' sizes doubling from 8 B to 64 MiB, each also less 1 B,
-/// the types and operators in turn over them, and every type and operator at a small size.
+/// The full sweep: nccl-tests' sizes doubling from 8 B to 64 MiB (up to 1 MiB also
+/// less 1 B, in every mode; above, one mode in turn), the types and operators in turn
+/// over them, and every type and operator at a small size.
 #[test]
 #[ignore = "minutes: cargo test --release --test bench_program -- --ignored"]
 fn every_made_program_from_8_bytes_to_64_mib() {
@@ -198,15 +203,18 @@ fn every_made_program_from_8_bytes_to_64_mib() {
         let ops: &[RedOp] = if reduces(coll) { &RedOp::ALL } else { &[RedOp::Sum] };
         for (i, dtype) in DataType::ALL.into_iter().enumerate() {
             for (j, &op) in ops.iter().enumerate() {
-                runs += check_size(&mut host, dtype, op, 1000 + 8 * i as u64, (k * 100 + i * 10 + j) as u64);
+                runs += check_size(&mut host, dtype, op, 1000 + 8 * i as u64, (k * 100 + i * 10 + j) as u64, None);
             }
         }
         for e in 3..=26u32 {
-            for (d, bytes) in [(0, 1u64 << e), (1, (1u64 << e) - 1)] {
+            // Up to 1 MiB each size less 1 B too and every mode; above, one mode in turn.
+            let sizes: &[(usize, u64)] = if e <= 20 { &[(0, 1 << e), (1, (1 << e) - 1)] } else { &[(0, 1 << e)] };
+            let only = (e > 20).then_some(e as usize);
+            for &(d, bytes) in sizes {
                 let i = (e as usize * 2 + d) % DataType::ALL.len();
                 let dtype = DataType::ALL[i];
                 let op = ops[(e as usize + d) % ops.len()];
-                runs += check_size(&mut host, dtype, op, bytes, (k * 1000 + e as usize * 2 + d) as u64);
+                runs += check_size(&mut host, dtype, op, bytes, (k * 1000 + e as usize * 2 + d) as u64, only);
             }
         }
         programs += 1;
