@@ -87,15 +87,20 @@ fn allgather_program_rows_in_both_modes() {
 fn refusals() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "ag.xml", ALLGATHER);
-    // The wrong collective, the CUDA backend without a driver, the wrong rank count, no program.
+    // The wrong collective, the CUDA backend without a driver, the wrong rank count.
     let (r, _) = run(&["allreduce", "--algo", &f, "--backend", "host", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("allgather program, not allreduce"));
     let (r, _) = run(&["allgather", "--algo", &f, "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("--backend host"));
     let (r, _) = run(&["allgather", "--algo", &f, "--backend", "host", "-g", "4", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("2 ranks"));
-    let (r, _) = run(&["alltoall", "--backend", "host"]);
-    assert!(r.unwrap_err().to_string().contains("--algo"));
+    // Reduce: no algorithm topo makes defines it, so it needs a program file.
+    let (r, _) = run(&["reduce", "--backend", "host"]);
+    assert!(r.unwrap_err().to_string().contains("--algo PROGRAM.xml"));
+    // Neither a file nor an algorithm: one line with the names (an error: exit 2).
+    let (r, _) = run(&["allgather", "--algo", "rings", "--backend", "host"]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("no file of that name") && e.contains("ring, mesh") && !e.contains('\n'), "{e}");
     // A program algo check finds wrong: each rank keeps its own chunk.
     let broken = ALLGATHER.replace(
         r#"type="r" srcbuf="i" srcoff="-1" dstbuf="o" dstoff="1""#,
@@ -167,4 +172,143 @@ fn json_report_of_a_program() {
     }
     assert_eq!(doc["out_of_bounds"]["count"], 0);
     assert!(text.contains(&j), "the report names where the JSON went: {text}");
+}
+
+/// The lines of topo's section after nccl-tests' footer.
+fn topo_section(text: &str) -> Vec<&str> {
+    text.lines().skip_while(|l| !l.starts_with("# topo: ----")).collect()
+}
+
+#[test]
+fn nccl_choice_on_a_machine_with_predictions() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("r.json").display().to_string();
+    let (r, text) = run(&[
+        "allgather",
+        "--backend",
+        "host",
+        "--fixture",
+        "dgx-h100",
+        "-b",
+        "1K",
+        "-e",
+        "64K",
+        "-f",
+        "64",
+        "-n",
+        "1",
+        "-w",
+        "0",
+        "-J",
+        &j,
+    ]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    assert!(text.contains("# Program: nccl (8 ranks"), "{text}");
+    assert!(text.contains("NCCL's choice, its 24 rings: made by `topo algo make allgather --algo nccl`"), "{text}");
+    let data = rows(&text);
+    assert_eq!(data.len(), 2, "{text}");
+    assert!(data.iter().all(|r| r[8] == "0" && r[12] == "0"), "{text}");
+    let section = topo_section(&text);
+    assert!(section.iter().any(|l| l.contains("predicted: topo algo cost for fixture:dgx-h100")), "{text}");
+    let table: Vec<Vec<&str>> = section
+        .iter()
+        .filter(|l| l.starts_with("#  ") && !l.contains('('))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(table.len(), 1 + 2, "{text}");
+    for (t, d) in table[1..].iter().zip(&data) {
+        assert_eq!(t[1], d[0], "{text}");
+        let (oop, pred, ratio): (f64, f64, f64) = (t[4].parse().unwrap(), t[6].parse().unwrap(), t[7].parse().unwrap());
+        assert!(pred > 0.0 && (oop / pred - ratio).abs() <= 0.01 * ratio.max(1.0), "{text}");
+    }
+    assert!(section.iter().filter(|l| l.starts_with("#  ")).all(|l| l.len() <= 80), "80 columns: {text}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&j).unwrap()).unwrap();
+    for res in doc["results"].as_array().unwrap() {
+        let t = &res["topo"];
+        let pred = t["predicted_time_us"].as_f64().unwrap();
+        let ratio = t["ratio_in_place"].as_f64().unwrap();
+        assert!((res["in_place"]["time"].as_f64().unwrap() / pred - ratio).abs() < 1e-9, "{res}");
+        assert!(t["predicted_bus_bw"].as_f64().unwrap() > 0.0);
+        assert_eq!(res["in_place"]["nwrong"], 0.0, "nccl-tests' fields as they are");
+    }
+    assert_eq!(doc["topo"]["prediction"], true);
+}
+
+#[test]
+fn named_algorithms_and_alltoall_without_a_machine() {
+    // alltoall without --algo: NCCL has no rings for it, so all pairs, said in the header.
+    let (r, text) = run(&["alltoall", "--backend", "host", "-g", "3", "-b", "8", "-e", "4K", "-f", "8", "-n", "1"]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    assert!(text.contains("# Program: mesh (3 ranks") && text.contains("without rings: all pairs"), "{text}");
+    // No machine: the prediction column's absence is said once, and no table of dashes.
+    let section = topo_section(&text);
+    assert_eq!(section.iter().filter(|l| l.contains("no prediction: no machine named")).count(), 1, "{text}");
+    assert!(!section.iter().any(|l| l.contains("predicted")), "{text}");
+    assert!(rows(&text).iter().all(|r| r[8] == "0" && r[12] == "0"), "{text}");
+    // --algo NAME for -g ranks, odd ones too, every op.
+    for algo in ["rhd", "nb", "ring", "mesh"] {
+        let (r, text) = run(&[
+            "allreduce",
+            "--algo",
+            algo,
+            "--backend",
+            "host",
+            "-g",
+            "5",
+            "-b",
+            "100",
+            "-e",
+            "2K",
+            "-f",
+            "4",
+            "-o",
+            "all",
+            "-n",
+            "1",
+        ]);
+        assert_eq!(r.unwrap(), 0, "{algo}: {text}");
+        assert!(text.contains(&format!("# Program: {algo} (5 ranks")), "{text}");
+        let data = rows(&text);
+        assert!(!data.is_empty() && data.iter().all(|r| r[8] == "0" && r[12] == "0"), "{text}");
+    }
+    // Without a machine the nccl default falls back to one ring, said; a named nccl needs one.
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let args = ["topo", "bench", "reducescatter", "--backend", "host", "-g", "4", "-b", "1K", "-e", "1K", "-n", "1"];
+    let r = topo::cli::run_args(args, BTreeMap::new(), &mut out, &mut err);
+    let (text, err) = (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap());
+    assert_eq!(r.unwrap(), 0, "{text}{err}");
+    assert!(err.contains("NCCL's rings need one") && text.contains("# Program: ring (4 ranks"), "{text}{err}");
+    let (r, _) = run(&["allgather", "--algo", "nccl", "--backend", "host", "-g", "4"]);
+    assert!(r.unwrap_err().to_string().contains("needs a machine"));
+    // -g against a machine's ranks, and an algorithm that does not make the collective.
+    let (r, _) = run(&["allgather", "--algo", "ring", "--backend", "host", "--fixture", "dgx-h100", "-g", "4"]);
+    assert!(r.unwrap_err().to_string().contains("-g 4, but fixture:dgx-h100 has 8 ranks"));
+    let (r, _) = run(&["broadcast", "--algo", "rhd", "--backend", "host", "-g", "4"]);
+    assert!(r.unwrap_err().to_string().contains("not broadcast"));
+}
+
+#[test]
+fn sizes_outside_the_headers_range_are_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "ag.xml",
+        &ALLGATHER.replace(r#"minBytes="0" maxBytes="0""#, r#"minBytes="64" maxBytes="4096""#),
+    );
+    let (r, text) = run(&["allgather", "--algo", &f, "--backend", "host", "-b", "8", "-e", "1M", "-f", "4", "-n", "1"]);
+    assert_eq!(r.unwrap(), 0, "{text}");
+    let sizes: Vec<u64> = rows(&text).iter().map(|r| r[0].parse().unwrap()).collect();
+    assert_eq!(sizes, [128, 512, 2048], "{text}");
+    let notes: Vec<&str> = text.lines().filter(|l| l.contains("not run")).collect();
+    assert_eq!(
+        notes,
+        ["# topo: 5 sizes not run: MSCCL's executor picks this program only for 64 to 4096 bytes"],
+        "{text}"
+    );
+    // Nothing in range: one line, no table.
+    let (r, text) = run(&["allgather", "--algo", &f, "--backend", "host", "-b", "8K", "-e", "1M", "-f", "4"]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("no size from -b to -e is one the runtime selects the program for (64 to 4096 bytes)"), "{e}");
+    assert!(rows(&text).is_empty(), "{text}");
 }

@@ -155,6 +155,14 @@ pub struct JsonRowTopo {
     pub efficiency_out_of_place: Option<f64>,
     pub efficiency_in_place: Option<f64>,
     pub bottleneck: Option<String>,
+    /// A program's run: `topo algo cost`'s time for the call (µs), and measured time
+    /// over it per placement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_time_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio_out_of_place: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio_in_place: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -224,6 +232,9 @@ impl JsonResult {
                 efficiency_out_of_place: eff(&r.out_of_place),
                 efficiency_in_place: eff(&r.in_place),
                 bottleneck: r.bottleneck.clone(),
+                predicted_time_us: None,
+                ratio_out_of_place: None,
+                ratio_in_place: None,
             },
         }
     }

@@ -24,15 +24,15 @@ use crate::render;
 pub enum BenchCommand {
     /// Allreduce bandwidth probe with nccl-tests' flags and output, set against the model.
     Allreduce(BenchAllreduceArgs),
-    /// Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf's columns.
+    /// Allgather by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in all_gather_perf's columns.
     Allgather(CollectiveArgs),
-    /// Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf's columns.
+    /// Reduce-scatter by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in reduce_scatter_perf's columns.
     Reducescatter(CollectiveArgs),
-    /// Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf's columns.
+    /// Alltoall by all pairs (mesh) or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in alltoall_perf's columns.
     Alltoall(CollectiveArgs),
-    /// Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf's columns.
+    /// Broadcast by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in broadcast_perf's columns.
     Broadcast(CollectiveArgs),
-    /// Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf's columns.
+    /// Reduce of an MSCCL-IR program (--algo PROGRAM.xml) on host threads or a GPU per rank, in reduce_perf's columns.
     Reduce(CollectiveArgs),
 }
 
@@ -266,7 +266,8 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     match b {
         BenchCommand::Allreduce(a) if a.program.algo.is_some() => {
             let opts = a.bench.options(&ctx.vars);
-            bench_program::run(Collective::AllReduce, opts, None, &a.program, a.bench.output_file.as_deref(), ctx)
+            let json = a.bench.output_file.as_deref();
+            bench_program::run(Collective::AllReduce, opts, None, &a.program, &a.input, &a.model, json, ctx)
         }
         BenchCommand::Allreduce(a) if a.streams.streams.is_some() => {
             let opts = a.bench.options(&ctx.vars);
@@ -282,17 +283,18 @@ pub fn run(b: BenchCommand, ctx: &mut Ctx) -> Result<i32, Error> {
     }
 }
 
-/// `topo bench allgather | reducescatter | alltoall | broadcast | reduce`: a program only.
+/// `topo bench allgather | reducescatter | alltoall | broadcast | reduce`: a program
+/// (`--algo`), else NCCL's own choice made as a program.
 fn collective(coll: Collective, a: &CollectiveArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let opts = a.bench.options(&ctx.vars);
     if let Some(p) = &a.bench.output_file {
         super::io::check_output(p)?;
     }
+    let json = a.bench.output_file.as_deref();
     if a.streams.streams.is_some() {
-        let json = a.bench.output_file.as_deref();
         return bench_streams::run(coll, opts, &a.streams, &a.input, &a.model, json, ctx);
     }
-    bench_program::run(coll, opts, Some(a.root), &a.program, a.bench.output_file.as_deref(), ctx)
+    bench_program::run(coll, opts, Some(a.root), &a.program, &a.input, &a.model, json, ctx)
 }
 
 /// `topo bench allreduce`: the rings come from the channel search on the named

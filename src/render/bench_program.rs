@@ -4,14 +4,15 @@
 
 use std::fmt::Write as _;
 
-use super::bench::{c_g, perf};
+use super::bench::{c_g, float_str, perf};
 use crate::algo::program::Program;
 use crate::bench::Options;
 use crate::bench::program::sweep::{ProgramRow, perf_name};
-use crate::bench::report::Summary;
+use crate::bench::report::{Perf, Summary};
 
-/// The lines before the table, and the table header.
-pub fn header(p: &Program, file: &str, backend: &str, opts: &Options) -> String {
+/// The lines before the table, and the table header; `about` says where a program
+/// `topo` made comes from.
+pub fn header(p: &Program, file: &str, about: Option<&str>, backend: &str, opts: &Options) -> String {
     let h = &p.header;
     let mut s = String::new();
     let _ = writeln!(
@@ -30,6 +31,9 @@ pub fn header(p: &Program, file: &str, backend: &str, opts: &Options) -> String 
         h.nchannels,
         p.shape().0
     );
+    if let Some(a) = about {
+        let _ = writeln!(s, "# {a}");
+    }
     let (step, kind) = if opts.stepfactor > 1 { (opts.stepfactor, "factor") } else { (opts.stepbytes, "bytes") };
     let _ = writeln!(
         s,
@@ -81,4 +85,42 @@ pub fn footer(p: &Program, s: &Summary, unit: usize) -> String {
         p.header.chunks_per_loop,
         perf_name(p.header.coll)
     )
+}
+
+/// topo's section after the footer: notes, then each row's measured times beside `topo
+/// algo cost`'s prediction for the call and measured over predicted (`-` where there is
+/// none; no table when no row has one, and the notes say why).
+pub fn topo_section(rows: &[ProgramRow], predicted: &[Option<f64>], notes: &[String]) -> String {
+    let mut s = String::from("# topo: ---- beyond nccl-tests ----\n");
+    for n in notes {
+        let _ = writeln!(s, "# topo: {n}");
+    }
+    if predicted.iter().all(Option::is_none) {
+        return s;
+    }
+    let line = |c: [&str; 8]| {
+        format!(
+            "# {:>10}  {:>8}  {:>6}  {:>8}  {:>8}  {:>9}  {:>6}  {:>6}\n",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+        )
+    };
+    s += &line(["size", "type", "redop", "oop time", "ip time", "predicted", "x oop", "x ip"]);
+    s += line(["(B)", "", "", "(us)", "(us)", "(us)", "", ""]).trim_end();
+    s.push('\n');
+    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    for (r, pred) in rows.iter().zip(predicted) {
+        let time = |p: &Option<Perf>| dash(p.map(|p| float_str(p.time_us, 8)));
+        let ratio = |p: &Option<Perf>| dash(p.zip(*pred).map(|(p, t)| float_str(p.time_us / t, 6)));
+        s += &line([
+            &r.bytes.to_string(),
+            r.dtype.name(),
+            r.op.map_or("none", |o| o.name()),
+            &time(&r.out_of_place),
+            &time(&r.in_place),
+            &dash(pred.map(|t| float_str(t, 9))),
+            &ratio(&r.out_of_place),
+            &ratio(&r.in_place),
+        ]);
+    }
+    s
 }

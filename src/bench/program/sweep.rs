@@ -79,13 +79,26 @@ pub fn param_count(host: &dyn ProgramBackend, dtype: DataType, bytes: u64) -> us
     base / unit * unit
 }
 
+/// What a sweep ran, and the sizes it did not run because the program's header does
+/// not admit them (MSCCL's executor selects a program by the call's bytes: outside
+/// `minBytes..maxBytes` the runtime runs NCCL's own algorithms instead).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Swept {
+    pub rows: Vec<ProgramRow>,
+    /// Sizes (bytes) left out, below minBytes or above maxBytes, in sweep order.
+    pub outside: Vec<u64>,
+    /// The call sizes the header admits (inclusive), as the runtime reads them.
+    pub admitted: (u64, Option<u64>),
+}
+
 /// Run the sweep; `on` hears of each row as it is measured. Sizes too small for one
-/// count unit of the program are left out.
+/// count unit of the program are left out, and so are sizes outside the header's
+/// minBytes and maxBytes (the runtime would not pick the program there).
 pub fn run(
     args: &Options,
     host: &mut dyn ProgramBackend,
     on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
-) -> Result<Vec<ProgramRow>, Error> {
+) -> Result<Swept, Error> {
     args.check()?;
     let coll = host.loaded().coll();
     let n = host.nranks();
@@ -114,7 +127,8 @@ pub fn run(
     };
     let root =
         if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded().root) } else { -1 };
-    let mut rows = Vec::new();
+    let (lo, hi) = crate::algo::cost::admitted(&host.loaded().program, crate::algo::Runtime::default());
+    let mut swept = Swept { admitted: (lo, hi), ..Swept::default() };
     let mut seed = 0u64;
     for &dtype in &types {
         for &op in &ops {
@@ -126,6 +140,13 @@ pub fn run(
                 }
                 let g = host.loaded().geometry(dtype, count)?;
                 let bytes = (g.send.max(g.recv) * dtype.size()) as u64;
+                // The executor's nBytes: count x type size x the collective's size multiplier.
+                let h = &host.loaded().program.header;
+                let call = count as u64 * dtype.size() as u64 * h.coll.size_multiplier(h.ngpus);
+                if call < lo || hi.is_some_and(|h| call > h) {
+                    swept.outside.push(call);
+                    continue;
+                }
                 let mut row = ProgramRow {
                     bytes,
                     count: (g.send.max(g.recv)) as u64,
@@ -162,11 +183,11 @@ pub fn run(
                     }
                 }
                 on(&row)?;
-                rows.push(row);
+                swept.rows.push(row);
             }
         }
     }
-    Ok(rows)
+    Ok(swept)
 }
 
 /// The finished sweep as the ring bench's outcome (what its `-J` report is made of):
