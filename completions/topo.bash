@@ -354,7 +354,7 @@ _topo() {
             fi
             case "${prev}" in
                 --algo)
-                    COMPREPLY=($(compgen -W "ring mesh rhd nhr nb hierarchical nccl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "ring mesh rhd nhr nb hierarchical nccl nccl-tree" -- "${cur}"))
                     return 0
                     ;;
                 --channels)
@@ -544,7 +544,7 @@ _topo() {
             fi
             case "${prev}" in
                 --algo)
-                    COMPREPLY=($(compgen -W "ring mesh rhd nhr nb hierarchical nccl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "ring mesh rhd nhr nb hierarchical nccl nccl-tree" -- "${cur}"))
                     return 0
                     ;;
                 --ngpus)
@@ -747,7 +747,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__allgather)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --root --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -865,7 +865,23 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -877,6 +893,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --streams)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -885,7 +905,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__allreduce)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1027,6 +1047,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --streams)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1035,7 +1059,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__alltoall)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --root --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1153,7 +1177,23 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1162,6 +1202,10 @@ _topo() {
                     return 0
                     ;;
                 --algo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --streams)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1173,7 +1217,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__broadcast)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --root --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1291,7 +1335,23 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1300,6 +1360,10 @@ _topo() {
                     return 0
                     ;;
                 --algo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --streams)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1423,7 +1487,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__reduce)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --root --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1541,7 +1605,23 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1550,6 +1630,10 @@ _topo() {
                     return 0
                     ;;
                 --algo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --streams)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1561,7 +1645,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__reducescatter)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --root --algo --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1679,7 +1763,23 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --topo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --fixture)
+                    COMPREPLY=($(compgen -W "dgx-h100 dgx1-v100 gb200-nvl72-tray gh200 workstation-4gpu" -- "${cur}"))
+                    return 0
+                    ;;
                 --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nvml-fake)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --nodes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1688,6 +1788,10 @@ _topo() {
                     return 0
                     ;;
                 --algo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --streams)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

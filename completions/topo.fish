@@ -198,11 +198,11 @@ complete -c topo -n "__fish_topo_using_subcommand log" -s V -l version -d 'Print
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "allgather" -d 'Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "reducescatter" -d 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "alltoall" -d 'Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "allgather" -d 'Allgather by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in all_gather_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "reducescatter" -d 'Reduce-scatter by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in reduce_scatter_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "alltoall" -d 'Alltoall by all pairs (mesh) or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in alltoall_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "broadcast" -d 'Broadcast by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in broadcast_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo PROGRAM.xml) on host threads or a GPU per rank, in reduce_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand bench; and not __fish_seen_subcommand_from allreduce allgather reducescatter alltoall broadcast reduce help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -s e -l maxbytes -d 'Largest message size in bytes' -r
@@ -232,7 +232,8 @@ workstation-4gpu\t''"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes), on host threads or with the CUDA interpreter kernel (one GPU per rank)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l algo -d 'Run this program: an MSCCL-IR file (refused with `topo algo check`\'s findings unless it passes), or an algorithm `topo algo make` makes for the machine the flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per rank). A name that is an existing file is the file' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l streams -d 'Run `topo algo plan`\'s streams for the machine on host threads (allgather, reducescatter, allreduce; one node): "auto" for HCCL\'s own choice, or HCCL_ALGO\'s syntax, e.g. "mesh" or "level0:ring"' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allreduce" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
@@ -262,11 +263,26 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes), on host threads or with the CUDA interpreter kernel (one GPU per rank)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s r -d 'Root rank of broadcast and reduce (a program is for the root it was written for; -r only: --root names a machine\'s sysfs root)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l algo -d 'Run this program: an MSCCL-IR file (refused with `topo algo check`\'s findings unless it passes), or an algorithm `topo algo make` makes for the machine the flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per rank). A name that is an existing file is the file' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l streams -d 'Run `topo algo plan`\'s streams for the machine on host threads (allgather, reducescatter, allreduce; one node): "auto" for HCCL\'s own choice, or HCCL_ALGO\'s syntax, e.g. "mesh" or "level0:ring"' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from allgather" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
@@ -288,11 +304,26 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes), on host threads or with the CUDA interpreter kernel (one GPU per rank)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s r -d 'Root rank of broadcast and reduce (a program is for the root it was written for; -r only: --root names a machine\'s sysfs root)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l algo -d 'Run this program: an MSCCL-IR file (refused with `topo algo check`\'s findings unless it passes), or an algorithm `topo algo make` makes for the machine the flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per rank). A name that is an existing file is the file' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l streams -d 'Run `topo algo plan`\'s streams for the machine on host threads (allgather, reducescatter, allreduce; one node): "auto" for HCCL\'s own choice, or HCCL_ALGO\'s syntax, e.g. "mesh" or "level0:ring"' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reducescatter" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
@@ -314,11 +345,26 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes), on host threads or with the CUDA interpreter kernel (one GPU per rank)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s r -d 'Root rank of broadcast and reduce (a program is for the root it was written for; -r only: --root names a machine\'s sysfs root)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l algo -d 'Run this program: an MSCCL-IR file (refused with `topo algo check`\'s findings unless it passes), or an algorithm `topo algo make` makes for the machine the flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per rank). A name that is an existing file is the file' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l streams -d 'Run `topo algo plan`\'s streams for the machine on host threads (allgather, reducescatter, allreduce; one node): "auto" for HCCL\'s own choice, or HCCL_ALGO\'s syntax, e.g. "mesh" or "level0:ring"' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from alltoall" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
@@ -340,11 +386,26 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes), on host threads or with the CUDA interpreter kernel (one GPU per rank)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s r -d 'Root rank of broadcast and reduce (a program is for the root it was written for; -r only: --root names a machine\'s sysfs root)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l algo -d 'Run this program: an MSCCL-IR file (refused with `topo algo check`\'s findings unless it passes), or an algorithm `topo algo make` makes for the machine the flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per rank). A name that is an existing file is the file' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l streams -d 'Run `topo algo plan`\'s streams for the machine on host threads (allgather, reducescatter, allreduce; one node): "auto" for HCCL\'s own choice, or HCCL_ALGO\'s syntax, e.g. "mesh" or "level0:ring"' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from broadcast" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s b -l minbytes -d 'Smallest message size in bytes (K, M, G suffixes)' -r
@@ -366,19 +427,34 @@ complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcomm
 host-staged\t'The sender writes into a staging FIFO in host memory; a proxy thread copies each filled slot into the receiver\'s FIFO'"
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l slot-bytes -d 'Bytes per FIFO slot (one pipelined chunk); default 512K on the host, 128K on CUDA' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l arch -d 'Target architecture for --compile-only (sm_80, sm_90...; default: the local GPUs\', else sm_80 and sm_90)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s r -l root -d 'Root rank of broadcast and reduce (a program is for the root it was written for)' -r
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l algo -d 'Run this MSCCL-IR program instead of NCCL\'s rings (refused with `topo algo check`\'s findings unless it passes), on host threads or with the CUDA interpreter kernel (one GPU per rank)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l topo -d 'An NCCL topology XML file (NCCL_TOPO_FILE / NCCL_TOPO_DUMP_FILE format)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l fixture -d 'A machine topo carries built in (see `topo fixtures`)' -r -f -a "dgx-h100\t''
+dgx1-v100\t''
+gb200-nvl72-tray\t''
+gh200\t''
+workstation-4gpu\t''"
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l root -d 'Detect from DIR/sys and DIR/proc (a fake machine tree) instead of this machine' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l nvml-fake -d 'With live or --root detection: NVML\'s answers from this JSON file instead of libnvidia-ml (a JSON object with the driver version and, per GPU, its index, bus id, compute capability, PCIe link, NVLinks, C2C and GPUDirect attributes; the README\'s "The fake-NVML file" describes every key)' -r -F
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l nodes -d 'Model N identical nodes (NCCL then routes rings through the NICs); shows node 0' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s r -d 'Root rank of broadcast and reduce (a program is for the root it was written for; -r only: --root names a machine\'s sysfs root)' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l algo -d 'Run this program: an MSCCL-IR file (refused with `topo algo check`\'s findings unless it passes), or an algorithm `topo algo make` makes for the machine the flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per rank). A name that is an existing file is the file' -r
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l streams -d 'Run `topo algo plan`\'s streams for the machine on host threads (allgather, reducescatter, allreduce; one node): "auto" for HCCL\'s own choice, or HCCL_ALGO\'s syntax, e.g. "mesh" or "level0:ring"' -r
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l in-place -d 'Only the in-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l out-of-place -d 'Only the out-of-place measurement'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l compile-only -d 'Compile every kernel with NVRTC and report registers and spills; no GPU needed'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l no-p2p-support -d 'The driver reports no peer-to-peer support between GPUs (as on GeForce cards)'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l no-nic-fusion -d 'The network plugin does not fuse the ports of a NIC into one virtual device'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l collnet -d 'Every NIC is CollNet (SHARP) capable'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l no-nvls -d 'NVLink SHARP (NVLS) is not available'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from reduce" -s V -l version -d 'Print version'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allgather" -d 'Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reducescatter" -d 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "alltoall" -d 'Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "allgather" -d 'Allgather by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in all_gather_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reducescatter" -d 'Reduce-scatter by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in reduce_scatter_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "alltoall" -d 'Alltoall by all pairs (mesh) or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in alltoall_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "broadcast" -d 'Broadcast by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in broadcast_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo PROGRAM.xml) on host threads or a GPU per rank, in reduce_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand bench; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -s h -l help -d 'Print help'
 complete -c topo -n "__fish_topo_using_subcommand algo; and not __fish_seen_subcommand_from check show make plan cost compare help" -s V -l version -d 'Print version'
@@ -423,15 +499,16 @@ complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcomma
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -l mnnvl -d 'The N nodes are the trays of one NVL rack (GB200/GB300): one multi-node NVLink clique, every NVSwitch-attached GPU registered with one fabric. NCCL then fuses the trays into one system and searches them as one node'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l algo -d 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL\'s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine)' -r -f -a "ring\t''
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l algo -d 'The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb (HCCL\'s nonuniform ring and Bruck), hierarchical (intra-node ring reduce-scatter, inter-node rings, intra-node all-gather), nccl (the rings NCCL chose on the machine), nccl-tree (allreduce over NCCL\'s trees on the machine)' -r -f -a "ring\t''
 mesh\t''
 rhd\t''
 nhr\t''
 nb\t''
 hierarchical\t''
-nccl\t''"
+nccl\t''
+nccl-tree\t''"
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l ngpus -d 'Without a machine: GPUs a node (the job is --nodes x N ranks)' -r
-complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels), one channel each' -r
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels) or trees (nccl-tree: the first C of NCCL\'s channels), one channel each' -r
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l instances -d 'Copies of the whole program on disjoint channels, each on its share of the chunks' -r
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from make" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
 LL\t''
@@ -483,8 +560,9 @@ rhd\t''
 nhr\t''
 nb\t''
 hierarchical\t''
-nccl\t''"
-complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels), one channel each' -r
+nccl\t''
+nccl-tree\t''"
+complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l channels -d 'Rings (ring: copies of one ring, nccl: the first C of NCCL\'s channels) or trees (nccl-tree: the first C of NCCL\'s channels), one channel each' -r
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l instances -d 'Copies of the whole program on disjoint channels, each on its share of the chunks' -r
 complete -c topo -n "__fish_topo_using_subcommand algo; and __fish_seen_subcommand_from cost" -l proto -d 'The protocol the program declares' -r -f -a "Simple\t''
 LL\t''
@@ -586,11 +664,11 @@ complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subc
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "fixtures" -d 'List the machines topo carries built in (for --fixture)'
 complete -c topo -n "__fish_topo_using_subcommand help; and not __fish_seen_subcommand_from show paths analyze search tune diff fleet log bench algo detect check fixtures help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allreduce" -d 'Allreduce bandwidth probe with nccl-tests\' flags and output, set against the model'
-complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allgather" -d 'Allgather of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in all_gather_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "reducescatter" -d 'Reduce-scatter of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_scatter_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "alltoall" -d 'Alltoall of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in alltoall_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "broadcast" -d 'Broadcast of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in broadcast_perf\'s columns'
-complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo) on host threads or a GPU per rank, in reduce_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "allgather" -d 'Allgather by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in all_gather_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "reducescatter" -d 'Reduce-scatter by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in reduce_scatter_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "alltoall" -d 'Alltoall by all pairs (mesh) or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in alltoall_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "broadcast" -d 'Broadcast by NCCL\'s rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in broadcast_perf\'s columns'
+complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from bench" -f -a "reduce" -d 'Reduce of an MSCCL-IR program (--algo PROGRAM.xml) on host threads or a GPU per rank, in reduce_perf\'s columns'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "check" -d 'Check MSCCL-IR programs: the runtime\'s rules, connection pairing, deadlocks at the real FIFO depth, the result against the collective\'s definition, data races (exit 0 ok, 1 findings, 2 unreadable input)'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "show" -d 'A program\'s thread blocks, channels, peers and connections, and with a machine the path each connection runs over'
 complete -c topo -n "__fish_topo_using_subcommand help; and __fish_seen_subcommand_from algo" -f -a "make" -d 'Make an MSCCL-IR program for a collective by a named algorithm, scheduled as the MSCCLang compiler does, for the machine (or --ngpus) and a runtime'

@@ -31,9 +31,9 @@ use crate::tune::Model;
 pub struct ProgramArgs {
     /// Run this program: an MSCCL-IR file (refused with `topo algo check`'s findings
     /// unless it passes), or an algorithm `topo algo make` makes for the machine the
-    /// flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl; without a machine, for
-    /// -g ranks). Runs on host threads or with the CUDA interpreter kernel (one GPU per
-    /// rank). A name that is an existing file is the file.
+    /// flags name (ring, mesh, rhd, nhr, nb, hierarchical, nccl, nccl-tree; without a
+    /// machine, for -g ranks). Runs on host threads or with the CUDA interpreter kernel
+    /// (one GPU per rank). A name that is an existing file is the file.
     #[arg(long = "algo", value_name = "NAME|PROGRAM.xml")]
     pub algo: Option<String>,
 }
@@ -131,7 +131,7 @@ fn made(
         None => {
             let n = host_ranks(opts) as u32;
             let nodes = if m.nodes > 1 && n.is_multiple_of(m.nodes) { m.nodes } else { 1 };
-            (Shape { nodes, gpus_per_node: n / nodes, rings: Vec::new() }, format!("{n} ranks"))
+            (Shape { nodes, gpus_per_node: n / nodes, rings: Vec::new(), trees: Vec::new() }, format!("{n} ranks"))
         }
     };
     let algo = if algo == Algo::Nccl && !named && shape.rings.is_empty() {
@@ -171,7 +171,7 @@ fn predictions(
 ) -> Result<std::collections::BTreeMap<u64, (f64, f64)>, String> {
     let Some(x) = mach else { return Err(no_machine.to_string()) };
     let model = Model::new(&x.an, &x.graphs).map_err(|e| e.to_string())?;
-    let fabric = Fabric::new(&x.an, &model);
+    let fabric = Fabric::new(&x.an, &model).map_err(|e| e.to_string())?;
     let c = cost::cost(p, Runtime::default(), &fabric, sizes)?;
     Ok(c.rows.iter().map(|r| (r.bytes, (r.time_us, r.busbw_gbs))).collect())
 }
