@@ -87,8 +87,8 @@ fn every_valid_shared_program_runs_with_0_wrong() {
 }
 
 /// The job of `n` ranks for an algorithm: two nodes for `hierarchical` (which needs
-/// them), and for `nccl` two rings as NCCL's search could give (in order, and
-/// backwards).
+/// them), for `nccl` two rings as NCCL's search could give (in order, and backwards),
+/// and for `nccl-tree` two chains (rooted at rank 0, and at the last rank).
 fn shape(algo: Algo, n: u32) -> Option<Shape> {
     let (nodes, per) = match algo {
         Algo::Hierarchical if n.is_multiple_of(2) && n >= 4 => (2, n / 2),
@@ -100,7 +100,13 @@ fn shape(algo: Algo, n: u32) -> Option<Shape> {
     } else {
         Vec::new()
     };
-    Some(Shape { nodes, gpus_per_node: per, rings })
+    let trees = if algo == Algo::NcclTree {
+        let n = n as i32;
+        vec![(0..n).map(|r| r - 1).collect(), (0..n).map(|r| if r + 1 == n { -1 } else { r + 1 }).collect()]
+    } else {
+        Vec::new()
+    };
+    Some(Shape { nodes, gpus_per_node: per, rings, trees })
 }
 
 /// Make, write and load the program as `topo bench --algo NAME` does.
@@ -154,7 +160,7 @@ fn check_size(host: &mut ProgramHost, dtype: DataType, op: RedOp, bytes: u64, se
 fn one_rank_is_refused_in_one_line() {
     for coll in COLLECTIVES {
         for algo in Algo::ALL.into_iter().filter(|a| a.collectives().contains(&coll)) {
-            let shape = Shape { nodes: 1, gpus_per_node: 1, rings: vec![vec![0]] };
+            let shape = Shape { nodes: 1, gpus_per_node: 1, rings: vec![vec![0]], trees: Vec::new() };
             let opts = Options {
                 coll,
                 algo,

@@ -138,7 +138,7 @@ fn the_plan_and_the_mesh_program_agree_on_real_data() {
                 instances: 1,
                 channels: None,
             };
-            let job = Job { nodes: 1, gpus_per_node: n, rings: vec![] };
+            let job = Job { nodes: 1, gpus_per_node: n, rings: vec![], trees: vec![] };
             let program = make::make(&opts, &job).unwrap();
             let text = crate::algo::write::write(&program, Runtime::default()).unwrap();
             let mut prog = ProgramHost::new(load(text.as_bytes(), "mesh").unwrap());
