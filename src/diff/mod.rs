@@ -195,6 +195,7 @@ fn touches(an: &Analysis, scope: Scope) -> bool {
             let x = &an.prepared;
             (0..x.nodes.len()).any(|n| x.name(n) == "net" && x.attr(n, "guid").is_some_and(|g| !g.starts_with("0x")))
         }
+        Scope::Mnnvl => an.options.mnnvl || (an.options.nodes > 1 && crate::model::mnnvl::rack_tray(&an.prepared)),
         Scope::Amd => cpus
             .iter()
             .any(|c| matches!(c.kind, crate::model::system::Kind::Cpu { vendor, .. } if vendor == cpu::VENDOR_AMD)),

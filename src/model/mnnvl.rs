@@ -98,7 +98,7 @@ fn effective(env: &Env, f: &FabricInfo) -> ([u8; 16], Option<u32>) {
         f.uuid_bytes()
     };
     let clique = match m.clique_id {
-        -2 => None,
+        -2 if env.release().mnnvl_rack_serial_clique() => None,
         -1 => Some(f.clique_id),
         c => Some(c as u32),
     };
@@ -153,9 +153,19 @@ pub fn note(
     decided: &Mnnvl,
     detected: Option<&Result<(), String>>,
 ) -> Option<String> {
-    if !env.release().mnnvl() {
-        return asked
-            .then(|| format!("--mnnvl: NCCL {} has no multi-node NVLink (2.20.3 and later): ignored", env.release()));
+    let rel = env.release();
+    if rel.mnnvl_unfused() {
+        return asked.then(|| {
+            format!(
+                "--mnnvl: NCCL {rel}'s multi-node NVLink (NCCL_MNNVL) does not fuse the trays: it comes on only when \
+                 one clique holds every rank, each host then searches its own GPUs without NICs, rings cross hosts \
+                 by P2P over NVLink, NVLS is off and tuning counts one node; topo does not model it (2.21.5 and \
+                 later fuse) and models {nodes} separate node(s)"
+            )
+        });
+    }
+    if !rel.mnnvl() {
+        return asked.then(|| format!("--mnnvl: NCCL {rel} has no multi-node NVLink (2.20.3 and later): ignored"));
     }
     if asked {
         if let Some(Err(why)) = detected {
@@ -171,12 +181,13 @@ pub fn note(
                 if off.len() > 1 { format!(" (and {} more)", off.len() - 1) } else { String::new() }
             ));
         }
-        if nodes == 1 && !decided.enabled && env.mnnvl.enable != 1 {
-            return Some(
-                "--mnnvl with --nodes 1: NCCL checks the fabric only across hosts (NCCL_MNNVL_ENABLE=1 forces it \
-                 on one)"
-                    .into(),
-            );
+        if nodes == 1 && !decided.enabled && (env.mnnvl.enable != 1 || !rel.mnnvl_forced_on_one_host()) {
+            let forced = if rel.mnnvl_forced_on_one_host() {
+                "NCCL_MNNVL_ENABLE=1 forces it on one".to_string()
+            } else {
+                format!("in NCCL {rel} even with NCCL_MNNVL_ENABLE=1; 2.25.1 and later check one host when forced")
+            };
+            return Some(format!("--mnnvl with --nodes 1: NCCL checks the fabric only across hosts ({forced})"));
         }
         return None;
     }
@@ -233,10 +244,13 @@ pub fn decide(env: &Env, hosts: usize, gpus_per_host: usize, registered: bool) -
         return Mnnvl::OFF;
     }
     let m = &env.mnnvl;
-    // init.cc: the check runs across hosts unless NCCL_MNNVL_ENABLE=0 or P2P is off
-    // (NCCL_P2P_LEVEL=LOC, NCCL_P2P_DISABLE=1), and always with NCCL_MNNVL_ENABLE=1.
-    let p2p_off = env.paths.p2p_level == Some(PathType::Loc);
-    let checks = (hosts > 1 && m.enable != 0 && !p2p_off) || m.enable == 1;
+    // init.cc: the check runs across hosts unless NCCL_MNNVL_ENABLE=0 or (2.27.3) P2P is
+    // off (NCCL_P2P_LEVEL=LOC, NCCL_P2P_DISABLE=1), and with NCCL_MNNVL_ENABLE=1 also on
+    // one host (2.25.1).
+    let rel = env.release();
+    let p2p_off = env.paths.p2p_level == Some(PathType::Loc) && rel.mnnvl_needs_p2p();
+    let checks =
+        (hosts > 1 && m.enable != 0 && !p2p_off) || (m.enable == 1 && (hosts > 1 || rel.mnnvl_forced_on_one_host()));
     // mnnvl.cc: every rank registered, and a cluster UUID that is not zero.
     if !checks || !registered || m.uuid == 0 {
         return Mnnvl::OFF;
@@ -345,6 +359,53 @@ mod tests {
         assert!(idle_variables(&old, 1, false).is_empty());
         assert!(!old.search.scatter_nets, "no scatter before 2.27.5");
         assert!(env(&[]).search.scatter_nets);
+    }
+
+    fn at(v: &str, pairs: &[(&str, &str)]) -> Env {
+        let vars: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Env::for_release(crate::release::Release::parse(v).unwrap(), vars)
+    }
+
+    /// init.cc 2.21.5 to 2.24.3 checks the fabric only when `nNodes > 1`; mnnvl.cc's
+    /// caller (2.25.1) also when NCCL_MNNVL_ENABLE=1 on one host.
+    #[test]
+    fn forced_on_one_host_from_2_25_1() {
+        let forced = [("NCCL_MNNVL_ENABLE", "1")];
+        assert_eq!(decide(&at("2.24.3", &forced), 1, 4, true), Mnnvl::OFF);
+        assert!(decide(&at("2.25.1", &forced), 1, 4, true).enabled);
+        assert!(decide(&at("2.24.3", &forced), 2, 4, true).enabled);
+        let x = xml::parse(TRAY, None).unwrap().0;
+        let old = at("2.24.3", &forced);
+        assert!(note(&x, &old, 1, true, &Mnnvl::OFF, None).is_some_and(|n| n.contains("2.25.1 and later")));
+    }
+
+    /// init.cc 2.27.3 adds `p2pLevel != 0` to the check's condition.
+    #[test]
+    fn p2p_off_keeps_it_off_from_2_27_3() {
+        for off in [("NCCL_P2P_DISABLE", "1"), ("NCCL_P2P_LEVEL", "LOC")] {
+            assert!(decide(&at("2.26.6", &[off]), 2, 4, true).enabled, "{off:?}");
+            assert_eq!(decide(&at("2.27.3", &[off]), 2, 4, true), Mnnvl::OFF, "{off:?}");
+            assert!(decide(&at("2.27.3", &[off, ("NCCL_MNNVL_ENABLE", "1")]), 2, 4, true).enabled);
+        }
+    }
+
+    /// 2.20's MNNVL (NCCL_MNNVL) fuses nothing: topo says it does not model it.
+    #[test]
+    fn unfused_2_20_is_said_not_modelled() {
+        let e = at("2.20.5", &[]);
+        assert_eq!(decide(&e, 2, 4, true), Mnnvl::OFF);
+        let x = xml::parse(TRAY, None).unwrap().0;
+        assert!(note(&x, &e, 2, true, &Mnnvl::OFF, None).is_some_and(|n| n.contains("does not fuse")));
+        assert!(decide(&at("2.21.5", &[]), 2, 4, true).enabled);
+    }
+
+    /// NCCL_MNNVL_CLIQUE_ID=-2 is the rack serial's hash from 2.28.3; before, the id
+    /// 0xfffffffe itself: either way one clique for every GPU of the tray.
+    #[test]
+    fn rack_serial_clique_from_2_28_3() {
+        let f = FabricInfo { state: FabricState::Completed, status: 0, cluster_uuid: U1.into(), clique_id: 7 };
+        assert_eq!(effective(&at("2.28.3", &[("NCCL_MNNVL_CLIQUE_ID", "-2")]), &f).1, None);
+        assert_eq!(effective(&at("2.27.7", &[("NCCL_MNNVL_CLIQUE_ID", "-2")]), &f).1, Some(0xffff_fffe));
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub enum Scope {
     TwoGpuNvSwitch,
     /// A NIC whose guid is not written `0x...`.
     BareGuid,
+    /// Trays of an NVL rack across nodes, or a job modelled with `--mnnvl`.
+    Mnnvl,
 }
 
 /// One change of NCCL's decisions, as topo models it.
@@ -110,8 +112,8 @@ pub const CHANGES: &[Change] = &[
     },
     Change {
         since: r(2, 20, 3),
-        scope: Scope::MultiNode,
-        text: "multi-node NVLink (MNNVL): hosts whose GPUs share one fabric clique are fused into one system and searched as one node",
+        scope: Scope::Mnnvl,
+        text: "multi-node NVLink (NCCL_MNNVL): with one fabric clique holding every rank, rings cross hosts by P2P over NVLink, NVLS is off and tuning counts one node, each host keeping its own system (topo does not model this form: --mnnvl models separate nodes)",
     },
     Change { since: r(2, 20, 3), scope: Scope::Hopper, text: "Hopper NVLink is 20.6 GB/s a link (before: 20)" },
     Change {
@@ -139,6 +141,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 21, 5),
         scope: Scope::Hopper,
         text: "tuning: Hopper gets its own LL ceilings; NVLS latency 25 us",
+    },
+    Change {
+        since: r(2, 21, 5),
+        scope: Scope::Mnnvl,
+        text: "multi-node NVLink fuses the hosts of each fabric clique into one system searched as one node (ncclTopoFuseXml); on for any clique of two ranks or more, NCCL_MNNVL_ENABLE (0, 1, 2) in place of NCCL_MNNVL",
     },
     Change {
         since: r(2, 22, 3),
@@ -182,6 +189,11 @@ pub const CHANGES: &[Change] = &[
         text: "NVLS: a NET whose GPU is already a head gives its bandwidth back (2.22.3 kept it)",
     },
     Change {
+        since: r(2, 23, 4),
+        scope: Scope::Mnnvl,
+        text: "NCCL_MNNVL_CLIQUE_ID sets the clique id every rank reports",
+    },
+    Change {
         since: r(2, 24, 3),
         scope: Scope::Nets,
         text: "NCCL fuses NIC ports into virtual NICs itself (before: the IB plugin merged two ports of one device)",
@@ -211,6 +223,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 25, 1),
         scope: Scope::Blackwell,
         text: "Blackwell NVLink is 40 GB/s a link (before: Hopper's 20.6)",
+    },
+    Change {
+        since: r(2, 25, 1),
+        scope: Scope::Mnnvl,
+        text: "NCCL_MNNVL_UUID sets the cluster UUID every rank reports; NCCL_MNNVL_ENABLE=1 checks the fabric on a single host too",
     },
     Change {
         since: r(2, 26, 2),
@@ -273,6 +290,16 @@ pub const CHANGES: &[Change] = &[
         scope: Scope::MultiNode,
         text: "a channel starts from the GPUs ncclTopoGetLocal gives for its NET (before: the GPUs with the NET's best path)",
     },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::Mnnvl,
+        text: "P2P turned off (NCCL_P2P_LEVEL=LOC, NCCL_P2P_DISABLE=1) keeps multi-node NVLink off unless NCCL_MNNVL_ENABLE=1",
+    },
+    Change {
+        since: r(2, 27, 3),
+        scope: Scope::Blackwell,
+        text: "NVLS on Blackwell: 24 channels when one node or one MNNVL clique holds the job (32 across nodes or cliques)",
+    },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell ladder across nodes starts at 48, 45.1" },
     Change { since: r(2, 27, 5), scope: Scope::Blackwell, text: "Blackwell NVLink is 40.1 GB/s a link" },
     Change {
@@ -284,6 +311,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 27, 5),
         scope: Scope::MultiNode,
         text: "a channel tries its NET's own GPU first, and replays the last channel only when channels must be the same",
+    },
+    Change {
+        since: r(2, 27, 5),
+        scope: Scope::Mnnvl,
+        text: "a fused system's NICs are offered to the search channel by channel across its trays (NCCL_MNNVL_SCATTER_NETS_ENABLE); acts only when a job spans several cliques",
     },
     Change {
         since: r(2, 27, 6),
@@ -307,6 +339,11 @@ pub const CHANGES: &[Change] = &[
         text: "NVLS tuning model rated at NVLS efficiency, needs two channels; collective channels no longer raised to the NVLS count",
     },
     Change {
+        since: r(2, 28, 3),
+        scope: Scope::Mnnvl,
+        text: "NCCL_MNNVL_CLIQUE_ID=-2 names each tray's clique by a hash of its rack's serial number (before: clique 0xfffffffe for every rank)",
+    },
+    Change {
         since: r(2, 28, 7),
         scope: Scope::MultiNode,
         text: "a job of several nodes is searched across nodes even on a host without a NET (system->inter from the rank count; before, from the NETs left: such a host was searched, rated and tuned as one node)",
@@ -327,6 +364,11 @@ pub const CHANGES: &[Change] = &[
         text: "a NIC guid without `0x` is read as hex (before, such NICs all looked like one ASIC and shared one channel's bandwidth)",
     },
     Change { since: r(2, 28, 7), scope: Scope::Blackwell, text: "tuning: Blackwell ring LL128 ceilings 73.4/34.6" },
+    Change {
+        since: r(2, 28, 7),
+        scope: Scope::Mnnvl,
+        text: "NCCL_MNNVL_RAIL_PER_HOST: with NCCL_CROSS_NIC=0 a channel leaves by a NIC of another tray only on the rail it came in by; acts only when a job spans several cliques",
+    },
     Change { since: r(2, 28, 9), scope: Scope::NvSwitch, text: "tuning: NVLS-tree network hop 20.9 us (before 14)" },
     Change {
         since: r(2, 29, 2),
@@ -366,6 +408,11 @@ pub const CHANGES: &[Change] = &[
         since: r(2, 30, 3),
         scope: Scope::Blackwell,
         text: "tuning: Blackwell NVLS-tree ceiling 80 beyond two nodes",
+    },
+    Change {
+        since: r(2, 30, 3),
+        scope: Scope::Mnnvl,
+        text: "NCCL_MNNVL_CROSS_CLIQUE=1: ranks in different cliques of one NVLink domain (one cluster UUID) use P2P over NVLink with each other",
     },
     Change {
         since: r(2, 30, 7),

@@ -95,10 +95,45 @@ impl Release {
         self.since(2, 22, 0)
     }
 
-    /// Multi-node NVLink (2.20.3): ranks whose GPUs share one fabric clique fuse their
-    /// hosts' topologies into one system and talk P2P over NVLink across hosts.
+    /// Multi-node NVLink as topo models it (2.21.5): ranks whose GPUs share one fabric
+    /// clique fuse their hosts' topologies into one system (`ncclTopoFuseXml`) and talk
+    /// P2P over NVLink across hosts; a clique of two ranks or more turns it on
+    /// (NCCL_MNNVL_ENABLE).
     pub fn mnnvl(self) -> bool {
-        self.since(2, 20, 0)
+        self.since(2, 21, 0)
+    }
+
+    /// 2.20's multi-node NVLink (NCCL_MNNVL), which topo does not model: on only when one
+    /// clique holds every rank, and then each host keeps its own system (its NICs
+    /// removed), rings cross hosts by P2P over NVLink, NVLS is off and tuning counts one
+    /// node.
+    pub fn mnnvl_unfused(self) -> bool {
+        self.since(2, 20, 0) && !self.mnnvl()
+    }
+
+    /// NCCL_MNNVL_ENABLE=1 runs the fabric check on a single host too (2.25.1,
+    /// `ncclMnnvlCheck`); before, only across hosts.
+    pub fn mnnvl_forced_on_one_host(self) -> bool {
+        self.since(2, 25, 0)
+    }
+
+    /// P2P turned off (NCCL_P2P_LEVEL=LOC, NCCL_P2P_DISABLE=1) keeps the fabric check
+    /// from running (2.27.3); before, MNNVL came on regardless.
+    pub fn mnnvl_needs_p2p(self) -> bool {
+        self.since(2, 27, 0)
+    }
+
+    /// NCCL_MNNVL_CLIQUE_ID=-2 names the clique by a hash of the rack's serial number
+    /// (2.28.3); before, -2 is taken as the clique id itself (0xfffffffe), the same for
+    /// every rank.
+    pub fn mnnvl_rack_serial_clique(self) -> bool {
+        self.since(2, 28, 0)
+    }
+
+    /// NCCL_MNNVL_CROSS_CLIQUE: ranks of different cliques of one NVLink domain (one
+    /// cluster UUID) may use CUDA P2P over NVLink (2.30.3).
+    pub fn mnnvl_cross_clique(self) -> bool {
+        self.since(2, 30, 0)
     }
 
     /// Intel CPUs are told apart as Sapphire Rapids and Emerald Rapids (2.26.2), with

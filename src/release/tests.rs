@@ -451,3 +451,49 @@ fn nvls_channel_default_boundaries() {
     // nvls.cc ncclNvlsTreeSm100Tuning appears at 2.30.3.
     assert!(!r(2, 29, 7).nvls_sm100_tuning() && r(2, 30, 3).nvls_sm100_tuning());
 }
+
+/// Multi-node NVLink, read at every tag from 2.20.3 (init.cc, mnnvl.cc, topo.cc,
+/// p2p.cc): each boundary on both sides, and each change named by the change list.
+#[test]
+fn mnnvl_boundaries() {
+    // 2.20.3/2.20.5: NCCL_MNNVL without fusion (not modelled); 2.21.5 fuses a clique.
+    assert!(!r(2, 19, 4).mnnvl_unfused() && !r(2, 19, 4).mnnvl());
+    assert!(r(2, 20, 3).mnnvl_unfused() && r(2, 20, 5).mnnvl_unfused() && !r(2, 20, 5).mnnvl());
+    assert!(r(2, 21, 5).mnnvl() && !r(2, 21, 5).mnnvl_unfused());
+    // mnnvl.cc (2.25.1): NCCL_MNNVL_ENABLE=1 checks one host; before, nNodes > 1 only.
+    assert!(!r(2, 24, 3).mnnvl_forced_on_one_host() && r(2, 25, 1).mnnvl_forced_on_one_host());
+    // init.cc (2.27.3): `p2pLevel != 0` joins the check's condition.
+    assert!(!r(2, 26, 6).mnnvl_needs_p2p() && r(2, 27, 3).mnnvl_needs_p2p());
+    // init.cc (2.28.3): NCCL_MNNVL_CLIQUE_ID=-2 hashes the chassis serial number.
+    assert!(!r(2, 27, 7).mnnvl_rack_serial_clique() && r(2, 28, 3).mnnvl_rack_serial_clique());
+    // paths.cc (2.30.3): ncclTopoCheckMNNVL matches other cliques under p2pCrossClique.
+    assert!(!r(2, 29, 7).mnnvl_cross_clique() && r(2, 30, 3).mnnvl_cross_clique());
+    // The variables, from the first tag whose source names each.
+    for (name, first, before) in [
+        ("NCCL_MNNVL_ENABLE", r(2, 21, 5), r(2, 20, 5)),
+        ("NCCL_MNNVL_CLIQUE_ID", r(2, 23, 4), r(2, 22, 3)),
+        ("NCCL_MNNVL_UUID", r(2, 25, 1), r(2, 24, 3)),
+        ("NCCL_MNNVL_SCATTER_NETS_ENABLE", r(2, 27, 5), r(2, 27, 3)),
+        ("NCCL_MNNVL_RAIL_PER_HOST", r(2, 28, 7), r(2, 28, 3)),
+        ("NCCL_MNNVL_CROSS_CLIQUE", r(2, 30, 3), r(2, 29, 7)),
+    ] {
+        assert_eq!(before.variable_since(name), Some(first), "{name}");
+        assert_eq!(first.variable_since(name), None, "{name}");
+    }
+    // Every boundary is a line of `topo diff --against-version`.
+    for (since, word) in [
+        (r(2, 20, 3), "NCCL_MNNVL"),
+        (r(2, 21, 5), "ncclTopoFuseXml"),
+        (r(2, 23, 4), "NCCL_MNNVL_CLIQUE_ID"),
+        (r(2, 25, 1), "NCCL_MNNVL_UUID"),
+        (r(2, 25, 1), "single host"),
+        (r(2, 27, 3), "P2P turned off"),
+        (r(2, 27, 3), "one MNNVL clique"),
+        (r(2, 27, 5), "NCCL_MNNVL_SCATTER_NETS_ENABLE"),
+        (r(2, 28, 3), "serial number"),
+        (r(2, 28, 7), "NCCL_MNNVL_RAIL_PER_HOST"),
+        (r(2, 30, 3), "NCCL_MNNVL_CROSS_CLIQUE"),
+    ] {
+        assert!(CHANGES.iter().any(|c| c.since == since && c.text.contains(word)), "{since}: {word}");
+    }
+}
