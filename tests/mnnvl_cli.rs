@@ -31,7 +31,8 @@ fn two_trays_are_one_node_over_nvlink() {
     let (d, _) = analyze(&["--nodes", "2", "--mnnvl"], &[]);
     assert_eq!(
         d["mnnvl"],
-        serde_json::json!({"enabled": true, "clique_size": 8, "clique_rank": 0, "nvl_domain_size": 8, "hosts": 2})
+        serde_json::json!({"enabled": true, "clique_size": 8, "clique_rank": 0, "nvl_domain_size": 8, "hosts": 2,
+            "cliques": 1, "cross_clique": false})
     );
     let hosts: Vec<i64> = d["gpus"].as_array().unwrap().iter().map(|g| g["host"].as_i64().unwrap()).collect();
     assert_eq!(hosts, [0, 0, 0, 0, 1, 1, 1, 1]);
@@ -121,4 +122,67 @@ fn scatter_and_rail_variables_change_nothing_one_clique_models_and_say_so() {
     // Unset, nothing is said.
     let (_, err) = analyze(&["--nodes", "4", "--mnnvl"], &[]);
     assert!(!err.contains("changes nothing"), "{err}");
+}
+
+// ---- several cliques (--mnnvl-cliques): rules derived from NCCL 2.30.7's source, no
+// NCCL answers exist for them.
+
+/// mnnvl.cc/topo.cc: each rank fuses only its clique's trays; trim.cc sets `inter` when
+/// the clique holds fewer ranks than the job; init.cc counts nodes by ring heads, one a
+/// clique; the graphs leave each clique through its NICs, a NIC of another tray of the
+/// clique named by its host. search.cc: between cliques the scatter and rail variables
+/// act, so topo says nothing about them; with NCCL_MNNVL_RAIL_PER_HOST=1 (crossNic 0) a
+/// ring channel leaves by its own NIC or the same NIC (same PCI id) of another tray.
+/// One 4-tray run (the search of a fused system through its NICs takes seconds in debug).
+#[test]
+fn two_cliques_fuse_each_and_count_a_node_each() {
+    let vars = [("NCCL_MNNVL_RAIL_PER_HOST", "1"), ("NCCL_MNNVL_SCATTER_NETS_ENABLE", "1")];
+    let (d, err) = analyze(&["--nodes", "4", "--mnnvl", "--mnnvl-cliques", "2"], &vars);
+    assert_eq!(
+        d["mnnvl"],
+        serde_json::json!({"enabled": true, "clique_size": 8, "clique_rank": 0, "nvl_domain_size": 8, "hosts": 2,
+            "cliques": 2, "cross_clique": false})
+    );
+    assert!(!err.contains("changes nothing"), "{err}");
+    let hosts: Vec<i64> = d["gpus"].as_array().unwrap().iter().map(|g| g["host"].as_i64().unwrap()).collect();
+    assert_eq!(hosts, [0, 0, 0, 0, 1, 1, 1, 1]);
+    assert_eq!(d["system"]["inter"], true);
+    let ring = d["graphs"]["ring"]["channels"].as_array().unwrap();
+    assert_eq!(ring[0]["ranks"].as_array().unwrap().len(), 8);
+    for c in ring {
+        assert_eq!(c["net_in"], c["net_out"], "{c}");
+    }
+    let tree = d["graphs"]["tree"]["channels"].as_array().unwrap();
+    assert!(tree.iter().any(|c| c["net_in_host"] == 1), "the other tray's NICs serve channels too");
+    // ncclNvlsInit (2.27.3): Blackwell's NVLS channels count the job as multi-node when the
+    // clique is smaller than the job (32); one clique holding it gets 24.
+    assert_eq!(d["tuning"]["channels"]["nvls"], 32);
+    let (one, _) = analyze(&["--nodes", "2", "--mnnvl"], &[]);
+    assert_eq!(one["tuning"]["channels"]["nvls"], 24);
+}
+
+#[test]
+fn cliques_must_divide_the_nodes_and_need_mnnvl() {
+    let out = topo()
+        .args(["analyze", "--fixture", "gb200-nvl72-tray", "--nodes", "4", "--mnnvl", "--mnnvl-cliques", "3"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("--mnnvl-cliques 3 must divide --nodes 4"), "{err}");
+    topo().args(["analyze", "--fixture", "gb200-nvl72-tray", "--nodes", "4", "--mnnvl-cliques", "2"]).assert().code(2);
+}
+
+/// init.cc/paths.cc (2.30.3): NCCL_MNNVL_CROSS_CLIQUE lets ranks of different cliques of
+/// one NVLink domain use P2P (the other cases: the unit tests of model::mnnvl). A tray a
+/// clique keeps it quick.
+#[test]
+fn cross_clique_in_one_domain_is_said() {
+    let args = ["--nodes", "2", "--mnnvl", "--mnnvl-cliques", "2", "--mnnvl-one-domain"];
+    let (d, err) = analyze(&args, &[("NCCL_MNNVL_CROSS_CLIQUE", "1")]);
+    assert_eq!((d["mnnvl"]["cross_clique"].as_bool(), d["mnnvl"]["nvl_domain_size"].as_i64()), (Some(true), Some(8)));
+    assert!(err.contains("connect by P2P over NVLink"), "{err}");
+    // init.cc: one clique id for every rank of one domain is one clique, whatever was stated.
+    let (d, err) = analyze(&args, &[("NCCL_MNNVL_CLIQUE_ID", "5")]);
+    assert_eq!((d["mnnvl"]["cliques"].as_i64(), d["mnnvl"]["clique_size"].as_i64()), (Some(1), Some(8)));
+    assert!(err.contains("fuses the 2 cliques stated (--mnnvl-cliques) into one"), "{err}");
 }

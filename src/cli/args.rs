@@ -108,6 +108,17 @@ pub struct ModelArgs {
     /// trays into one system and searches them as one node.
     #[arg(long)]
     pub mnnvl: bool,
+    /// With --mnnvl: the N nodes fall into K equal cliques of consecutive trays (K NVL
+    /// racks, say), each fused by NCCL into one node; NCCL then goes through the NICs
+    /// between cliques. NVML's clique ids are per GPU, so the layout is stated here.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "mnnvl",
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub mnnvl_cliques: u32,
+    /// With --mnnvl-cliques: the cliques are partitions of one NVLink domain (one cluster
+    /// UUID), where NCCL_MNNVL_CROSS_CLIQUE=1 lets them use P2P over NVLink; without it
+    /// each clique is its own domain.
+    #[arg(long, requires = "mnnvl")]
+    pub mnnvl_one_domain: bool,
 }
 
 impl ModelArgs {
@@ -119,6 +130,8 @@ impl ModelArgs {
             collnet: self.collnet,
             nvls: !self.no_nvls,
             mnnvl: self.mnnvl,
+            mnnvl_cliques: self.mnnvl_cliques as usize,
+            mnnvl_one_domain: self.mnnvl_one_domain,
             fabric: None,
             env: env.clone(),
         }

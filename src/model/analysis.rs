@@ -30,6 +30,12 @@ pub struct Options {
     /// The nodes are the trays of one multi-node NVLink clique (`--mnnvl`): every GPU
     /// with an NVLink to an NVSwitch is registered with one fabric.
     pub mnnvl: bool,
+    /// The `--nodes` fall into this many equal NVLink cliques of consecutive nodes
+    /// (`--mnnvl-cliques`, 1: one clique holds them all).
+    pub mnnvl_cliques: usize,
+    /// The cliques are partitions of one NVLink domain (one cluster UUID,
+    /// `--mnnvl-one-domain`); else each is its own domain.
+    pub mnnvl_one_domain: bool,
     /// The fabric registration of each GPU of the node, as detection read it from NVML
     /// (`None` for a GPU: not supported); `None` when not known (a topology file).
     pub fabric: Option<Vec<Option<FabricInfo>>>,
@@ -46,6 +52,8 @@ impl Default for Options {
             collnet: false,
             nvls: true,
             mnnvl: false,
+            mnnvl_cliques: 1,
+            mnnvl_one_domain: false,
             fabric: None,
             env: Env::default(),
         }
@@ -297,10 +305,22 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
             Some(d) => d.is_ok(),
             None => mnnvl::every_gpu_on_fabric(&view),
         };
-    let mnnvl = mnnvl::decide(&opts.env, opts.nodes, per_host.gpus.len(), registered);
+    if opts.mnnvl_cliques == 0 || opts.nodes % opts.mnnvl_cliques != 0 {
+        return Err(Error::Usage(format!(
+            "--mnnvl-cliques {} must divide --nodes {} (the nodes fall into equal cliques)",
+            opts.mnnvl_cliques, opts.nodes
+        )));
+    }
+    let stated = mnnvl::Layout { cliques: opts.mnnvl_cliques, one_domain: opts.mnnvl_one_domain };
+    let (layout, overridden) = stated.effective(&opts.env);
+    let mnnvl = mnnvl::decide_in(&opts.env, opts.nodes, per_host.gpus.len(), registered, layout);
     diags.extend(
         mnnvl::note(&view, &opts.env, opts.nodes, opts.mnnvl, &mnnvl, detected.as_ref()).map(Diagnostic::warning),
     );
+    if mnnvl.enabled {
+        diags.extend(overridden.map(Diagnostic::warning));
+        diags.extend(mnnvl::cliques_note(&opts.env, &mnnvl).map(Diagnostic::warning));
+    }
     let gpus_per_host = per_host.gpus.len();
     let mut prep = if mnnvl.hosts > 1 { prepare::prepare_hosts(xml, input, &net_opts, mnnvl.hosts)? } else { per_host };
     if mnnvl.enabled {
@@ -470,16 +490,20 @@ impl Analysis {
         Ok((sys, trimmed))
     }
 
-    /// The nodes NCCL counts: one for a multi-node NVLink clique that holds the whole
-    /// job (its ring heads are all on one fused system), else `--nodes`.
+    /// The nodes NCCL counts: one a multi-node NVLink clique (the ring heads of each
+    /// are on its fused system: one node when a clique holds the whole job), else
+    /// `--nodes`.
     pub fn nccl_nodes(&self) -> usize {
-        if self.mnnvl.enabled { 1 } else { self.options.nodes }
+        if self.mnnvl.enabled { self.mnnvl.cliques } else { self.options.nodes }
     }
 
     /// The job's nodes as titles name them: `2 node(s)`, or for a multi-node NVLink
     /// clique `1 node (18 trays fused by MNNVL)`.
     pub fn nodes_text(&self) -> String {
-        if self.mnnvl.enabled && self.mnnvl.hosts > 1 {
+        if self.mnnvl.enabled && self.mnnvl.cliques > 1 {
+            let m = &self.mnnvl;
+            format!("{} nodes ({} cliques of {} trays fused by MNNVL)", m.cliques, m.cliques, m.hosts)
+        } else if self.mnnvl.enabled && self.mnnvl.hosts > 1 {
             format!("1 node ({} trays fused by MNNVL)", self.mnnvl.hosts)
         } else {
             format!("{} node(s)", self.options.nodes)

@@ -381,10 +381,26 @@ fn add_net(a: &Attrs, sys: &mut System, n: NodeId, nic: usize, sid: i64, ty: Nod
         (Some(g), false) => xml::scan_prefixed_hex(g).unwrap_or(0),
         (None, false) => dev as u64,
     };
+    // The NIC's PCI identity (topo.cc, 2.28.7; only compared for equality, by
+    // NCCL_MNNVL_RAIL_PER_HOST): a digest of the nearest `<pci>` ancestor's busid, or of
+    // the ASIC where there is none. Identical trays give a NIC the same one on each.
+    let pci_id = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        let mut up = x.parent(n);
+        while let Some(p) = up.filter(|&p| x.name(p) != "pci") {
+            up = x.parent(p);
+        }
+        match up.and_then(|p| x.attr(p, "busid")) {
+            Some(b) => b.hash(&mut h),
+            None => asic.hash(&mut h),
+        }
+        h.finish()
+    };
     let info = NetInfo {
         dev,
         name: x.attr(n, "name").unwrap_or("").to_string(),
-        pci_id: 0,
+        pci_id,
         asic,
         port: a.int_or(n, "port", 0),
         bw,

@@ -30,11 +30,58 @@ pub struct Mnnvl {
     pub nvl_domain_size: usize,
     /// Hosts whose topology rank 0's system holds (`system->nHosts`).
     pub hosts: usize,
+    /// Cliques the job spans (`--mnnvl-cliques`): NCCL's nodes when MNNVL is on.
+    pub cliques: usize,
+    /// Ranks of different cliques of one NVLink domain connect by CUDA P2P over NVLink
+    /// (`comm->p2pCrossClique`, NCCL_MNNVL_CROSS_CLIQUE, 2.30.3).
+    pub cross_clique: bool,
 }
 
 impl Mnnvl {
     /// MNNVL off: one host, nothing counted.
-    pub const OFF: Mnnvl = Mnnvl { enabled: false, clique_size: 0, clique_rank: -1, nvl_domain_size: 0, hosts: 1 };
+    pub const OFF: Mnnvl = Mnnvl {
+        enabled: false,
+        clique_size: 0,
+        clique_rank: -1,
+        nvl_domain_size: 0,
+        hosts: 1,
+        cliques: 1,
+        cross_clique: false,
+    };
+}
+
+/// How the job's hosts fall into NVLink cliques, as the user states it (NVML's clique
+/// ids are per GPU and not in a topology file): `cliques` equal cliques of consecutive
+/// hosts (`--mnnvl-cliques`), each its own NVLink domain (cluster UUID) unless
+/// `one_domain` (`--mnnvl-one-domain`: partitions of one domain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub cliques: usize,
+    pub one_domain: bool,
+}
+
+impl Layout {
+    /// One clique holds every host.
+    pub const ONE: Layout = Layout { cliques: 1, one_domain: false };
+
+    /// The layout NCCL ends up with once NCCL_MNNVL_UUID and NCCL_MNNVL_CLIQUE_ID have
+    /// replaced what NVML says (`init.cc`): one UUID for every rank makes one domain, and
+    /// one clique id for every rank in one domain makes one clique. The note says when
+    /// a variable overrode the layout stated.
+    pub fn effective(self, env: &Env) -> (Layout, Option<String>) {
+        let m = &env.mnnvl;
+        let one_domain = self.one_domain || m.uuid != -1;
+        let same_id = m.clique_id != -1 && !(m.clique_id == -2 && env.release().mnnvl_rack_serial_clique());
+        if self.cliques > 1 && one_domain && same_id {
+            let why = format!(
+                "NCCL_MNNVL_CLIQUE_ID={} gives every rank one clique id in one NVLink domain, so NCCL fuses the \
+                 {} cliques stated (--mnnvl-cliques) into one",
+                m.clique_id, self.cliques
+            );
+            return (Layout { cliques: 1, one_domain }, Some(why));
+        }
+        (Layout { cliques: self.cliques, one_domain }, None)
+    }
 }
 
 /// Whether every GPU of the file has an NVLink to an NVSwitch (and so a fabric
@@ -236,10 +283,22 @@ pub fn idle_variables(env: &Env, hosts: usize, inter: bool) -> Vec<String> {
         .collect()
 }
 
-/// NCCL's decision for `hosts` identical hosts of `gpus_per_host` GPUs each.
-/// `registered`: the fabric registration of every GPU is complete, one cluster UUID and
-/// one clique id (`--mnnvl` on a file where [`every_gpu_on_fabric`]).
+/// NCCL's decision for `hosts` identical hosts of `gpus_per_host` GPUs each, one
+/// clique holding them all. `registered`: the fabric registration of every GPU is
+/// complete, one cluster UUID and one clique id (`--mnnvl` on a file where
+/// [`every_gpu_on_fabric`]).
 pub fn decide(env: &Env, hosts: usize, gpus_per_host: usize, registered: bool) -> Mnnvl {
+    decide_in(env, hosts, gpus_per_host, registered, Layout::ONE)
+}
+
+/// [`decide`] for hosts that fall into `layout.cliques` equal cliques (a divisor of
+/// `hosts`; the layout after [`Layout::effective`]). Rank 0's clique is the first
+/// `hosts / cliques` hosts. Derived from `mnnvl.cc` and `init.cc` at 2.30.7 (no NCCL
+/// answers exist for several cliques): each rank counts its clique (same UUID and
+/// clique id) and its NVLink domain (same UUID); MNNVL is on for a clique of two
+/// ranks or more (from 2.30.3 also for a domain of two or more); each rank fuses
+/// only its clique's hosts, so NCCL's nodes are the cliques.
+pub fn decide_in(env: &Env, hosts: usize, gpus_per_host: usize, registered: bool, layout: Layout) -> Mnnvl {
     if !env.release().mnnvl() {
         return Mnnvl::OFF;
     }
@@ -255,12 +314,40 @@ pub fn decide(env: &Env, hosts: usize, gpus_per_host: usize, registered: bool) -
     if !checks || !registered || m.uuid == 0 {
         return Mnnvl::OFF;
     }
-    // One clique (NCCL_MNNVL_CLIQUE_ID is the same for every rank): every rank is in it.
-    let n = hosts * gpus_per_host;
-    if n <= 1 {
+    let cliques = layout.cliques.max(1);
+    let per_clique = hosts / cliques;
+    let clique_size = per_clique * gpus_per_host;
+    let nvl_domain_size = if layout.one_domain || cliques == 1 { hosts * gpus_per_host } else { clique_size };
+    let rel = env.release();
+    if clique_size <= 1 && !(rel.mnnvl_cross_clique() && nvl_domain_size > 1) {
         return Mnnvl::OFF;
     }
-    Mnnvl { enabled: true, clique_size: n, clique_rank: 0, nvl_domain_size: n, hosts }
+    // init.cc (2.30.3): cross-clique P2P only where the domain is larger than the clique.
+    let cross_clique = rel.mnnvl_cross_clique() && m.cross_clique && nvl_domain_size > clique_size;
+    Mnnvl { enabled: true, clique_size, clique_rank: 0, nvl_domain_size, hosts: per_clique, cliques, cross_clique }
+}
+
+/// What a job spanning several cliques does that the graphs and tuning do not show:
+/// ranks in different cliques of one NVLink domain connect by P2P over NVLink
+/// (NCCL_MNNVL_CROSS_CLIQUE), or the variable is set and changes nothing. `None`: they
+/// connect over the network, as the graphs say.
+pub fn cliques_note(env: &Env, decided: &Mnnvl) -> Option<String> {
+    if !decided.enabled || decided.cliques <= 1 {
+        return None;
+    }
+    if decided.cross_clique {
+        return Some(format!(
+            "NCCL_MNNVL_CROSS_CLIQUE=1 in one NVLink domain of {} ranks: ranks in different cliques connect by P2P \
+             over NVLink (paths.cc ncclTopoCheckMNNVL), not by the NICs the graphs leave each clique through; the \
+             search and tuning still count {} nodes and rate the NICs",
+            decided.nvl_domain_size, decided.cliques
+        ));
+    }
+    (env.mnnvl.cross_clique && env.release().mnnvl_cross_clique()).then(|| {
+        "NCCL_MNNVL_CROSS_CLIQUE=1 changes nothing here: each clique is its own NVLink domain (add \
+         --mnnvl-one-domain for partitions of one domain)"
+            .to_string()
+    })
 }
 
 #[cfg(test)]
@@ -406,6 +493,45 @@ mod tests {
         let f = FabricInfo { state: FabricState::Completed, status: 0, cluster_uuid: U1.into(), clique_id: 7 };
         assert_eq!(effective(&at("2.28.3", &[("NCCL_MNNVL_CLIQUE_ID", "-2")]), &f).1, None);
         assert_eq!(effective(&at("2.27.7", &[("NCCL_MNNVL_CLIQUE_ID", "-2")]), &f).1, Some(0xffff_fffe));
+    }
+
+    /// mnnvl.cc 2.30.7: each rank's clique is the ranks with its UUID and clique id, its
+    /// NVLink domain those with its UUID; cross-clique P2P where the domain is larger.
+    #[test]
+    fn several_cliques_count_each_and_its_domain() {
+        let e = env(&[]);
+        let two = Layout { cliques: 2, one_domain: false };
+        let m = decide_in(&e, 4, 4, true, two);
+        assert_eq!((m.enabled, m.clique_size, m.nvl_domain_size, m.hosts, m.cliques), (true, 8, 8, 2, 2));
+        assert!(!m.cross_clique);
+        let x = env(&[("NCCL_MNNVL_CROSS_CLIQUE", "1")]);
+        let shared = Layout { cliques: 2, one_domain: true };
+        let m = decide_in(&x, 4, 4, true, shared);
+        assert_eq!((m.nvl_domain_size, m.cross_clique), (16, true));
+        assert!(cliques_note(&x, &m).is_some_and(|n| n.contains("P2P over NVLink")));
+        assert!(!decide_in(&x, 4, 4, true, two).cross_clique);
+        assert!(cliques_note(&x, &decide_in(&x, 4, 4, true, two)).is_some_and(|n| n.contains("changes nothing")));
+        assert_eq!(cliques_note(&e, &decide_in(&e, 4, 4, true, two)), None);
+        // A clique of one GPU: off until 2.30.3, on from then when the domain is larger.
+        let ones = Layout { cliques: 4, one_domain: true };
+        assert_eq!(decide_in(&at("2.29.7", &[]), 4, 1, true, ones), Mnnvl::OFF);
+        assert!(decide_in(&at("2.30.3", &[]), 4, 1, true, ones).enabled);
+    }
+
+    /// init.cc: NCCL_MNNVL_UUID makes one domain, NCCL_MNNVL_CLIQUE_ID one clique id; -2
+    /// (2.28.3) is each rack's serial, as stated.
+    #[test]
+    fn variables_reshape_the_stated_layout() {
+        let two = Layout { cliques: 2, one_domain: false };
+        assert_eq!(two.effective(&env(&[])).0, two);
+        assert!(two.effective(&env(&[("NCCL_MNNVL_UUID", "3")])).0.one_domain);
+        assert_eq!(two.effective(&env(&[("NCCL_MNNVL_CLIQUE_ID", "1")])).0.cliques, 2);
+        let (one, why) = two.effective(&env(&[("NCCL_MNNVL_CLIQUE_ID", "1"), ("NCCL_MNNVL_UUID", "3")]));
+        assert_eq!(one.cliques, 1);
+        assert!(why.is_some_and(|w| w.contains("into one")));
+        let shared = Layout { cliques: 2, one_domain: true };
+        assert_eq!(shared.effective(&env(&[("NCCL_MNNVL_CLIQUE_ID", "-2")])).0.cliques, 2);
+        assert_eq!(shared.effective(&at("2.27.7", &[("NCCL_MNNVL_CLIQUE_ID", "-2")])).0.cliques, 1);
     }
 
     #[test]

@@ -72,6 +72,7 @@ pub enum Kind {
 pub struct NetInfo {
     pub dev: i32,
     pub name: String,
+    /// A digest of the NIC's PCI bus id (`net.pciId`): equal for the same NIC on identical trays.
     pub pci_id: u64,
     pub asic: u64,
     pub port: i32,

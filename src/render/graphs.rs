@@ -18,8 +18,13 @@ pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
     let channels: Vec<serde_json::Value> = (0..g.n_channels as usize)
         .map(|c| {
             let mut m = serde_json::Map::new();
+            // A NET of another tray of a fused system names its host (schema: omitted for 0).
+            let host = |id: Option<i64>| id.map(crate::model::system::id_system).filter(|&h| h != 0);
             if sys.inter {
                 m.insert("net_in".into(), net_dev(g.inter[c * 2]).into());
+                if let Some(h) = host(g.inter[c * 2]) {
+                    m.insert("net_in_host".into(), h.into());
+                }
             }
             if g.pattern == Pattern::Nvls {
                 m.insert("head".into(), g.intra[c * ngpus].into());
@@ -28,6 +33,9 @@ pub fn graph_json(sys: &System, g: &Graph) -> serde_json::Value {
             }
             if sys.inter {
                 m.insert("net_out".into(), net_dev(g.inter[c * 2 + 1]).into());
+                if let Some(h) = host(g.inter[c * 2 + 1]) {
+                    m.insert("net_out_host".into(), h.into());
+                }
             }
             serde_json::Value::Object(m)
         })

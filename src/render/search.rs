@@ -71,11 +71,17 @@ fn gpu_cell(sys: &System, rank: i32) -> String {
     format!("{rank} {bus}")
 }
 
+/// `NET/dev name`; a NET of another tray of a fused multi-node NVLink system carries
+/// its tray (`NET/0@t1 mlx5_0`).
 fn net_cell(sys: &System, id: i64) -> String {
     match sys.find(NodeType::Net, id) {
         Some(n) => {
             let x = sys.list(NodeType::Net)[n].net();
-            format!("NET/{} {}", x.map_or(-1, |x| x.dev), x.map_or("", |x| x.name.as_str()))
+            let tray = match crate::model::system::id_system(id) {
+                0 => String::new(),
+                h => format!("@t{h}"),
+            };
+            format!("NET/{}{tray} {}", x.map_or(-1, |x| x.dev), x.map_or("", |x| x.name.as_str()))
         }
         None => format!("NET {id:#x}?"),
     }

@@ -151,7 +151,12 @@ pub fn tree_with(an: &Analysis, term: &Term) -> String {
         an.n_ranks,
         an.nets.len(),
         sys.count(NodeType::Cpu),
-        if an.mnnvl.enabled && an.mnnvl.hosts > 1 {
+        if an.mnnvl.enabled && an.mnnvl.cliques > 1 {
+            format!(
+                ", {} trays in {} cliques: each clique's {} trays fused into one node by multi-node NVLink (MNNVL)",
+                an.options.nodes, an.mnnvl.cliques, an.mnnvl.hosts
+            )
+        } else if an.mnnvl.enabled && an.mnnvl.hosts > 1 {
             format!(", {} trays fused into one node by multi-node NVLink (MNNVL)", an.mnnvl.hosts)
         } else if an.options.nodes > 1 {
             format!(", {} nodes", an.options.nodes)
