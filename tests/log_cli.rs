@@ -393,3 +393,45 @@ fn mnnvl_lines_are_read_and_held_against_the_fused_model() {
     let f = j["model"]["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "mnnvl_enabled").unwrap();
     assert!(f["cause"].as_str().unwrap().contains("IMEX"), "{f}");
 }
+
+/// NCCL_MNNVL_CLIQUE_ID=-2 (2.28.3+): each rank prints its rack's serial, and its clique
+/// is that rack. Four trays in two racks of two: the log's cliques (8 ranks each, two
+/// nodes of 8 local ranks) held against the model of two cliques read from the serials.
+#[test]
+fn rack_serial_lines_make_the_cliques_of_the_model() {
+    let d = tempfile::tempdir().unwrap();
+    let tray = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/topologies/gb200-nvl72-tray.xml");
+    let buses = ["801000", "901000", "1801000", "1901000"];
+    let mut s = String::new();
+    for r in 0..16 {
+        let (t, local) = (r / 4, r % 4);
+        let (rack, clique) = (t / 2, 0x1000 + t / 2);
+        let p = format!("tray{t}:{}:{} [{local}] NCCL INFO ", 100 + r, 200 + r);
+        s += &format!("{p}NCCL version 2.30.7+cuda12.9\n");
+        s += &format!(
+            "{p}ncclCommInitRank comm 0xa{r} rank {r} nranks 16 cudaDev {local} nvmlDev {local} busId {} commId 0xfeed - Init START\n",
+            buses[local]
+        );
+        s += &format!("{p}MNNVL rack serial 1821X0{rack} slot {t} tray {t} hostId 0 peerType 0 moduleId {local}\n");
+        s += &format!(
+            "{p}MNNVL busId 0x{} fabric UUID 8e4b437a1c5e2f9d.514c2d0b6f3ec0a1 cliqueId {clique:#x} state 3 healthMask 0x0\n",
+            buses[local]
+        );
+        s += &format!("{p}MNNVL 1 cliqueId {clique:x} cliqueSize 8 cliqueRank {} nvlDomainSize 16\n", r % 8);
+        s += &format!("{p}comm 0xa{r} rank {r} nRanks 16 nNodes 2 localRanks 8 localRank {} MNNVL 1\n", r % 8);
+    }
+    let f = write_log(d.path(), "racks.log", &s);
+    let out = topo().args(["log", "--json", "--topo"]).arg(&tray).arg(&f).output().unwrap();
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["racks"].as_array().unwrap().len(), 16);
+    assert_eq!(j["racks"][5]["serial"], "1821X00");
+    let found: Vec<String> = j["model"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"].as_str().unwrap().starts_with("mnnvl"))
+        .map(|f| format!("{}: log {} / model {}", f["kind"], f["log"], f["model"]))
+        .collect();
+    assert_eq!(found, Vec::<String>::new());
+    assert!(j["model"]["checked"]["mnnvl"].as_u64().unwrap() >= 5, "{}", j["model"]["checked"]);
+}

@@ -217,6 +217,9 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
         Some(trays) => trays,
         None => nodes,
     };
+    // NCCL_MNNVL_CLIQUE_ID=-2: each rack serial is a clique; equal racks are modelled
+    // as that many cliques, their trays in one NVLink domain when one cluster UUID shows.
+    let (cliques, one_domain) = mnnvl::cliques_of_log(facts, fuse.is_some_and(|l| l.on), nodes);
     let env_pairs = facts.nccl_settings();
     let env = Env::for_release(opts.release, env_pairs.clone());
 
@@ -226,6 +229,8 @@ pub fn compare(facts: &LogFacts, opts: &CompareOptions) -> Result<Comparison, Er
             p2p_support,
             env: env.clone(),
             mnnvl: fuse.is_some(),
+            mnnvl_cliques: cliques,
+            mnnvl_one_domain: one_domain,
             fabric: fuse.and_then(|l| l.fabric.clone()),
             ..Options::default()
         };

@@ -75,6 +75,39 @@ pub struct LogFacts {
     /// Multi-node NVLink verdicts (`MNNVL 1 cliqueId ...`), one per rank.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cliques: Vec<CliqueLine>,
+    /// Each GPU's rack (`MNNVL rack serial ...`, NCCL_MNNVL_CLIQUE_ID=-2), one per GPU and
+    /// host.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub racks: Vec<RackLine>,
+}
+
+/// A GPU's rack as NVML's platform info gives it (init.cc, NCCL_MNNVL_CLIQUE_ID=-2):
+/// its clique is a hash of `serial`, so the serials a job's GPUs print are its cliques.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct RackLine {
+    pub host: Option<String>,
+    pub serial: String,
+    pub slot: u32,
+    pub tray: u32,
+    pub host_id: u32,
+    pub module_id: u32,
+}
+
+impl LogFacts {
+    /// The racks the log's GPUs named by serial, in first-seen order, each with its
+    /// trays (distinct hosts, or slots where lines name no host).
+    pub fn racks_by_serial(&self) -> Vec<(&str, usize)> {
+        let mut out: Vec<(&str, Vec<(Option<&str>, u32)>)> = Vec::new();
+        for r in &self.racks {
+            let tray = (r.host.as_deref(), if r.host.is_some() { 0 } else { r.slot });
+            match out.iter_mut().find(|(s, _)| *s == r.serial) {
+                Some((_, t)) if !t.contains(&tray) => t.push(tray),
+                Some(_) => {}
+                None => out.push((r.serial.as_str(), vec![tray])),
+            }
+        }
+        out.into_iter().map(|(s, t)| (s, t.len())).collect()
+    }
 }
 
 /// A GPU's NVLink fabric registration as a rank printed it (init.cc): what NCCL's

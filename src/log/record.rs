@@ -27,6 +27,10 @@ pub(crate) enum Rec<'a> {
     /// K3 `MNNVL m cliqueId c cliqueSize n cliqueRank r [nvlDomainSize d]`: a rank's
     /// multi-node NVLink verdict (2.21+; nvlDomainSize from 2.30).
     Clique(CliqueRec),
+    /// K3 `MNNVL rack serial S slot n tray n hostId n peerType n moduleId n`: the GPU's
+    /// platform as NVML gives it, printed with NCCL_MNNVL_CLIQUE_ID=-2 (2.28.3+), whose
+    /// clique is then a hash of the rack serial.
+    RackSerial(RackRec<'a>),
     /// K4 `=== System : ... ===`.
     SysHeader(SysHeader),
     /// K5 a system print line: a CPU root or a `+ LINK[bw] - NODE` child.
@@ -150,6 +154,16 @@ pub(crate) struct FabricRec {
     pub clique_id: u32,
     pub state: u32,
     pub health_mask: u32,
+}
+
+/// K3, a GPU's rack (NVML platform info).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RackRec<'a> {
+    pub serial: &'a str,
+    pub slot: u32,
+    pub tray: u32,
+    pub host_id: u32,
+    pub module_id: u32,
 }
 
 /// K3, a multi-node NVLink verdict.

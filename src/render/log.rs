@@ -453,7 +453,7 @@ pub fn json(r: &Report) -> serde_json::Value {
 /// One line on multi-node NVLink, when the log speaks of it: the registrations read
 /// (by fabric state) and the clique NCCL formed.
 fn mnnvl_line(f: &crate::log::LogFacts) -> Option<String> {
-    if f.fabric.is_empty() && f.cliques.is_empty() {
+    if f.fabric.is_empty() && f.cliques.is_empty() && f.racks.is_empty() {
         return None;
     }
     const STATES: [&str; 4] = ["not supported", "not started", "in progress", "completed"];
@@ -474,6 +474,12 @@ fn mnnvl_line(f: &crate::log::LogFacts) -> Option<String> {
             _ => format!(" ({} clusters/cliques)", cliques.len()),
         };
         parts.push(format!("fabric registrations {}{where_}", states.join(", ")));
+    }
+    let racks = f.racks_by_serial();
+    if !racks.is_empty() {
+        let each: Vec<String> =
+            racks.iter().map(|(s, t)| format!("{s} ({t} tray{})", if *t == 1 { "" } else { "s" })).collect();
+        parts.push(format!("cliques by rack serial (NCCL_MNNVL_CLIQUE_ID=-2): {}", each.join(", ")));
     }
     match f.cliques.iter().find(|c| c.mnnvl) {
         Some(c) => parts.push(format!(

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::sink::NONE;
 use super::state::{Assembler, InitSeen, Outcome, SplitOf};
 use crate::log::facts::*;
-use crate::log::record::{CliqueRec, FabricRec, Init, InitPhase, Nodes};
+use crate::log::record::{CliqueRec, FabricRec, Init, InitPhase, Nodes, RackRec};
 use crate::log::version::Fp;
 use crate::xml::i64_to_busid;
 
@@ -46,6 +46,21 @@ impl Assembler {
         };
         if self.sink.once(26, &x, None) {
             self.sink.f.fabric.push(x);
+        }
+        Outcome::Read
+    }
+
+    pub(super) fn rack(&mut self, si: usize, r: RackRec<'_>) -> Outcome {
+        let x = RackLine {
+            host: self.host_name(self.streams[si].host),
+            serial: r.serial.to_string(),
+            slot: r.slot,
+            tray: r.tray,
+            host_id: r.host_id,
+            module_id: r.module_id,
+        };
+        if self.sink.once(28, &x, None) {
+            self.sink.f.racks.push(x);
         }
         Outcome::Read
     }

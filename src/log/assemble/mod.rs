@@ -55,6 +55,7 @@ fn strong(r: &Rec<'_>) -> bool {
             | Rec::Nodes(_)
             | Rec::Fabric(_)
             | Rec::Clique(_)
+            | Rec::RackSerial(_)
             | Rec::SysHeader(_)
             | Rec::Pattern(_)
             | Rec::RingOrder(_)
@@ -272,6 +273,7 @@ impl Assembler {
             Rec::Nodes(n) => self.nodes(si, n),
             Rec::Fabric(f) => self.fabric(si, f),
             Rec::Clique(c) => self.clique(si, c),
+            Rec::RackSerial(r) => self.rack(si, r),
             // The system print (system.rs).
             Rec::SysHeader(h) => self.sys_header(si, h),
             Rec::SysLine(l) => self.sys_line(si, l),

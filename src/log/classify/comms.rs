@@ -1,7 +1,7 @@
 //! Communicators (K1-K3): the version line, `Init START`/`COMPLETE` and the
 //! `comm ... nNodes` line.
 
-use crate::log::record::{CliqueRec, FabricRec, Init, InitPhase, Nodes, Rec, VersionLine};
+use crate::log::record::{CliqueRec, FabricRec, Init, InitPhase, Nodes, RackRec, Rec, VersionLine};
 use crate::log::scan::{hex, ident, int, nat, nat32, ptr};
 
 pub(super) fn version(s: &str) -> Option<VersionLine<'_>> {
@@ -127,6 +127,17 @@ pub(super) fn nodes(msg: &str) -> Option<Nodes> {
 /// (mnnvl.cc; a trailing space in 2.21-2.24).
 pub(super) fn mnnvl(msg: &str) -> Option<Rec<'_>> {
     let r = msg.strip_prefix("MNNVL ")?;
+    if let Some(r) = r.strip_prefix("rack serial ") {
+        // `%s` may hold spaces: the serial ends at the last ` slot `.
+        let at = r.rfind(" slot ")?;
+        let (serial, r) = (&r[..at], &r[at..]);
+        let (slot, r) = nat32(r.strip_prefix(" slot ")?)?;
+        let (tray, r) = nat32(r.strip_prefix(" tray ")?)?;
+        let (host_id, r) = nat32(r.strip_prefix(" hostId ")?)?;
+        let (_peer, r) = nat32(r.strip_prefix(" peerType ")?)?;
+        let (module_id, r) = nat32(r.strip_prefix(" moduleId ")?)?;
+        return r.is_empty().then_some(Rec::RackSerial(RackRec { serial, slot, tray, host_id, module_id }));
+    }
     if let Some(r) = r.strip_prefix("busId ") {
         let (bus_id, r) = ptr(r)?;
         let (lo, r) = hex(r.strip_prefix(" fabric UUID ")?)?;

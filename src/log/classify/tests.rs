@@ -82,7 +82,12 @@ fn mnnvl_lines() {
     assert_eq!(c("MNNVL 1 cliqueId 0 cliqueSize 8 cliqueRank 0"), (1, 0, 8, 0, None));
     // Anchored at both ends; the other MNNVL lines stay known and unread.
     assert_eq!(kind("MNNVL 1 cliqueId 7ffe cliqueSize 8 cliqueRank 0 extra"), "Unknown");
-    assert_eq!(kind("MNNVL rack serial 1234 slot 1 tray 2 hostId 3 peerType 0 moduleId 1"), "Known");
+    let Rec::RackSerial(r) = classify("MNNVL rack serial 1321A 0042 slot 1 tray 2 hostId 3 peerType 0 moduleId 4")
+    else {
+        panic!()
+    };
+    assert_eq!((r.serial, r.slot, r.tray, r.host_id, r.module_id), ("1321A 0042", 1, 2, 3, 4));
+    assert_eq!(kind("MNNVL rack serial 1234 slot 1 tray 2 hostId 3 peerType 0"), "Known");
 }
 
 #[test]

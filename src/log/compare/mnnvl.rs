@@ -59,6 +59,17 @@ pub(super) fn trays(comm: Option<&Comm>, tray: &Xml) -> Option<usize> {
     (gpus > 0 && nranks.is_multiple_of(gpus)).then_some(nranks / gpus)
 }
 
+/// The cliques to model a fused job of `trays` trays as, from the log's rack serials
+/// (NCCL_MNNVL_CLIQUE_ID=-2 makes each rack's serial its clique): their number when the
+/// racks divide the trays, else 1; and whether they share one NVLink domain (every
+/// fabric registration printed one cluster UUID).
+pub(super) fn cliques_of_log(facts: &LogFacts, on: bool, trays: usize) -> (usize, bool) {
+    let racks = facts.racks_by_serial().len();
+    let cliques = if on && racks > 1 && trays.is_multiple_of(racks) { racks } else { 1 };
+    let uuids: std::collections::BTreeSet<&str> = facts.fabric.iter().map(|f| f.cluster_uuid.as_str()).collect();
+    (cliques, uuids.len() == 1)
+}
+
 /// The clique line of the communicator (any, when none names it).
 fn clique_line(facts: &LogFacts, comm: Option<usize>) -> Option<&CliqueLine> {
     facts.cliques.iter().find(|c| c.comm.is_some() && c.comm == comm).or_else(|| facts.cliques.first())
@@ -143,6 +154,31 @@ pub(super) fn compare(
             n += 1;
             if seen as usize != model {
                 differ(what, format!("{name} {seen}"), format!("{name} {model}"), ctx.cause(cause));
+            }
+        }
+        // NCCL_MNNVL_CLIQUE_ID=-2: the rack serials are the cliques, each of the model's
+        // size (it models equal cliques of consecutive trays).
+        let racks = facts.racks_by_serial();
+        if !racks.is_empty() {
+            n += 1;
+            let uneven: Vec<String> =
+                racks.iter().filter(|r| r.1 != m.hosts).map(|(s, t)| format!("rack {s}: {t} tray(s)")).collect();
+            if racks.len() != m.cliques || !uneven.is_empty() {
+                let log = format!(
+                    "{} rack serial(s){}",
+                    racks.len(),
+                    if uneven.is_empty() { String::new() } else { format!(" ({})", uneven.join(", ")) }
+                );
+                differ(
+                    "racks",
+                    log,
+                    format!("{} clique(s) of {} tray(s)", m.cliques, m.hosts),
+                    ctx.cause(
+                        "NCCL_MNNVL_CLIQUE_ID=-2 makes each rack serial a clique; topo models equal cliques of \
+                         consecutive trays (--mnnvl-cliques), and the log's racks do not divide its trays so, or \
+                         its lines name only some of each rack's trays",
+                    ),
+                );
             }
         }
     }
