@@ -97,7 +97,9 @@ impl LogFacts {
     /// The racks the log's GPUs named by serial, in first-seen order, each with its
     /// trays (distinct hosts, or slots where lines name no host).
     pub fn racks_by_serial(&self) -> Vec<(&str, usize)> {
-        let mut out: Vec<(&str, Vec<(Option<&str>, u32)>)> = Vec::new();
+        // A tray: its host, or its slot where the lines name no host.
+        type Tray<'a> = (Option<&'a str>, u32);
+        let mut out: Vec<(&str, Vec<Tray>)> = Vec::new();
         for r in &self.racks {
             let tray = (r.host.as_deref(), if r.host.is_some() { 0 } else { r.slot });
             match out.iter_mut().find(|(s, _)| *s == r.serial) {

@@ -305,7 +305,7 @@ pub fn analyze(xml: &Xml, input: &str, opts: &Options) -> Result<Analysis, Error
             Some(d) => d.is_ok(),
             None => mnnvl::every_gpu_on_fabric(&view),
         };
-    if opts.mnnvl_cliques == 0 || opts.nodes % opts.mnnvl_cliques != 0 {
+    if opts.mnnvl_cliques == 0 || !opts.nodes.is_multiple_of(opts.mnnvl_cliques) {
         return Err(Error::Usage(format!(
             "--mnnvl-cliques {} must divide --nodes {} (the nodes fall into equal cliques)",
             opts.mnnvl_cliques, opts.nodes
