@@ -732,3 +732,44 @@ fn detected_registrations_decide_mnnvl() {
     // NCCL_MNNVL_UUID=0: no fabric, whatever NVML says.
     assert_eq!(mnnvl_of(&good, &["--mnnvl"], &[("NCCL_MNNVL_UUID", "0")]).0["enabled"], false);
 }
+
+/// NCCL's topology XML holds no fabric registration (2.30.7 writes none), so `fleet`
+/// takes `detect --json` reports, which do: four trays, two in each of two cliques, are
+/// told apart, and the model to run is named.
+#[test]
+fn fleet_tells_cliques_apart_from_detect_reports() {
+    use nvml::FabricState::*;
+    let out_dir = tempfile::tempdir().unwrap();
+    let mut roots = Vec::new();
+    for t in 0..4 {
+        let d = gb200_tray(|_| registered(Completed, 0x10 + t / 2));
+        let (_, out, _) = topo_cmd(&["detect", "--json", "--no-check", "--root", d.path().to_str().unwrap()], &[]);
+        std::fs::write(out_dir.path().join(format!("tray{t}.json")), out).unwrap();
+        roots.push(d);
+    }
+    let dir = out_dir.path().to_str().unwrap();
+    let (_, out, err) = topo_cmd(&["fleet", "--json", dir], &[]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let cliques = v["rack"]["cliques"].as_array().unwrap();
+    assert_eq!(cliques.len(), 2, "{}", v["rack"]);
+    assert_eq!((cliques[0]["clique_id"].as_u64(), cliques[0]["trays"].as_array().unwrap().len()), (Some(0x10), 2));
+    let (_, text, _) = topo_cmd(&["fleet", dir], &[]);
+    assert!(
+        text.contains("registered in 2 clique(s)") && text.contains("--nodes 4 --mnnvl --mnnvl-cliques 2"),
+        "{text}"
+    );
+    // diff of two reports: trays of two cliques are a warning; of one clique, the same tray.
+    let tray = |t: usize| out_dir.path().join(format!("tray{t}.json")).to_str().unwrap().to_string();
+    let (code, text, _) = topo_cmd(&["diff", &tray(0), &tray(2)], &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("registered in different NVLink cliques (clique 0x10 of cluster"), "{text}");
+    let (code, text, _) = topo_cmd(&["diff", &tray(0), &tray(1)], &[]);
+    assert_eq!(code, 0, "{text}");
+    // A tray still registering is named.
+    let d = gb200_tray(|i| registered(if i == 3 { InProgress } else { Completed }, 0x10));
+    let (_, out, _) = topo_cmd(&["detect", "--json", "--no-check", "--root", d.path().to_str().unwrap()], &[]);
+    std::fs::write(out_dir.path().join("tray4.json"), out).unwrap();
+    let (_, out, _) = topo_cmd(&["fleet", "--json", dir], &[]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["rack"]["unregistered"][0]["why"].as_str().unwrap().contains("GPU 3's registration is in progress"));
+}

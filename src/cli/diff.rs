@@ -41,8 +41,17 @@ pub struct DiffArgs {
 /// Exit status 0 when the dumps are the same (after `--ignore`), 1 when they differ.
 pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let b_path = args.b.as_ref().unwrap_or(&args.a);
-    let da = input::dump(&args.a)?;
-    let db = input::dump(b_path)?;
+    // A `detect --json` report is its topology, with the NVLink clique its GPUs registered in.
+    let load = |p: &std::path::Path| -> Result<(input::Loaded, Option<(String, u32)>), Error> {
+        if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("json")) && p.exists() {
+            let (xml, clique) = diff::fleet::read_dump(p)?;
+            let loaded = input::Loaded { xml, label: p.display().to_string(), diags: Vec::new(), fabric: None };
+            return Ok((loaded, clique.and_then(Result::ok)));
+        }
+        Ok((input::dump(p)?, None))
+    };
+    let (da, clique_a) = load(&args.a)?;
+    let (db, clique_b) = load(b_path)?;
     // A file NCCL cannot read at all (wrong root or version) is an error, not a difference.
     xml::lint_topology(&da.xml, Some(&args.a), ctx.env.release().xml_limits())?;
     xml::lint_topology(&db.xml, Some(b_path), ctx.env.release().xml_limits())?;
@@ -69,7 +78,9 @@ pub fn run(args: &DiffArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let ignore = Ignore::new(&args.ignore);
     let a = Side::new(&label_a, da.xml, &opts_a, &graphs_and_picks);
     let b = Side::new(&label_b, db.xml, &opts_b, &graphs_and_picks);
-    let (changes, hidden) = compare(&a, &b, &ignore);
+    let (mut changes, hidden) = compare(&a, &b, &ignore);
+    changes.extend(diff::clique_change(clique_a.as_ref(), clique_b.as_ref()));
+    changes.sort_by_key(|c| c.level);
     let why = diff::release_changes(&a, &b);
     let text = if args.json {
         render::to_json_string(&render::diff::json(&a, &b, &changes, hidden, &ignore, &why))

@@ -112,7 +112,8 @@ fn natural_path_cmp(a: &Path, b: &Path) -> std::cmp::Ordering {
 }
 
 /// The dumps named on the command line: files as given, directories expanded to the
-/// `*.xml` files directly inside them, in natural order (`n2` before `n10`).
+/// `*.xml` files (and `topo detect --json` reports, `*.json`) directly inside them, in
+/// natural order (`n2` before `n10`).
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for p in inputs {
@@ -120,7 +121,10 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             let mut files: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| Error::io(p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x.eq_ignore_ascii_case("xml")) && !f.is_dir())
+                .filter(|f| {
+                    f.extension().is_some_and(|x| x.eq_ignore_ascii_case("xml") || x.eq_ignore_ascii_case("json"))
+                        && !f.is_dir()
+                })
                 .collect();
             if files.is_empty() {
                 return Err(Error::Input {
@@ -141,9 +145,55 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
 
 /// Read one dump and check that NCCL can read it at all.
 fn read_checked(path: &Path) -> Result<Xml, Error> {
-    let (x, _) = xml::read_file(path)?;
+    let (x, _) = read_dump(path)?;
     xml::lint_topology(&x, Some(path), Default::default())?;
     Ok(x)
+}
+
+/// Whether a dump is a `topo detect --json` report (by its name).
+fn is_report(path: &Path) -> bool {
+    path.extension().is_some_and(|x| x.eq_ignore_ascii_case("json"))
+}
+
+/// One dump: NCCL topology XML, or a `topo detect --json` report, whose `topology` is
+/// the XML and whose GPUs carry the fabric registrations NVML gave (which NCCL's XML
+/// does not hold: 2.30.7 writes no fabric attribute). With the report, the NVLink
+/// clique its GPUs registered in ([`clique_of`]).
+pub fn read_dump(path: &Path) -> Result<(Xml, Option<Result<(String, u32), String>>), Error> {
+    if !is_report(path) {
+        return Ok((xml::read_file(path)?.0, None));
+    }
+    let bad = |m: String| Error::Input { file: path.display().to_string(), message: m };
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(format!("not JSON ({e})")))?;
+    let Some(topology) = v["topology"].as_str() else {
+        return Err(bad("no `topology` member: not a `topo detect --json` report".into()));
+    };
+    let (x, _) = xml::parse(topology, Some(path))?;
+    Ok((x, clique_of(&v["nvml"]["gpus"])))
+}
+
+/// The NVLink clique (cluster UUID, clique id) of a report's GPUs, as NCCL's MNNVL check
+/// reads their registrations: `None` when no GPU reports one, `Err` when a registration
+/// is not completed or the GPUs are in different cliques.
+fn clique_of(gpus: &serde_json::Value) -> Option<Result<(String, u32), String>> {
+    let regs: Vec<&serde_json::Value> = gpus.as_array()?.iter().map(|g| &g["fabric"]).collect();
+    if regs.iter().all(|f| f.is_null()) {
+        return None;
+    }
+    let mut ids = Vec::new();
+    for (i, f) in regs.iter().enumerate() {
+        let state = f["state"].as_str().unwrap_or("not_supported");
+        if state != "completed" {
+            return Some(Err(format!("GPU {i}'s registration is {}", state.replace('_', " "))));
+        }
+        let uuid = f["cluster_uuid"].as_str().unwrap_or_default().to_ascii_lowercase();
+        ids.push((uuid, f["clique_id"].as_u64().unwrap_or(0) as u32));
+    }
+    match ids.iter().find(|id| **id != ids[0]) {
+        Some((u, c)) => Some(Err(format!("GPUs in two cliques ({c:#x} of {u}, {:#x} of {})", ids[0].1, ids[0].0))),
+        None => Some(Ok(ids.swap_remove(0))),
+    }
 }
 
 /// Read and hash every file, on every core. Keeps no tree: a thousand trees would cost
@@ -218,6 +268,12 @@ pub struct FleetRack {
     /// Other dumps, with the GPUs that have no NVLink to an NVSwitch (empty: they do,
     /// but the dump is not a tray's, no C2C).
     pub off: Vec<(PathBuf, Vec<String>)>,
+    /// The cliques the trays given as `detect --json` reports registered in (cluster
+    /// UUID, clique id, their dumps), in order of first tray: NCCL fuses only the trays
+    /// of one clique.
+    pub cliques: Vec<(String, u32, Vec<PathBuf>)>,
+    /// Trays given as reports whose GPUs are not all registered in one clique, with why.
+    pub unregistered: Vec<(PathBuf, String)>,
 }
 
 /// Sort the groups' dumps into rack trays and the others; `None` when none is a tray.
@@ -234,6 +290,16 @@ fn rack_of(groups: &[(&Group, Option<&Xml>)]) -> Option<FleetRack> {
     }
     rack.trays.sort_by(|a, b| natural_path_cmp(a, b));
     rack.off.sort_by(|a, b| natural_path_cmp(&a.0, &b.0));
+    for f in rack.trays.iter().filter(|f| is_report(f)) {
+        match read_dump(f).ok().and_then(|(_, c)| c) {
+            Some(Ok((u, c))) => match rack.cliques.iter_mut().find(|k| k.0 == u && k.1 == c) {
+                Some(k) => k.2.push(f.clone()),
+                None => rack.cliques.push((u, c, vec![f.clone()])),
+            },
+            Some(Err(why)) => rack.unregistered.push((f.clone(), why)),
+            None => rack.unregistered.push((f.clone(), "no GPU reports a fabric registration".into())),
+        }
+    }
     (!rack.trays.is_empty()).then_some(rack)
 }
 

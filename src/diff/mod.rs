@@ -240,6 +240,35 @@ fn fabric_change(a: &Side, b: &Side) -> Option<Change> {
     })
 }
 
+/// Two `detect --json` reports whose trays registered in different NVLink cliques
+/// (cluster UUID, clique id): NCCL fuses trays of one clique only, so a job over both
+/// runs as two nodes joined by the network. `None` when either is unknown or they agree.
+pub fn clique_change(a: Option<&(String, u32)>, b: Option<&(String, u32)>) -> Option<Change> {
+    let (Some(a), Some(b)) = (a, b) else { return None };
+    (a != b).then(|| Change {
+        level: Level::Warning,
+        what: What::Nccl,
+        subject: "NCCL multi-node NVLink".into(),
+        kind: None,
+        busid: None,
+        name: None,
+        attr: Some("clique".into()),
+        before: Some(format!("clique {:#x} of cluster {}", a.1, a.0)),
+        after: Some(format!("clique {:#x} of cluster {}", b.1, b.0)),
+        message: format!(
+            "the trays are registered in different NVLink cliques (clique {:#x} of cluster {} -> clique {:#x} of \
+             cluster {}): NCCL fuses only the trays of one clique (MNNVL), so a job over both counts them as two \
+             nodes joined by the network{}",
+            a.1,
+            a.0,
+            b.1,
+            b.0,
+            if a.0 == b.0 { " (NCCL_MNNVL_CROSS_CLIQUE=1, 2.30.3, lets them use P2P: one cluster)" } else { "" }
+        ),
+        items: Vec::new(),
+    })
+}
+
 fn model_failed(level: Level, label: &str, e: &str) -> Change {
     Change {
         level,

@@ -211,6 +211,38 @@ fn rack_text(r: &FleetReport) -> Option<String> {
     let rack = r.rack.as_ref()?;
     let n = rack.trays.len();
     let nodes = |k: usize| format!("--nodes {k} --mnnvl");
+    let name = |f: &std::path::Path| {
+        f.file_name().map_or_else(|| f.display().to_string(), |x| x.to_string_lossy().into_owned())
+    };
+    // Reports carry the registrations: the cliques they form.
+    if rack.off.is_empty() && !rack.cliques.is_empty() {
+        let each: Vec<String> = rack
+            .cliques
+            .iter()
+            .map(|(u, c, fs)| format!("clique {c:#x} of cluster {u}: {} tray(s) ({})", fs.len(), name(&fs[0])))
+            .collect();
+        let equal = rack.cliques.iter().all(|k| k.2.len() == rack.cliques[0].2.len());
+        let model = match rack.cliques.len() {
+            1 => {
+                format!("NCCL fuses them into one node (MNNVL); model the job with {}", nodes(rack.cliques[0].2.len()))
+            }
+            k if equal => format!(
+                "NCCL fuses each clique into one node and joins them over the network; model the job with {} \
+                 --mnnvl-cliques {k}",
+                nodes(rack.cliques.iter().map(|c| c.2.len()).sum())
+            ),
+            _ => "NCCL fuses each clique into one node and joins them over the network (cliques of different \
+                  sizes, which topo does not model)"
+                .to_string(),
+        };
+        let unreg: Vec<String> = rack.unregistered.iter().map(|(f, w)| format!("{} ({w})", name(f))).collect();
+        return Some(format!(
+            "NVL rack: {n} dumps are trays on the NVLink fabric, registered in {} clique(s): {}{}. {model}",
+            rack.cliques.len(),
+            each.join("; "),
+            if unreg.is_empty() { String::new() } else { format!("; not registered in one: {}", unreg.join(", ")) }
+        ));
+    }
     if rack.off.is_empty() {
         return Some(format!(
             "NVL rack: {} every GPU on the NVLink fabric (NVSwitch, C2C to its CPU): NCCL fuses them into one node \
@@ -275,6 +307,9 @@ pub fn json(r: &FleetReport) -> Value {
         "rack": r.rack.as_ref().map(|k| json!({
             "trays": k.trays.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
             "off_fabric": k.off.iter().map(|(f, g)| json!({"file": f.display().to_string(), "gpus": g})).collect::<Vec<_>>(),
+            "cliques": k.cliques.iter().map(|(u, c, fs)| json!({"cluster_uuid": u, "clique_id": c,
+                "trays": fs.iter().map(|f| f.display().to_string()).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+            "unregistered": k.unregistered.iter().map(|(f, w)| json!({"file": f.display().to_string(), "why": w})).collect::<Vec<_>>(),
         })),
         "nodes": node_rows(r).iter().map(|x| json!({
             "file": x.file, "node": x.node, "gpus": x.gpus, "nets": x.nets, "group": x.group, "differs": x.differs,
