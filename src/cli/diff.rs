@@ -14,7 +14,8 @@ use crate::{input, model, render, xml};
 #[derive(Debug, Clone, Args)]
 pub struct DiffArgs {
     /// The reference dump (NCCL topology XML, e.g. from `topo detect --xml` or
-    /// NCCL_TOPO_DUMP_FILE); `fixture:NAME` names a built-in machine.
+    /// NCCL_TOPO_DUMP_FILE, or a `topo detect --json` report, whose fabric registrations
+    /// tell NVLink cliques apart); `fixture:NAME` names a built-in machine.
     #[arg(value_name = "A")]
     pub a: PathBuf,
     /// The dump compared with it (default: A again, with `--against-version`).

@@ -15,7 +15,8 @@ use crate::render;
 #[derive(Debug, Clone, Args)]
 pub struct FleetArgs {
     /// Topology dumps (one per node), or directories holding them (every `*.xml` file
-    /// directly inside).
+    /// directly inside); a `topo detect --json` report (`*.json`) also counts, and its
+    /// GPUs' fabric registrations tell an NVL rack's cliques apart.
     #[arg(value_name = "FILE|DIR", required = true)]
     pub inputs: Vec<PathBuf>,
     /// Print JSON for scripts.

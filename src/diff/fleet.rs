@@ -121,15 +121,17 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
             let mut files: Vec<PathBuf> = std::fs::read_dir(p)
                 .map_err(|e| Error::io(p, e))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| !f.is_dir())
                 .filter(|f| {
-                    f.extension().is_some_and(|x| x.eq_ignore_ascii_case("xml") || x.eq_ignore_ascii_case("json"))
-                        && !f.is_dir()
+                    // Other JSON beside the dumps (a saved report, say) is not a dump.
+                    f.extension().is_some_and(|x| x.eq_ignore_ascii_case("xml"))
+                        || (is_report(f) && std::fs::read_to_string(f).is_ok_and(|t| t.contains("\"topology\"")))
                 })
                 .collect();
             if files.is_empty() {
                 return Err(Error::Input {
                     file: p.display().to_string(),
-                    message: "no *.xml topology dump in this directory".into(),
+                    message: "no *.xml topology dump (or *.json `topo detect --json` report) in this directory".into(),
                 });
             }
             files.sort_by(|a, b| natural_path_cmp(a, b));
@@ -150,6 +152,10 @@ fn read_checked(path: &Path) -> Result<Xml, Error> {
     Ok(x)
 }
 
+/// The NVLink clique a tray's GPUs registered in (cluster UUID, clique id), or why they
+/// are not all registered in one.
+pub type Registered = Result<(String, u32), String>;
+
 /// Whether a dump is a `topo detect --json` report (by its name).
 fn is_report(path: &Path) -> bool {
     path.extension().is_some_and(|x| x.eq_ignore_ascii_case("json"))
@@ -159,7 +165,7 @@ fn is_report(path: &Path) -> bool {
 /// the XML and whose GPUs carry the fabric registrations NVML gave (which NCCL's XML
 /// does not hold: 2.30.7 writes no fabric attribute). With the report, the NVLink
 /// clique its GPUs registered in ([`clique_of`]).
-pub fn read_dump(path: &Path) -> Result<(Xml, Option<Result<(String, u32), String>>), Error> {
+pub fn read_dump(path: &Path) -> Result<(Xml, Option<Registered>), Error> {
     if !is_report(path) {
         return Ok((xml::read_file(path)?.0, None));
     }
@@ -176,7 +182,7 @@ pub fn read_dump(path: &Path) -> Result<(Xml, Option<Result<(String, u32), Strin
 /// The NVLink clique (cluster UUID, clique id) of a report's GPUs, as NCCL's MNNVL check
 /// reads their registrations: `None` when no GPU reports one, `Err` when a registration
 /// is not completed or the GPUs are in different cliques.
-fn clique_of(gpus: &serde_json::Value) -> Option<Result<(String, u32), String>> {
+fn clique_of(gpus: &serde_json::Value) -> Option<Registered> {
     let regs: Vec<&serde_json::Value> = gpus.as_array()?.iter().map(|g| &g["fabric"]).collect();
     if regs.iter().all(|f| f.is_null()) {
         return None;
