@@ -312,3 +312,24 @@ fn sizes_outside_the_headers_range_are_not_run() {
     assert!(e.contains("no size from -b to -e is one the runtime selects the program for (64 to 4096 bytes)"), "{e}");
     assert!(rows(&text).is_empty(), "{text}");
 }
+
+/// msccl-executor-nccl's own scheduler picks no program for avg: a made program's avg
+/// rows still run (an external scheduler would run them), and one line says so, in the
+/// text and in -J; without avg rows there is no such line.
+#[test]
+fn avg_rows_say_the_executor_does_not_schedule_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("avg.json").display().to_string();
+    let base = ["allreduce", "--algo", "ring", "-g", "2", "--backend", "host", "-b", "64", "-e", "64", "-n", "1"];
+    let (r, text) = run(&[&base[..], &["-d", "float", "-o", "avg", "-J", &json]].concat());
+    assert_eq!(r.unwrap(), 0, "{text}");
+    let said: Vec<&str> = text.lines().filter(|l| l.contains("schedules no program for avg")).collect();
+    assert_eq!(said.len(), 1, "{text}");
+    assert!(said[0].starts_with("# topo: ") && said[0].contains("libmsccl-scheduler"), "{text}");
+    assert!(rows(&text).iter().all(|r| r[3] == "avg" && r[8] == "0"), "{text}");
+    let doc = std::fs::read_to_string(&json).unwrap();
+    assert!(doc.contains("schedules no program for avg"), "{doc}");
+    let (r, text) = run(&[&base[..], &["-d", "float", "-o", "sum"]].concat());
+    assert_eq!(r.unwrap(), 0, "{text}");
+    assert!(!text.contains("for avg"), "{text}");
+}

@@ -20,7 +20,7 @@ use crate::algo::make::{self, Algo, Shape};
 use crate::algo::program::{Collective, Program};
 use crate::algo::{Runtime, write};
 use crate::bench::program::{ProgramBackend, ProgramHost, load, sweep};
-use crate::bench::{self, BackendKind};
+use crate::bench::{self, BackendKind, RedOp};
 use crate::error::Error;
 use crate::model::Analysis;
 use crate::render;
@@ -280,6 +280,9 @@ pub fn run(
             range(swept.admitted)
         ));
     }
+    if rows.iter().any(|r| r.op == Some(RedOp::Avg)) {
+        notes.push(AVG_NOTE.to_string());
+    }
     ctx.print(&render::bench_program::topo_section(rows, &times, &notes))?;
     if let Some(p) = json {
         let mut doc = bench::report::JsonDoc::new(&outcome, &rc);
@@ -298,6 +301,13 @@ pub fn run(
     }
     Ok(outcome.status())
 }
+
+/// Said beside `-o avg` rows. msccl-executor-nccl's own scheduler leaves any call with
+/// an operator from ncclAvg on to NCCL (msccl_lifecycle.cc, "doesn't support pre/post
+/// op"), while an external scheduler (libmsccl-scheduler) does not look at the operator,
+/// and the executor runs avg as a pre-scaled sum (integers: a sum divided after), as
+/// the interpreter does here: so the rows are run, and the line says who would run them.
+const AVG_NOTE: &str = "avg: MSCCL's executor schedules no program for avg itself (NCCL runs the call); an external libmsccl-scheduler can, as run here";
 
 /// "0 to 25599 bytes", "at least 1024 bytes".
 fn range((lo, hi): (u64, Option<u64>)) -> String {
