@@ -94,9 +94,10 @@ fn refusals() {
     assert!(r.unwrap_err().to_string().contains("--backend host"));
     let (r, _) = run(&["allgather", "--algo", &f, "--backend", "host", "-g", "4", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("2 ranks"));
-    // Reduce: no algorithm topo makes defines it, so it needs a program file.
-    let (r, _) = run(&["reduce", "--backend", "host"]);
-    assert!(r.unwrap_err().to_string().contains("--algo PROGRAM.xml"));
+    // Reduce to a root the job does not have: make's one line.
+    let (r, _) = run(&["reduce", "--backend", "host", "-g", "4", "-r", "4"]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("root rank 4 for a job of 4 ranks") && !e.contains('\n'), "{e}");
     // Neither a file nor an algorithm: one line with the names (an error: exit 2).
     let (r, _) = run(&["allgather", "--algo", "rings", "--backend", "host"]);
     let e = r.unwrap_err().to_string();

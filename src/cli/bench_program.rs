@@ -105,11 +105,14 @@ fn host_ranks(opts: &bench::Options) -> usize {
 
 /// Make `algo`'s program for the collective on the machine (or on `-g` ranks without
 /// one), as `topo algo make` makes it at the bench's defaults (the executor's rules,
-/// Simple, one instance): its text, its name, and where it comes from in words.
+/// Simple, one instance; `root` for broadcast and reduce): its text, its name, and where
+/// it comes from in words.
+#[allow(clippy::too_many_arguments)]
 fn made(
     coll: Collective,
     algo: Algo,
     named: bool,
+    root: u32,
     mach: Option<&Machine>,
     opts: &bench::Options,
     m: &ModelArgs,
@@ -144,7 +147,8 @@ fn made(
         algo
     };
     // The bench's defaults: one instance, Simple, NCCL's channels up to the runtime's most.
-    let defaults = ShapeArgs { channels: None, instances: 1, proto: ProtoArg { proto: "Simple".into() } };
+    let defaults =
+        ShapeArgs { channels: None, instances: 1, proto: ProtoArg { proto: "Simple".into() }, root_rank: root };
     let mo = super::algo_make::options(coll, algo, runtime, &defaults, &shape, ctx)?;
     let program = make::make(&mo, &shape).map_err(|e| Error::Usage(format!("--algo {}: {e}", algo.name())))?;
     let text = write::write(&program, runtime)
@@ -157,7 +161,12 @@ fn made(
         (false, Algo::Mesh) => "NCCL runs alltoall without rings: all pairs, ".into(),
         (false, _) => "one ring: ".into(),
     };
-    let about = format!("{what}made by `topo algo make {coll} --algo {}` for {place}", algo.name());
+    let r = if root > 0 && matches!(coll, Collective::Broadcast | Collective::Reduce) {
+        format!(" -r {root}")
+    } else {
+        String::new()
+    };
+    let about = format!("{what}made by `topo algo make {coll} --algo {}{r}` for {place}", algo.name());
     Ok((text.into_bytes(), algo.name().to_string(), Some(about)))
 }
 
@@ -210,7 +219,7 @@ pub fn run(
     };
     let (text, file, about) = match &src {
         Source::File(f) => (std::fs::read(f).map_err(|e| Error::io(Path::new(f), e))?, f.clone(), None),
-        Source::Made(a, named) => made(coll, *a, *named, mach.as_ref(), &opts, model, ctx)?,
+        Source::Made(a, named) => made(coll, *a, *named, root.unwrap_or(0), mach.as_ref(), &opts, model, ctx)?,
     };
     let loaded = load(&text, &file)?;
     if loaded.coll() != coll {
@@ -325,7 +334,8 @@ mod tests {
     fn what_algo_names() {
         assert_eq!(source(Collective::AllGather, None).unwrap(), Source::Made(Algo::Nccl, false));
         assert_eq!(source(Collective::AllToAll, None).unwrap(), Source::Made(Algo::Mesh, false));
-        assert!(source(Collective::Reduce, None).unwrap_err().to_string().contains("--algo PROGRAM.xml"));
+        assert_eq!(source(Collective::Reduce, None).unwrap(), Source::Made(Algo::Nccl, false));
+        assert!(source(Collective::Gather, None).unwrap_err().to_string().contains("--algo PROGRAM.xml"));
         assert_eq!(source(Collective::AllReduce, Some("rhd")).unwrap(), Source::Made(Algo::Rhd, true));
         let e = source(Collective::AllReduce, Some("rings")).unwrap_err().to_string();
         assert!(e.contains("no file of that name") && e.contains("hierarchical"), "{e}");
