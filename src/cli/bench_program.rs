@@ -19,6 +19,7 @@ use crate::algo::cost::{self, Fabric};
 use crate::algo::make::{self, Algo, Shape};
 use crate::algo::program::{Collective, Program};
 use crate::algo::{Runtime, write};
+use crate::bench::program::sweep::ProgramRow;
 use crate::bench::program::{ProgramBackend, ProgramHost, load, sweep};
 use crate::bench::{self, BackendKind, RedOp};
 use crate::error::Error;
@@ -39,14 +40,14 @@ pub struct ProgramArgs {
 }
 
 /// The machine a program is made for and predicted on.
-struct Machine {
-    an: Analysis,
-    graphs: crate::search::Graphs,
+pub(super) struct Machine {
+    pub an: Analysis,
+    pub graphs: crate::search::Graphs,
 }
 
 impl Machine {
     /// The input, and its nodes when there are several: `fixture:dgx-h100 x 2 nodes`.
-    fn label(&self) -> String {
+    pub fn label(&self) -> String {
         match self.an.options.nodes {
             0 | 1 => self.an.input.clone(),
             n => format!("{} x {n} nodes", self.an.input),
@@ -261,16 +262,7 @@ pub fn run(
     }
     let outcome = sweep::outcome(&opts, host, rows, &rc, start_time, &file);
     ctx.print(&render::bench_program::footer(&host.loaded().program, &outcome.summary, unit))?;
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.bytes).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let predicted = predictions(&host.loaded().program, mach.as_ref(), &no_machine, &sizes);
-    let n = host.nranks();
-    let per_row: Vec<Option<(f64, f64)>> = rows
-        .iter()
-        .map(|r| predicted.as_ref().ok().and_then(|m| m.get(&cost::call_bytes(coll, n, r.bytes)).copied()))
-        .collect();
-    let times: Vec<Option<f64>> = per_row.iter().map(|p| p.map(|(t, _)| t)).collect();
+    let predicted = predict(&host.loaded().program, mach.as_ref(), &no_machine, rows);
     let mut notes = Vec::new();
     match (&predicted, &mach) {
         (Err(why), _) => notes.push(format!("no prediction: {why}")),
@@ -292,11 +284,53 @@ pub fn run(
     if rows.iter().any(|r| r.op == Some(RedOp::Avg)) {
         notes.push(AVG_NOTE.to_string());
     }
+    beside_predicted(ctx, &outcome, &rc, rows, &predicted, notes, json)?;
+    Ok(outcome.status())
+}
+
+/// Said beside `-o avg` rows. msccl-executor-nccl's own scheduler leaves any call with
+/// an operator from ncclAvg on to NCCL (msccl_lifecycle.cc, "doesn't support pre/post
+/// op"), while an external scheduler (libmsccl-scheduler) does not look at the operator,
+/// and the executor runs avg as a pre-scaled sum (integers: a sum divided after), as
+/// the interpreter does here: so the rows are run, and the line says who would run them.
+const AVG_NOTE: &str = "avg: MSCCL's executor schedules no program for avg itself (NCCL runs the call); an external libmsccl-scheduler can, as run here";
+
+/// `topo algo cost`'s time (µs) and bus bandwidth (GB/s) of `p` on the machine for each
+/// row's call, or why there is none.
+pub(super) fn predict(
+    p: &Program,
+    mach: Option<&Machine>,
+    no_machine: &str,
+    rows: &[ProgramRow],
+) -> Result<Vec<Option<(f64, f64)>>, String> {
+    let coll = p.header.coll;
+    let n = p.header.ngpus as usize;
+    let mut sizes: Vec<u64> = rows.iter().map(|r| r.bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let m = predictions(p, mach, no_machine, &sizes)?;
+    Ok(rows.iter().map(|r| m.get(&cost::call_bytes(coll, n, r.bytes)).copied()).collect())
+}
+
+/// topo's section after nccl-tests' footer (the notes, and each row beside its
+/// prediction), and the `-J` report with the predictions in each result's `topo` object.
+pub(super) fn beside_predicted(
+    ctx: &mut Ctx,
+    outcome: &bench::Outcome,
+    rc: &bench::RunContext,
+    rows: &[ProgramRow],
+    predicted: &Result<Vec<Option<(f64, f64)>>, String>,
+    notes: Vec<String>,
+    json: Option<std::path::PathBuf>,
+) -> Result<(), Error> {
+    let none = vec![None; rows.len()];
+    let per_row = predicted.as_ref().unwrap_or(&none);
+    let times: Vec<Option<f64>> = per_row.iter().map(|p| p.map(|(t, _)| t)).collect();
     ctx.print(&render::bench_program::topo_section(rows, &times, &notes))?;
     if let Some(p) = json {
-        let mut doc = bench::report::JsonDoc::new(&outcome, &rc);
+        let mut doc = bench::report::JsonDoc::new(outcome, rc);
         // nccl-tests prints the root of broadcast and reduce, -1 for the others.
-        for ((res, row), pred) in doc.results.iter_mut().zip(rows).zip(&per_row) {
+        for ((res, row), pred) in doc.results.iter_mut().zip(rows).zip(per_row) {
             res.root = format!("{:6}", row.root);
             res.topo.predicted_time_us = pred.map(|(t, _)| t);
             res.topo.predicted_bus_bw = pred.map(|(_, bw)| bw);
@@ -308,15 +342,8 @@ pub fn run(
         doc.topo.plan.extend(notes);
         super::bench::write_json(&p, &doc)?;
     }
-    Ok(outcome.status())
+    Ok(())
 }
-
-/// Said beside `-o avg` rows. msccl-executor-nccl's own scheduler leaves any call with
-/// an operator from ncclAvg on to NCCL (msccl_lifecycle.cc, "doesn't support pre/post
-/// op"), while an external scheduler (libmsccl-scheduler) does not look at the operator,
-/// and the executor runs avg as a pre-scaled sum (integers: a sum divided after), as
-/// the interpreter does here: so the rows are run, and the line says who would run them.
-const AVG_NOTE: &str = "avg: MSCCL's executor schedules no program for avg itself (NCCL runs the call); an external libmsccl-scheduler can, as run here";
 
 /// "0 to 25599 bytes", "at least 1024 bytes".
 fn range((lo, hi): (u64, Option<u64>)) -> String {
