@@ -10,11 +10,9 @@ use clap::Args;
 use super::Ctx;
 use super::args::{InputArgs, ModelArgs};
 use super::bench_program::{Machine, beside_predicted, predict};
-use crate::algo::Runtime;
 use crate::algo::make::{self, Algo as MakeAlgo};
 use crate::algo::plan::{self, Coll};
 use crate::algo::program::Collective;
-use crate::algo::program::Protocol;
 use crate::bench::streams::{StreamsHost, collective, sweep};
 use crate::bench::{self, BackendKind};
 use crate::error::Error;
@@ -127,15 +125,7 @@ fn program_of(h: &StreamsHost) -> Result<(crate::algo::Program, MakeAlgo), Strin
             return Err(format!("topo algo make has no program for level0:{name}"));
         }
     };
-    let opts = make::Options {
-        coll: collective(h.coll()),
-        algo,
-        runtime: Runtime::default(),
-        proto: Protocol::Simple,
-        instances: 1,
-        channels: None,
-        root: 0,
-    };
+    let opts = make::Options::new(collective(h.coll()), algo);
     let shape = make::Shape { nodes: 1, gpus_per_node: h.nranks() as u32, rings: Vec::new(), trees: Vec::new() };
     make::make(&opts, &shape).map(|p| (p, algo))
 }

@@ -128,6 +128,22 @@ pub struct Options {
     pub root: u32,
 }
 
+impl Options {
+    /// `algo`'s program for `coll` at make's defaults: the default runtime, Simple, one
+    /// instance, the algorithm's own channels, root 0.
+    pub fn new(coll: Collective, algo: Algo) -> Options {
+        Options {
+            coll,
+            algo,
+            runtime: Runtime::default(),
+            proto: Protocol::Simple,
+            instances: 1,
+            channels: None,
+            root: 0,
+        }
+    }
+}
+
 /// "a, b and c".
 fn list(names: &[&str]) -> String {
     match names {
