@@ -161,16 +161,7 @@ fn one_rank_is_refused_in_one_line() {
     for coll in COLLECTIVES {
         for algo in Algo::ALL.into_iter().filter(|a| a.collectives().contains(&coll)) {
             let shape = Shape { nodes: 1, gpus_per_node: 1, rings: vec![vec![0]], trees: Vec::new() };
-            let opts = Options {
-                coll,
-                algo,
-                runtime: Runtime::default(),
-                proto: Protocol::Simple,
-                instances: 1,
-                channels: None,
-                root: 0,
-            };
-            let e = make::make(&opts, &shape).unwrap_err();
+            let e = make::make(&Options::new(coll, algo), &shape).unwrap_err();
             assert!(!e.contains('\n') && !e.is_empty(), "{coll} {}: {e}", algo.name());
         }
     }
