@@ -44,6 +44,7 @@ fn allreduce(c: &mut Criterion) {
             proto: Protocol::Simple,
             instances: 1,
             channels,
+            root: 0,
         };
         let p = make::make(&opts, &shape).unwrap();
         let name =

@@ -13,7 +13,7 @@ fn bench(c: &mut Criterion) {
         ("hierarchical allreduce 64 GPUs rccl", Algo::Hierarchical, Collective::AllReduce, Runtime::Rccl),
         ("nhr allreduce 64 GPUs", Algo::Nhr, Collective::AllReduce, Runtime::Executor),
     ] {
-        let opts = Options { coll, algo, runtime, proto: Protocol::Simple, instances: 1, channels: None };
+        let opts = Options { coll, algo, runtime, proto: Protocol::Simple, instances: 1, channels: None, root: 0 };
         c.bench_function(&format!("make {name}"), |b| {
             b.iter(|| {
                 let p = make::make(&opts, &shape).unwrap();

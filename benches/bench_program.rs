@@ -32,6 +32,7 @@ fn ring_program(n: u32) -> ProgramHost {
         proto: Protocol::Simple,
         instances: 1,
         channels: None,
+        root: 0,
     };
     let shape = Shape { nodes: 1, gpus_per_node: n, rings: Vec::new(), trees: Vec::new() };
     let p = make::make(&opts, &shape).expect("ring program");

@@ -24,6 +24,7 @@ fn ring_file(dir: &std::path::Path, name: &str, channels: u32) -> std::path::Pat
         proto: Protocol::Simple,
         instances: 1,
         channels: Some(channels),
+        root: 0,
     };
     let p = make::make(&opts, &Shape { nodes: 1, gpus_per_node: 8, rings: Vec::new(), trees: Vec::new() }).unwrap();
     let text = topo::algo::write::write(&p, topo::algo::Runtime::Executor).unwrap();
@@ -262,6 +263,7 @@ fn agreement(xml: &topo::xml::Xml, label: &str, nodes: usize, algo: Algo) -> Res
             proto: Protocol::Simple,
             instances: 1,
             channels: None,
+            root: 0,
         };
         let p = make::make(&make_opts, &shape).map_err(|e| format!("make: {e}"))?;
         let c = cost(&p, runtime, &fabric, &[1 << 30]).map_err(|e| format!("cost: {e}"))?;

@@ -74,8 +74,15 @@ fn sweep(shapes: &[(String, Shape)], runtimes: &[Runtime]) -> (usize, Vec<String
         for rt in runtimes {
             for algo in Algo::ALL {
                 for coll in COLLECTIVES {
-                    let opts =
-                        Options { coll, algo, runtime: *rt, proto: Protocol::Simple, instances: 1, channels: None };
+                    let opts = Options {
+                        coll,
+                        algo,
+                        runtime: *rt,
+                        proto: Protocol::Simple,
+                        instances: 1,
+                        channels: None,
+                        root: 0,
+                    };
                     cases.push((label.clone(), shape, opts));
                 }
             }
@@ -201,6 +208,7 @@ fn ring4(instances: u32) -> topo::algo::Program {
         proto: Protocol::Simple,
         instances,
         channels: None,
+        root: 0,
     };
     make::make(&opts, &Shape { nodes: 1, gpus_per_node: 4, rings: Vec::new(), trees: Vec::new() }).unwrap()
 }
@@ -266,7 +274,7 @@ mod cli {
         for (args, says) in [
             (
                 &["alltoall", "--algo", "nccl", "--fixture", "dgx-h100"][..],
-                "`nccl` makes allreduce, allgather, reducescatter and broadcast, not alltoall",
+                "`nccl` makes allreduce, allgather, reducescatter, broadcast and reduce, not alltoall",
             ),
             (&["allreduce", "--algo", "hierarchical", "--fixture", "dgx-h100"][..], "at least 2 nodes"),
             (&["allreduce", "--algo", "nccl", "--ngpus", "4"][..], "needs a machine"),
@@ -276,6 +284,9 @@ mod cli {
             ),
             (&["allreduce", "--algo", "nccl-tree", "--ngpus", "4"][..], "needs a machine"),
             (&["broadcast", "--algo", "ring", "--ngpus", "4", "--runtime", "legacy"][..], "no broadcast"),
+            (&["reduce", "--algo", "ring", "--ngpus", "4", "--runtime", "legacy"][..], "no reduce"),
+            (&["reduce", "--algo", "ring", "--ngpus", "4", "-r", "4"][..], "root rank 4 for a job of 4 ranks"),
+            (&["reduce", "--algo", "mesh", "--ngpus", "4"][..], "`mesh` makes"),
         ] {
             let out = topo().arg("algo").arg("make").args(args).assert().code(2).get_output().clone();
             let err = String::from_utf8(out.stderr).unwrap();

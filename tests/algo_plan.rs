@@ -121,6 +121,41 @@ fn bench_runs_the_plan_streams_in_nccl_tests_columns() {
     }
 }
 
+/// `--streams` rows beside `topo algo cost` of the program `topo algo make` makes for
+/// the plan's level-0 algorithm: the line naming it, each row's prediction the same as
+/// `algo cost`'s for that size, and the -J fields.
+#[test]
+fn bench_streams_rows_beside_the_made_program_cost() {
+    for (coll, algo, fixture) in [("allgather", "mesh", "dgx-h100"), ("reducescatter", "ring", "workstation-4gpu")] {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("s.json");
+        let out = topo()
+            .args(["bench", coll, "--streams", algo, "--fixture", fixture, "--backend", "host"])
+            .args(["-b", "4K", "-e", "4K", "-n", "1", "-d", "float", "-o", "sum", "-J"])
+            .arg(&json)
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let said = format!("# topo: predicted: topo algo cost of `topo algo make {coll} --algo {algo}`");
+        assert!(text.contains(&said), "{text}");
+        let row = text.lines().find(|l| l.starts_with("#       4096")).unwrap_or_else(|| panic!("{text}"));
+        let predicted: f64 = row.split_whitespace().nth(6).unwrap().parse().unwrap();
+        let cost = topo()
+            .args(["algo", "cost", coll, "--algo", algo, "--fixture", fixture, "-b", "4K", "-e", "4K"])
+            .assert()
+            .success();
+        let cost = String::from_utf8(cost.get_output().stdout.clone()).unwrap();
+        let line = cost.lines().find(|l| l.trim_start().starts_with("4096 ")).unwrap_or_else(|| panic!("{cost}"));
+        let costed: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert!((predicted - costed).abs() < 0.011, "{row} vs {line}");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let t = &doc["results"][0]["topo"];
+        assert!((t["predicted_time_us"].as_f64().unwrap() - costed).abs() < 0.011, "{t}");
+        assert!(t["ratio_out_of_place"].as_f64().unwrap() > 0.0, "{t}");
+        assert_eq!(doc["topo"]["prediction"], true);
+    }
+}
+
 #[test]
 fn bench_streams_refusals_are_one_line() {
     for (args, want) in [

@@ -94,9 +94,10 @@ fn refusals() {
     assert!(r.unwrap_err().to_string().contains("--backend host"));
     let (r, _) = run(&["allgather", "--algo", &f, "--backend", "host", "-g", "4", "-b", "1K", "-e", "1K"]);
     assert!(r.unwrap_err().to_string().contains("2 ranks"));
-    // Reduce: no algorithm topo makes defines it, so it needs a program file.
-    let (r, _) = run(&["reduce", "--backend", "host"]);
-    assert!(r.unwrap_err().to_string().contains("--algo PROGRAM.xml"));
+    // Reduce to a root the job does not have: make's one line.
+    let (r, _) = run(&["reduce", "--backend", "host", "-g", "4", "-r", "4"]);
+    let e = r.unwrap_err().to_string();
+    assert!(e.contains("root rank 4 for a job of 4 ranks") && !e.contains('\n'), "{e}");
     // Neither a file nor an algorithm: one line with the names (an error: exit 2).
     let (r, _) = run(&["allgather", "--algo", "rings", "--backend", "host"]);
     let e = r.unwrap_err().to_string();
@@ -311,4 +312,25 @@ fn sizes_outside_the_headers_range_are_not_run() {
     let e = r.unwrap_err().to_string();
     assert!(e.contains("no size from -b to -e is one the runtime selects the program for (64 to 4096 bytes)"), "{e}");
     assert!(rows(&text).is_empty(), "{text}");
+}
+
+/// msccl-executor-nccl's own scheduler picks no program for avg: a made program's avg
+/// rows still run (an external scheduler would run them), and one line says so, in the
+/// text and in -J; without avg rows there is no such line.
+#[test]
+fn avg_rows_say_the_executor_does_not_schedule_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("avg.json").display().to_string();
+    let base = ["allreduce", "--algo", "ring", "-g", "2", "--backend", "host", "-b", "64", "-e", "64", "-n", "1"];
+    let (r, text) = run(&[&base[..], &["-d", "float", "-o", "avg", "-J", &json]].concat());
+    assert_eq!(r.unwrap(), 0, "{text}");
+    let said: Vec<&str> = text.lines().filter(|l| l.contains("schedules no program for avg")).collect();
+    assert_eq!(said.len(), 1, "{text}");
+    assert!(said[0].starts_with("# topo: ") && said[0].contains("libmsccl-scheduler"), "{text}");
+    assert!(rows(&text).iter().all(|r| r[3] == "avg" && r[8] == "0"), "{text}");
+    let doc = std::fs::read_to_string(&json).unwrap();
+    assert!(doc.contains("schedules no program for avg"), "{doc}");
+    let (r, text) = run(&[&base[..], &["-d", "float", "-o", "sum"]].concat());
+    assert_eq!(r.unwrap(), 0, "{text}");
+    assert!(!text.contains("for avg"), "{text}");
 }

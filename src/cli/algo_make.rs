@@ -25,6 +25,9 @@ pub struct ShapeArgs {
     pub instances: u32,
     #[command(flatten)]
     pub proto: ProtoArg,
+    /// The root rank of broadcast and reduce (nccl-tests' -r).
+    #[arg(short = 'r', id = "root_rank", value_name = "RANK", default_value_t = 0)]
+    pub root_rank: u32,
 }
 
 /// The protocol a made program declares.
@@ -47,7 +50,8 @@ impl ProtoArg {
 
 #[derive(Debug, Args)]
 pub struct MakeArgs {
-    /// The collective: allreduce, allgather, reducescatter, alltoall or broadcast (root 0).
+    /// The collective: allreduce, allgather, reducescatter, alltoall, broadcast or reduce
+    /// (to the root -r).
     #[arg(value_name = "COLL", value_parser = PossibleValuesParser::new(COLLECTIVES.map(|c| c.xml_name())))]
     pub coll: String,
     /// The algorithm: ring, mesh (all pairs), rhd (recursive halving-doubling), nhr, nb
@@ -104,8 +108,15 @@ pub fn options(
     shape: &Shape,
     ctx: &mut Ctx,
 ) -> Result<Options, Error> {
-    let mut opts =
-        Options { coll, algo, runtime, proto: a.proto.protocol(), instances: a.instances, channels: a.channels };
+    let mut opts = Options {
+        coll,
+        algo,
+        runtime,
+        proto: a.proto.protocol(),
+        instances: a.instances,
+        channels: a.channels,
+        root: a.root_rank,
+    };
     if algo.needs_machine()
         && opts.channels.is_none()
         && let Some(most) = make::machine::nccl_channels(shape, runtime)

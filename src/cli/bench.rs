@@ -32,7 +32,7 @@ pub enum BenchCommand {
     Alltoall(CollectiveArgs),
     /// Broadcast by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in broadcast_perf's columns.
     Broadcast(CollectiveArgs),
-    /// Reduce of an MSCCL-IR program (--algo PROGRAM.xml) on host threads or a GPU per rank, in reduce_perf's columns.
+    /// Reduce to the root -r by NCCL's rings or --algo NAME|PROGRAM.xml, on host threads or a GPU per rank, in reduce_perf's columns.
     Reduce(CollectiveArgs),
 }
 
@@ -59,8 +59,8 @@ pub struct CollectiveArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Root rank of broadcast and reduce (a program is for the root it was written for;
-    /// -r only: --root names a machine's sysfs root).
+    /// Root rank of broadcast and reduce (a program file is for the root it was written
+    /// for; a made one is made for -r; -r only: --root names a machine's sysfs root).
     #[arg(short = 'r', id = "root_rank", value_name = "RANK", default_value_t = 0)]
     pub root: u32,
     #[command(flatten)]

@@ -19,8 +19,9 @@ use crate::algo::cost::{self, Fabric};
 use crate::algo::make::{self, Algo, Shape};
 use crate::algo::program::{Collective, Program};
 use crate::algo::{Runtime, write};
+use crate::bench::program::sweep::ProgramRow;
 use crate::bench::program::{ProgramBackend, ProgramHost, load, sweep};
-use crate::bench::{self, BackendKind};
+use crate::bench::{self, BackendKind, RedOp};
 use crate::error::Error;
 use crate::model::Analysis;
 use crate::render;
@@ -39,14 +40,14 @@ pub struct ProgramArgs {
 }
 
 /// The machine a program is made for and predicted on.
-struct Machine {
-    an: Analysis,
-    graphs: crate::search::Graphs,
+pub(super) struct Machine {
+    pub an: Analysis,
+    pub graphs: crate::search::Graphs,
 }
 
 impl Machine {
     /// The input, and its nodes when there are several: `fixture:dgx-h100 x 2 nodes`.
-    fn label(&self) -> String {
+    pub fn label(&self) -> String {
         match self.an.options.nodes {
             0 | 1 => self.an.input.clone(),
             n => format!("{} x {n} nodes", self.an.input),
@@ -105,11 +106,14 @@ fn host_ranks(opts: &bench::Options) -> usize {
 
 /// Make `algo`'s program for the collective on the machine (or on `-g` ranks without
 /// one), as `topo algo make` makes it at the bench's defaults (the executor's rules,
-/// Simple, one instance): its text, its name, and where it comes from in words.
+/// Simple, one instance; `root` for broadcast and reduce): its text, its name, and where
+/// it comes from in words.
+#[allow(clippy::too_many_arguments)]
 fn made(
     coll: Collective,
     algo: Algo,
     named: bool,
+    root: u32,
     mach: Option<&Machine>,
     opts: &bench::Options,
     m: &ModelArgs,
@@ -144,7 +148,8 @@ fn made(
         algo
     };
     // The bench's defaults: one instance, Simple, NCCL's channels up to the runtime's most.
-    let defaults = ShapeArgs { channels: None, instances: 1, proto: ProtoArg { proto: "Simple".into() } };
+    let defaults =
+        ShapeArgs { channels: None, instances: 1, proto: ProtoArg { proto: "Simple".into() }, root_rank: root };
     let mo = super::algo_make::options(coll, algo, runtime, &defaults, &shape, ctx)?;
     let program = make::make(&mo, &shape).map_err(|e| Error::Usage(format!("--algo {}: {e}", algo.name())))?;
     let text = write::write(&program, runtime)
@@ -157,7 +162,12 @@ fn made(
         (false, Algo::Mesh) => "NCCL runs alltoall without rings: all pairs, ".into(),
         (false, _) => "one ring: ".into(),
     };
-    let about = format!("{what}made by `topo algo make {coll} --algo {}` for {place}", algo.name());
+    let r = if root > 0 && matches!(coll, Collective::Broadcast | Collective::Reduce) {
+        format!(" -r {root}")
+    } else {
+        String::new()
+    };
+    let about = format!("{what}made by `topo algo make {coll} --algo {}{r}` for {place}", algo.name());
     Ok((text.into_bytes(), algo.name().to_string(), Some(about)))
 }
 
@@ -210,7 +220,7 @@ pub fn run(
     };
     let (text, file, about) = match &src {
         Source::File(f) => (std::fs::read(f).map_err(|e| Error::io(Path::new(f), e))?, f.clone(), None),
-        Source::Made(a, named) => made(coll, *a, *named, mach.as_ref(), &opts, model, ctx)?,
+        Source::Made(a, named) => made(coll, *a, *named, root.unwrap_or(0), mach.as_ref(), &opts, model, ctx)?,
     };
     let loaded = load(&text, &file)?;
     if loaded.coll() != coll {
@@ -252,16 +262,7 @@ pub fn run(
     }
     let outcome = sweep::outcome(&opts, host, rows, &rc, start_time, &file);
     ctx.print(&render::bench_program::footer(&host.loaded().program, &outcome.summary, unit))?;
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.bytes).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let predicted = predictions(&host.loaded().program, mach.as_ref(), &no_machine, &sizes);
-    let n = host.nranks();
-    let per_row: Vec<Option<(f64, f64)>> = rows
-        .iter()
-        .map(|r| predicted.as_ref().ok().and_then(|m| m.get(&cost::call_bytes(coll, n, r.bytes)).copied()))
-        .collect();
-    let times: Vec<Option<f64>> = per_row.iter().map(|p| p.map(|(t, _)| t)).collect();
+    let predicted = predict(&host.loaded().program, mach.as_ref(), &no_machine, rows);
     let mut notes = Vec::new();
     match (&predicted, &mach) {
         (Err(why), _) => notes.push(format!("no prediction: {why}")),
@@ -280,11 +281,56 @@ pub fn run(
             range(swept.admitted)
         ));
     }
+    if rows.iter().any(|r| r.op == Some(RedOp::Avg)) {
+        notes.push(AVG_NOTE.to_string());
+    }
+    beside_predicted(ctx, &outcome, &rc, rows, &predicted, notes, json)?;
+    Ok(outcome.status())
+}
+
+/// Said beside `-o avg` rows. msccl-executor-nccl's own scheduler leaves any call with
+/// an operator from ncclAvg on to NCCL (msccl_lifecycle.cc, "doesn't support pre/post
+/// op"), while an external scheduler (libmsccl-scheduler) does not look at the operator,
+/// and the executor runs avg as a pre-scaled sum (integers: a sum divided after), as
+/// the interpreter does here: so the rows are run, and the line says who would run them.
+const AVG_NOTE: &str = "avg: MSCCL's executor schedules no program for avg itself (NCCL runs the call); an external libmsccl-scheduler can, as run here";
+
+/// `topo algo cost`'s time (µs) and bus bandwidth (GB/s) of `p` on the machine for each
+/// row's call, or why there is none.
+pub(super) fn predict(
+    p: &Program,
+    mach: Option<&Machine>,
+    no_machine: &str,
+    rows: &[ProgramRow],
+) -> Result<Vec<Option<(f64, f64)>>, String> {
+    let coll = p.header.coll;
+    let n = p.header.ngpus as usize;
+    let mut sizes: Vec<u64> = rows.iter().map(|r| r.bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let m = predictions(p, mach, no_machine, &sizes)?;
+    Ok(rows.iter().map(|r| m.get(&cost::call_bytes(coll, n, r.bytes)).copied()).collect())
+}
+
+/// topo's section after nccl-tests' footer (the notes, and each row beside its
+/// prediction), and the `-J` report with the predictions in each result's `topo` object.
+pub(super) fn beside_predicted(
+    ctx: &mut Ctx,
+    outcome: &bench::Outcome,
+    rc: &bench::RunContext,
+    rows: &[ProgramRow],
+    predicted: &Result<Vec<Option<(f64, f64)>>, String>,
+    notes: Vec<String>,
+    json: Option<std::path::PathBuf>,
+) -> Result<(), Error> {
+    let none = vec![None; rows.len()];
+    let per_row = predicted.as_ref().unwrap_or(&none);
+    let times: Vec<Option<f64>> = per_row.iter().map(|p| p.map(|(t, _)| t)).collect();
     ctx.print(&render::bench_program::topo_section(rows, &times, &notes))?;
     if let Some(p) = json {
-        let mut doc = bench::report::JsonDoc::new(&outcome, &rc);
+        let mut doc = bench::report::JsonDoc::new(outcome, rc);
         // nccl-tests prints the root of broadcast and reduce, -1 for the others.
-        for ((res, row), pred) in doc.results.iter_mut().zip(rows).zip(&per_row) {
+        for ((res, row), pred) in doc.results.iter_mut().zip(rows).zip(per_row) {
             res.root = format!("{:6}", row.root);
             res.topo.predicted_time_us = pred.map(|(t, _)| t);
             res.topo.predicted_bus_bw = pred.map(|(_, bw)| bw);
@@ -296,7 +342,7 @@ pub fn run(
         doc.topo.plan.extend(notes);
         super::bench::write_json(&p, &doc)?;
     }
-    Ok(outcome.status())
+    Ok(())
 }
 
 /// "0 to 25599 bytes", "at least 1024 bytes".
@@ -315,7 +361,8 @@ mod tests {
     fn what_algo_names() {
         assert_eq!(source(Collective::AllGather, None).unwrap(), Source::Made(Algo::Nccl, false));
         assert_eq!(source(Collective::AllToAll, None).unwrap(), Source::Made(Algo::Mesh, false));
-        assert!(source(Collective::Reduce, None).unwrap_err().to_string().contains("--algo PROGRAM.xml"));
+        assert_eq!(source(Collective::Reduce, None).unwrap(), Source::Made(Algo::Nccl, false));
+        assert!(source(Collective::Gather, None).unwrap_err().to_string().contains("--algo PROGRAM.xml"));
         assert_eq!(source(Collective::AllReduce, Some("rhd")).unwrap(), Source::Made(Algo::Rhd, true));
         let e = source(Collective::AllReduce, Some("rings")).unwrap_err().to_string();
         assert!(e.contains("no file of that name") && e.contains("hierarchical"), "{e}");

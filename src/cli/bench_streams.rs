@@ -9,9 +9,11 @@ use clap::Args;
 
 use super::Ctx;
 use super::args::{InputArgs, ModelArgs};
+use super::bench_program::{Machine, beside_predicted, predict};
+use crate::algo::make::{self, Algo as MakeAlgo};
 use crate::algo::plan::{self, Coll};
 use crate::algo::program::Collective;
-use crate::bench::streams::{StreamsHost, sweep};
+use crate::bench::streams::{StreamsHost, collective, sweep};
 use crate::bench::{self, BackendKind};
 use crate::error::Error;
 use crate::render;
@@ -82,9 +84,48 @@ pub fn run(
     }
     let outcome = sweep::outcome(&opts, &h, &rows, &rc, start_time);
     ctx.print(&render::bench_streams::footer(&h, &outcome.summary))?;
-    if let Some(p) = json {
-        let doc = bench::report::JsonDoc::new(&outcome, &rc);
-        super::bench::write_json(&p, &doc)?;
-    }
+    let (predicted, note) = match program_of(&h) {
+        Ok((program, algo)) => {
+            let so = super::search_options(&an, ctx)?;
+            let mach = super::search_with_progress(&an, &so, ctx).map(|(graphs, _)| Machine { an, graphs });
+            let label = mach.as_ref().map_or(String::new(), |m| m.label());
+            let predicted = match &mach {
+                Ok(m) => predict(&program, Some(m), "", &rows),
+                Err(e) => Err(format!("{} could not be searched ({e})", h.plan.machine)),
+            };
+            let note = format!(
+                "predicted: topo algo cost of `topo algo make {} --algo {}` (the same data movement) for {label} (ranks ran as threads here)",
+                program.header.coll,
+                algo.name()
+            );
+            (predicted, note)
+        }
+        Err(why) => (Err(why), String::new()),
+    };
+    let note = match &predicted {
+        Ok(_) => note,
+        Err(why) => format!("no prediction: {why}"),
+    };
+    beside_predicted(ctx, &outcome, &rc, &rows, &predicted, vec![note], json)?;
     Ok(outcome.status())
+}
+
+/// The program `topo algo make` makes for the plan's level-0 algorithm on the same
+/// ranks: it moves the same data over the same pairs (mesh: every rank with every other,
+/// held equal to the plan on real data by a test; ring: each rank to the next in rank
+/// order, reduce-scatter then allgather), so `topo algo cost` of it is the plan's
+/// prediction. The notifies and handshakes HCCL adds are not costed.
+fn program_of(h: &StreamsHost) -> Result<(crate::algo::Program, MakeAlgo), String> {
+    let level0 = h.plan.levels.iter().find(|c| c.level == 0).map(|c| c.algo);
+    let algo = match level0 {
+        Some(plan::Algo::Mesh) => MakeAlgo::Mesh,
+        Some(plan::Algo::Ring) => MakeAlgo::Ring,
+        other => {
+            let name = other.map_or("none", |a| a.name());
+            return Err(format!("topo algo make has no program for level0:{name}"));
+        }
+    };
+    let opts = make::Options::new(collective(h.coll()), algo);
+    let shape = make::Shape { nodes: 1, gpus_per_node: h.nranks() as u32, rings: Vec::new(), trees: Vec::new() };
+    make::make(&opts, &shape).map(|p| (p, algo))
 }

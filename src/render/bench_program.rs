@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::bench::{c_g, float_str, perf};
-use crate::algo::program::Program;
+use crate::algo::program::{Collective, Program};
 use crate::bench::Options;
 use crate::bench::program::sweep::{ProgramRow, perf_name};
 use crate::bench::report::{Perf, Summary};
@@ -14,14 +14,7 @@ use crate::bench::report::{Perf, Summary};
 /// `topo` made comes from.
 pub fn header(p: &Program, file: &str, about: Option<&str>, backend: &str, opts: &Options) -> String {
     let h = &p.header;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "# topo {} bench {}, nccl-tests 2.19.6 output format, backend: {backend}",
-        env!("CARGO_PKG_VERSION"),
-        h.coll
-    );
-    let _ = writeln!(s, "# Collective test starting: {}", perf_name(h.coll));
+    let mut s = title(h.coll, backend);
     let _ = writeln!(
         s,
         "# Program: {file} ({} ranks, {}, {} chunks per loop, {} channels, at most {} thread blocks per rank)",
@@ -34,11 +27,26 @@ pub fn header(p: &Program, file: &str, about: Option<&str>, backend: &str, opts:
     if let Some(a) = about {
         let _ = writeln!(s, "# {a}");
     }
+    s + &table_head(h.ngpus as usize, opts)
+}
+
+/// nccl-tests' first lines, with topo's version and the backend.
+pub fn title(coll: Collective, backend: &str) -> String {
+    format!(
+        "# topo {} bench {coll}, nccl-tests 2.19.6 output format, backend: {backend}\n# Collective test starting: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        perf_name(coll)
+    )
+}
+
+/// nccl-tests' line of parameters and the table's header, for `ngpus` ranks.
+pub fn table_head(ngpus: usize, opts: &Options) -> String {
+    let mut s = String::new();
     let (step, kind) = if opts.stepfactor > 1 { (opts.stepfactor, "factor") } else { (opts.stepbytes, "bytes") };
     let _ = writeln!(
         s,
         "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {}({}) warmup iters: {} iters: {} agg iters: 1 validation: {} graph: 0 unalign: 0\n#",
-        h.ngpus, opts.minbytes, opts.maxbytes, step, kind, opts.warmup_iters, opts.iters, opts.check
+        ngpus, opts.minbytes, opts.maxbytes, step, kind, opts.warmup_iters, opts.iters, opts.check
     );
     let titles = ["time", "algbw", "busbw", "#wrong"];
     let units = ["(us)", "(GB/s)", "(GB/s)", ""];
@@ -76,15 +84,28 @@ pub fn row(r: &ProgramRow) -> String {
 /// nccl-tests' footer, for the collective's test.
 pub fn footer(p: &Program, s: &Summary, unit: usize) -> String {
     format!(
-        "# {:<20} : {} {}\n# {:<20} : {}\n# Sizes run as counts per rank in multiples of {unit} (nchunksperloop {}), as the runtime selects the program\n#\n# Collective test concluded: {}\n#\n\n",
+        "{}# Sizes run as counts per rank in multiples of {unit} (nchunksperloop {}), as the runtime selects the program\n{}",
+        totals(s),
+        p.header.chunks_per_loop,
+        concluded(p.header.coll)
+    )
+}
+
+/// nccl-tests' lines of wrong values and average bus bandwidth.
+pub fn totals(s: &Summary) -> String {
+    format!(
+        "# {:<20} : {} {}\n# {:<20} : {}\n",
         "Out of bounds values",
         s.errors,
         if s.errors > 0 { "FAILED" } else { "OK" },
         "Avg bus bandwidth",
         c_g(s.avg_busbw),
-        p.header.chunks_per_loop,
-        perf_name(p.header.coll)
     )
+}
+
+/// nccl-tests' last lines.
+pub fn concluded(coll: Collective) -> String {
+    format!("#\n# Collective test concluded: {}\n#\n\n", perf_name(coll))
 }
 
 /// topo's section after the footer: notes, then each row's measured times beside `topo

@@ -29,6 +29,7 @@ fn allreduce(algo: Algo, shape: &Shape, channels: Option<u32>) -> Program {
         proto: Protocol::Simple,
         instances: 1,
         channels: channels.or(make::machine::nccl_channels(shape, Runtime::Executor).filter(|_| algo.needs_machine())),
+        root: 0,
     };
     make::make(&opts, shape).unwrap()
 }

@@ -448,7 +448,7 @@ mod tests {
     fn ring4(fused: bool) -> Dag {
         let l = Layout { coll: Collective::AllReduce, ranks: 4, per: 4, instances: 1 };
         let mut t = Tracer::new(&l, fused);
-        super::super::ring::trace(&mut t, Collective::AllReduce, &[vec![0, 1, 2, 3]]);
+        super::super::ring::trace(&mut t, Collective::AllReduce, &[vec![0, 1, 2, 3]], 0);
         t.dag
     }
 

@@ -81,7 +81,7 @@ pub fn every(
         .filter(|a| a.collectives().contains(&coll))
         .map(|algo| {
             let channels = if algo.needs_machine() { nccl_channels(shape, runtime) } else { None };
-            let mut opts = Options { coll, algo, runtime, proto, instances: 1, channels };
+            let mut opts = Options { coll, algo, runtime, proto, instances: 1, channels, root: 0 };
             if let Some(c) = channels_that_fit(&opts, shape) {
                 opts.channels = Some(c);
             }

@@ -13,7 +13,8 @@ pub fn per(coll: Collective, n: u32) -> u32 {
     }
 }
 
-pub fn trace(t: &mut Tracer, coll: Collective, n: u32) {
+/// `root`: the root of broadcast.
+pub fn trace(t: &mut Tracer, coll: Collective, n: u32, root: u32) {
     let peers = |r: u32| (1..n).map(move |d| (r + d) % n);
     match coll {
         Collective::AllGather => {
@@ -57,10 +58,10 @@ pub fn trace(t: &mut Tracer, coll: Collective, n: u32) {
             }
         }
         Collective::Broadcast => {
-            for q in peers(0) {
-                t.copy(at(0, I, 0, 1), at(q, O, 0, 1), None);
+            for q in peers(root) {
+                t.copy(at(root, I, 0, 1), at(q, O, 0, 1), None);
             }
-            t.copy(at(0, I, 0, 1), at(0, O, 0, 1), None);
+            t.copy(at(root, I, 0, 1), at(root, O, 0, 1), None);
         }
         _ => {}
     }

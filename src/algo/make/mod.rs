@@ -71,7 +71,7 @@ impl Algo {
     pub fn collectives(self) -> &'static [Collective] {
         use Collective::*;
         match self {
-            Algo::Ring | Algo::Nccl => &[AllReduce, AllGather, ReduceScatter, Broadcast],
+            Algo::Ring | Algo::Nccl => &[AllReduce, AllGather, ReduceScatter, Broadcast, Reduce],
             Algo::Mesh => &[AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast],
             Algo::Rhd | Algo::Nhr | Algo::Nb => &[AllReduce, AllGather, ReduceScatter],
             Algo::Hierarchical | Algo::NcclTree => &[AllReduce],
@@ -85,12 +85,13 @@ impl Algo {
 }
 
 /// The collectives `make` knows, by their command-line names.
-pub const COLLECTIVES: [Collective; 5] = [
+pub const COLLECTIVES: [Collective; 6] = [
     Collective::AllReduce,
     Collective::AllGather,
     Collective::ReduceScatter,
     Collective::AllToAll,
     Collective::Broadcast,
+    Collective::Reduce,
 ];
 
 /// The job a program is made for.
@@ -123,6 +124,24 @@ pub struct Options {
     /// Rings (`ring`, `nccl`) or trees (`nccl-tree`): how many; `None`: one for
     /// `ring`, NCCL's for `nccl` and `nccl-tree`.
     pub channels: Option<u32>,
+    /// The root rank of broadcast and reduce (nccl-tests' `-r`; the others ignore it).
+    pub root: u32,
+}
+
+impl Options {
+    /// `algo`'s program for `coll` at make's defaults: the default runtime, Simple, one
+    /// instance, the algorithm's own channels, root 0.
+    pub fn new(coll: Collective, algo: Algo) -> Options {
+        Options {
+            coll,
+            algo,
+            runtime: Runtime::default(),
+            proto: Protocol::Simple,
+            instances: 1,
+            channels: None,
+            root: 0,
+        }
+    }
 }
 
 /// "a, b and c".
@@ -148,6 +167,9 @@ pub fn supports(opts: &Options, shape: &Shape) -> Result<(), String> {
     let n = shape.ranks();
     if n < 2 {
         return Err(format!("`{}` needs at least 2 ranks; this job has {n}", a.name()));
+    }
+    if matches!(opts.coll, Collective::Broadcast | Collective::Reduce) && opts.root >= n {
+        return Err(format!("root rank {} for a job of {n} ranks", opts.root));
     }
     if a == Algo::Hierarchical && (shape.nodes < 2 || shape.gpus_per_node < 2) {
         return Err(format!(
@@ -225,8 +247,8 @@ fn build(opts: &Options, shape: &Shape) -> Result<Program, String> {
     for i in 0..opts.instances {
         t.set_instance(i);
         match opts.algo {
-            Algo::Ring | Algo::Nccl => ring::trace(&mut t, coll, &lanes),
-            Algo::Mesh => mesh::trace(&mut t, coll, n),
+            Algo::Ring | Algo::Nccl => ring::trace(&mut t, coll, &lanes, opts.root),
+            Algo::Mesh => mesh::trace(&mut t, coll, n, opts.root),
             Algo::Rhd => rhd::trace(&mut t, coll, n),
             Algo::Nhr => hccl::trace(&mut t, coll, n, hccl::Kind::Nhr),
             Algo::Nb => hccl::trace(&mut t, coll, n, hccl::Kind::Nb),

@@ -390,7 +390,7 @@ mod tests {
     fn mesh(n: u32, limits: Limits) -> Result<Scheduled, String> {
         let l = Layout { coll: Collective::AllGather, ranks: n, per: 1, instances: 1 };
         let mut t = Tracer::new(&l, true);
-        super::super::mesh::trace(&mut t, Collective::AllGather, n);
+        super::super::mesh::trace(&mut t, Collective::AllGather, n, 0);
         let mut d = t.dag;
         dag::fuse(&mut d);
         dag::complete(&mut d)?;

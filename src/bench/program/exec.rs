@@ -10,6 +10,7 @@ use crate::algo::lower::Op;
 use crate::algo::program::{Mode, Slot, StepKind};
 use crate::bench::dtype::{Elem, Scalars, combine, finish, own};
 use crate::bench::host::AlignedBuf;
+use crate::bench::proxy::Waiter;
 use crate::error::Error;
 
 /// One rank's memory as the threads see it.
@@ -43,59 +44,40 @@ struct Fifo {
 // sees it (release/acquire), and reused only after the receiver publishes `head`.
 unsafe impl Sync for Fifo {}
 
-/// A barrier that gives up when the run aborts.
+/// A barrier that gives up when the run aborts; the last to arrive wakes the members
+/// (global block indices) that sleep at it.
 struct SpinBarrier {
     n: usize,
     count: AtomicUsize,
     generation: AtomicUsize,
+    members: Vec<usize>,
 }
 
 impl SpinBarrier {
-    fn new(n: usize) -> SpinBarrier {
-        SpinBarrier { n, count: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
+    fn new(n: usize, members: Vec<usize>) -> SpinBarrier {
+        SpinBarrier { n, count: AtomicUsize::new(0), generation: AtomicUsize::new(0), members }
     }
 
-    fn wait(&self, abort: &AtomicBool) -> Result<(), Error> {
-        let g = self.generation.load(Ordering::Acquire);
+    /// Wait as block `me` (global index), or as the main thread (`None`, which never
+    /// sleeps on a waiter).
+    fn wait(&self, sh: &Shared<'_>, me: Option<usize>) -> Result<(), Error> {
+        let g = self.generation.load(Ordering::SeqCst);
         if self.count.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
             self.count.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            for &m in &self.members {
+                sh.waiters[m].wake();
+            }
             return Ok(());
         }
-        wait_until(abort, || self.generation.load(Ordering::Acquire) != g, || "at a barrier".into())
+        sh.wait(me, || self.generation.load(Ordering::SeqCst) != g, || "at a barrier".into())
     }
 }
 
 /// How long a wait may last before the run is declared stuck.
 const STALL_LIMIT: Duration = Duration::from_secs(60);
-
-/// Wait until `ready()`: spin briefly, then yield, then sleep in growing naps (thread
-/// blocks usually outnumber the cores many times over, and a waiting thread must leave
-/// them to the ones that can progress).
-fn wait_until(abort: &AtomicBool, ready: impl Fn() -> bool, what: impl Fn() -> String) -> Result<(), Error> {
-    let mut round = 0u32;
-    let mut since: Option<Instant> = None;
-    while !ready() {
-        if abort.load(Ordering::Relaxed) {
-            return Err(Error::Unavailable(format!("program run aborted while {}", what())));
-        }
-        round += 1;
-        match round {
-            0..=64 => std::hint::spin_loop(),
-            65..=80 => std::thread::yield_now(),
-            _ => {
-                let nap = Duration::from_micros(u64::from((round - 80).min(20)) * 10);
-                std::thread::sleep(nap);
-                let t = since.get_or_insert_with(Instant::now).elapsed();
-                if t > STALL_LIMIT {
-                    abort.store(true, Ordering::Relaxed);
-                    return Err(Error::Unavailable(format!("program run stalled for {t:.0?} while {}", what())));
-                }
-            }
-        }
-    }
-    Ok(())
-}
+/// Yields before a wait goes to sleep.
+const YIELDS: u32 = 8;
 
 /// The value a flag holds once (collective `w`, iteration `it`, step `step`) is published.
 fn flag(w: usize, it: usize, step: u32) -> u64 {
@@ -108,20 +90,79 @@ struct Shared<'a> {
     mode: Mode,
     ranks: &'a [RankPtrs],
     fifos: Vec<Fifo>,
+    /// Per FIFO: the sending and the receiving block (global indices), woken when the
+    /// other side publishes.
+    ends: Vec<(usize, usize)>,
     /// Per rank, per thread block (index in the GPU's blocks).
     flags: Vec<Vec<AtomicU64>>,
+    /// Per rank, per thread block: the blocks that wait on its flag (global indices).
+    dependents: Vec<Vec<Vec<usize>>>,
     /// Per rank: the kernel boundary between back-to-back collectives.
     barriers: Vec<SpinBarrier>,
     go: SpinBarrier,
     abort: AtomicBool,
     scalars: Scalars,
+    /// Per block (global index): where it sleeps when a wait lasts.
+    waiters: Vec<Waiter>,
+    /// More blocks than cores: waits go to sleep almost at once.
+    oversubscribed: bool,
 }
 
-/// A thread block's place: rank, block index, its FIFOs.
+impl Shared<'_> {
+    /// Wake block `ix` if it sleeps (a FIFO's end that no block holds is `usize::MAX`).
+    fn wake(&self, ix: usize) {
+        if let Some(w) = self.waiters.get(ix) {
+            w.wake();
+        }
+    }
+
+    /// Wait until `ready()` as block `me`: spin (hardly at all when the blocks outnumber
+    /// the cores), yield a few times, then sleep until a publisher wakes it (every
+    /// publish of a counter, flag or barrier this block can wait on wakes it; a sleep
+    /// also ends by itself after half a millisecond). Thread blocks usually outnumber
+    /// the cores many times over: a waiting block must leave them to the ones that can
+    /// progress, and be back as soon as it can. Publishers store with `SeqCst` and
+    /// `ready` loads with `SeqCst`, as [`Waiter`] requires. The main thread (`None`)
+    /// naps instead of sleeping on a waiter.
+    fn wait(&self, me: Option<usize>, ready: impl Fn() -> bool, what: impl Fn() -> String) -> Result<(), Error> {
+        let spin = if self.oversubscribed { 8 } else { 64 };
+        let (mut round, mut since) = (0u32, None::<Instant>);
+        while !ready() {
+            if self.abort.load(Ordering::Relaxed) {
+                return Err(Error::Unavailable(format!("program run aborted while {}", what())));
+            }
+            round = round.saturating_add(1);
+            if round <= spin {
+                std::hint::spin_loop();
+                continue;
+            }
+            if round <= spin + YIELDS {
+                std::thread::yield_now();
+                continue;
+            }
+            match me {
+                Some(i) => self.waiters[i].sleep(&ready),
+                None => std::thread::sleep(Duration::from_micros(10)),
+            }
+            let t = since.get_or_insert_with(Instant::now).elapsed();
+            if t > STALL_LIMIT {
+                self.abort.store(true, Ordering::Relaxed);
+                for w in &self.waiters {
+                    w.wake();
+                }
+                return Err(Error::Unavailable(format!("program run stalled for {t:.0?} while {}", what())));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A thread block's place: rank, block index, its global index, its FIFOs.
 #[derive(Clone, Copy)]
 struct Block {
     rank: usize,
     tb: usize,
+    ix: usize,
     send: Option<usize>,
     recv: Option<usize>,
 }
@@ -136,7 +177,9 @@ pub(crate) fn run<T: Elem, const OP: u8>(
 ) -> Result<Duration, Error> {
     let mut conn_ix: BTreeMap<(u32, u32, u32), usize> = BTreeMap::new();
     let mut blocks = Vec::new();
+    let mut base = Vec::new();
     for (r, gpu) in loaded.program.gpus.iter().enumerate() {
+        base.push(blocks.len());
         for (ti, t) in gpu.tbs.iter().enumerate() {
             let mut ix = |k: (u32, u32, u32)| {
                 let next = conn_ix.len();
@@ -144,9 +187,34 @@ pub(crate) fn run<T: Elem, const OP: u8>(
             };
             let send = t.send.map(|to| ix((t.chan, gpu.id, to)));
             let recv = t.recv.map(|from| ix((t.chan, from, gpu.id)));
-            blocks.push(Block { rank: r, tb: ti, send, recv });
+            blocks.push(Block { rank: r, tb: ti, ix: blocks.len(), send, recv });
         }
     }
+    let mut ends = vec![(usize::MAX, usize::MAX); conn_ix.len()];
+    for b in &blocks {
+        if let Some(f) = b.send {
+            ends[f].0 = b.ix;
+        }
+        if let Some(f) = b.recv {
+            ends[f].1 = b.ix;
+        }
+    }
+    // Who waits on whose flag, among the blocks of a rank.
+    let mut dependents: Vec<Vec<Vec<usize>>> =
+        loaded.program.gpus.iter().map(|gp| vec![Vec::new(); gp.tbs.len()]).collect();
+    for b in &blocks {
+        let gpu = &loaded.program.gpus[b.rank];
+        for op in &loaded.lowered[b.rank].tbs[b.tb] {
+            for d in &op.waits {
+                if let Some(t) = gpu.tbs.iter().position(|t| t.id == d.tb)
+                    && !dependents[b.rank][t].contains(&b.ix)
+                {
+                    dependents[b.rank][t].push(b.ix);
+                }
+            }
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let entry_bytes = g.slice_elems * std::mem::size_of::<T>();
     // FIFO memory is kept between runs: touching fresh pages would cost more than the
     // collective itself.
@@ -172,11 +240,21 @@ pub(crate) fn run<T: Elem, const OP: u8>(
         mode,
         ranks,
         fifos,
+        ends,
         flags: loaded.program.gpus.iter().map(|gp| gp.tbs.iter().map(|_| AtomicU64::new(0)).collect()).collect(),
-        barriers: loaded.program.gpus.iter().map(|gp| SpinBarrier::new(gp.tbs.len())).collect(),
-        go: SpinBarrier::new(blocks.len() + 1),
+        dependents,
+        barriers: loaded
+            .program
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(r, gp)| SpinBarrier::new(gp.tbs.len(), (base[r]..base[r] + gp.tbs.len()).collect()))
+            .collect(),
+        go: SpinBarrier::new(blocks.len() + 1, (0..blocks.len()).collect()),
         abort: AtomicBool::new(false),
         scalars: Scalars::new(loaded.nranks()),
+        waiters: (0..blocks.len()).map(|_| Waiter::default()).collect(),
+        oversubscribed: blocks.len() > cores,
     };
     std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(blocks.len());
@@ -186,9 +264,13 @@ pub(crate) fn run<T: Elem, const OP: u8>(
                 .name(format!("r{}tb{}", b.rank, b.tb))
                 .stack_size(256 << 10)
                 .spawn_scoped(s, move || {
+                    sh.waiters[b.ix].register_current();
                     let r = worker::<T, OP>(sh, b, iters);
                     if r.is_err() {
                         sh.abort.store(true, Ordering::Relaxed);
+                        for w in &sh.waiters {
+                            w.wake();
+                        }
                     }
                     r
                 });
@@ -206,13 +288,13 @@ pub(crate) fn run<T: Elem, const OP: u8>(
         // The clock starts as the workers are let go: once every one of them is at the
         // barrier, this thread arrives last. (Reading the clock after the barrier let a
         // descheduled main thread start it after the workers had finished.)
-        wait_until(
-            &sh.abort,
+        sh.wait(
+            None,
             || sh.go.count.load(Ordering::Acquire) + 1 == sh.go.n,
             || "waiting for the thread blocks to start".into(),
         )?;
         let t0 = Instant::now();
-        sh.go.wait(&sh.abort)?;
+        sh.go.wait(&sh, None)?;
         let mut first_err = None;
         for h in handles {
             let r = h.join().unwrap_or_else(|_| Err(Error::Unavailable("a thread block panicked".into())));
@@ -241,9 +323,9 @@ fn worker<T: Elem, const OP: u8>(sh: &Shared<'_>, b: Block, iters: usize) -> Res
         .map(|op| op.waits.iter().map(|d| gpu.tbs.iter().position(|t| t.id == d.tb).unwrap_or(usize::MAX)).collect())
         .collect();
     let (mut sent, mut got) = (0u64, 0u64);
-    sh.go.wait(&sh.abort)?;
+    sh.go.wait(sh, Some(b.ix))?;
     for w in 0..iters {
-        sh.barriers[b.rank].wait(&sh.abort)?;
+        sh.barriers[b.rank].wait(sh, Some(b.ix))?;
         if let Some((dst, src)) = rp.pre {
             if b.tb == 0 {
                 let (d, s) = (dst as *mut T, src as *const T);
@@ -252,7 +334,7 @@ fn worker<T: Elem, const OP: u8>(sh: &Shared<'_>, b: Block, iters: usize) -> Res
                     unsafe { d.add(i).write(own::<T, OP>(s.add(i).read(), &sh.scalars)) };
                 }
             }
-            sh.barriers[b.rank].wait(&sh.abort)?;
+            sh.barriers[b.rank].wait(sh, Some(b.ix))?;
         }
         for it in 0..g.iterations {
             for (oi, op) in ops.iter().enumerate() {
@@ -261,21 +343,24 @@ fn worker<T: Elem, const OP: u8>(sh: &Shared<'_>, b: Block, iters: usize) -> Res
                         return Err(Error::Unavailable(format!("gpu {} waits on a missing tb {}", gpu.id, d.tb)));
                     };
                     let goal = flag(w, it, d.step);
-                    wait_until(
-                        &sh.abort,
-                        || f.load(Ordering::Acquire) >= goal,
+                    sh.wait(
+                        Some(b.ix),
+                        || f.load(Ordering::SeqCst) >= goal,
                         || format!("gpu {} tb {} waited on tb {} step {}", gpu.id, gpu.tbs[b.tb].id, d.tb, d.step),
                     )?;
                 }
                 let mut ctx = OpCtx { sh, b, it, sent: &mut sent, got: &mut got };
                 ctx.exec::<T, OP>(op)?;
                 if op.publish {
-                    sh.flags[b.rank][b.tb].store(flag(w, it, op.number), Ordering::Release);
+                    sh.flags[b.rank][b.tb].store(flag(w, it, op.number), Ordering::SeqCst);
+                    for &d in &sh.dependents[b.rank][b.tb] {
+                        sh.waiters[d].wake();
+                    }
                 }
             }
         }
         if let Some(recv) = rp.post {
-            sh.barriers[b.rank].wait(&sh.abort)?;
+            sh.barriers[b.rank].wait(sh, Some(b.ix))?;
             if b.tb == 0 {
                 let d = recv as *mut T;
                 for i in 0..g.recv {
@@ -393,9 +478,9 @@ impl OpCtx<'_, '_> {
                 Some(f) => {
                     let fifo = &sh.fifos[f];
                     let want = *self.got + 1;
-                    wait_until(
-                        &sh.abort,
-                        || fifo.tail.load(Ordering::Acquire) >= want,
+                    sh.wait(
+                        Some(self.b.ix),
+                        || fifo.tail.load(Ordering::SeqCst) >= want,
                         || format!("gpu {} tb {tbid} waited to receive", gpu.id),
                     )?;
                     let e = (*self.got % entries) as usize;
@@ -416,9 +501,9 @@ impl OpCtx<'_, '_> {
                 Some(f) => {
                     let fifo = &sh.fifos[f];
                     let sent = *self.sent;
-                    wait_until(
-                        &sh.abort,
-                        || fifo.head.load(Ordering::Acquire) + entries > sent,
+                    sh.wait(
+                        Some(self.b.ix),
+                        || fifo.head.load(Ordering::SeqCst) + entries > sent,
                         || format!("gpu {} tb {tbid} waited for room to send", gpu.id),
                     )?;
                     let e = (sent % entries) as usize;
@@ -458,11 +543,13 @@ impl OpCtx<'_, '_> {
                 let fifo = &sh.fifos[f];
                 fifo.lens[e].store(n, Ordering::Relaxed);
                 *self.sent += 1;
-                fifo.tail.store(*self.sent, Ordering::Release);
+                fifo.tail.store(*self.sent, Ordering::SeqCst);
+                sh.wake(sh.ends[f].1);
             }
             if let Some(f) = recv {
                 *self.got += 1;
-                sh.fifos[f].head.store(*self.got, Ordering::Release);
+                sh.fifos[f].head.store(*self.got, Ordering::SeqCst);
+                sh.wake(sh.ends[f].0);
             }
         }
         Ok(())

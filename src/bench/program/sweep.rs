@@ -8,6 +8,7 @@ use crate::algo::program::{Collective, Mode};
 use crate::bench::report::{HeaderInfo, Perf, Row, Summary};
 use crate::bench::{DataType, OpSel, Options, Outcome, RedOp, RunContext, TypeSel};
 use crate::error::Error;
+use std::time::Duration;
 
 /// One row: nccl-tests' columns.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,31 +92,52 @@ pub struct Swept {
     pub admitted: (u64, Option<u64>),
 }
 
-/// Run the sweep; `on` hears of each row as it is measured. Sizes too small for one
-/// count unit of the program are left out, and so are sizes outside the header's
-/// minBytes and maxBytes (the runtime would not pick the program there).
-pub fn run(
-    args: &Options,
-    host: &mut dyn ProgramBackend,
-    on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
-) -> Result<Swept, Error> {
-    args.check()?;
-    let coll = host.loaded().coll();
-    let n = host.nranks();
-    let declared = host.loaded().program.header.modes();
-    let wanted: Vec<Mode> = match (args.in_place, args.out_of_place) {
+/// What one size of a sweep runs, as a bench reads nccl-tests' message size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Call {
+    /// Too small for one element (or count unit) a rank: not a row, not counted.
+    Skip,
+    /// Not run because the runtime would not select this program for the call's bytes.
+    Outside(u64),
+    /// Run with the per-rank `count`; `elems` is max(send, receive) elements of a rank.
+    Run { count: usize, elems: usize },
+}
+
+/// What the measuring loop needs of a bench: the collective, how a size becomes a
+/// call, timed runs, and a validation run.
+pub trait Measured {
+    fn coll(&self) -> Collective;
+    fn nranks(&self) -> usize;
+    /// The call for a message of `bytes` of `dtype`.
+    fn call(&self, dtype: DataType, bytes: u64) -> Result<Call, Error>;
+    /// Run `iters` collectives back to back; the wall time they took.
+    fn time(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error>;
+    /// One validation run with inputs from `seed`; the wrong elements.
+    fn validate(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, seed: u64) -> Result<u64, Error>;
+}
+
+/// The placements `-p`/`-o`... ask for: in-place only, out-of-place only, or both.
+pub fn wanted_modes(args: &Options) -> Vec<Mode> {
+    match (args.in_place, args.out_of_place) {
         (true, _) => vec![Mode::InPlace],
         (_, true) => vec![Mode::OutOfPlace],
         _ => vec![Mode::OutOfPlace, Mode::InPlace],
-    };
-    let modes: Vec<Mode> = wanted.into_iter().filter(|m| declared.contains(m)).collect();
-    if modes.is_empty() {
-        return Err(Error::Usage(format!(
-            "{}: the program is for {} calls only",
-            host.loaded().file,
-            declared.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" and ")
-        )));
     }
+}
+
+/// nccl-tests' measuring loop, for every type, operator and size the options name:
+/// warm-up, the timed iterations, algbw and busbw, `-c` validation rounds (stopping at
+/// the first with a wrong element), one row per size handed to `on` as it is measured.
+/// Returns the rows and the sizes left out as [`Call::Outside`].
+pub fn measure(
+    args: &Options,
+    m: &mut dyn Measured,
+    modes: &[Mode],
+    root: i64,
+    on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
+) -> Result<(Vec<ProgramRow>, Vec<u64>), Error> {
+    let coll = m.coll();
+    let n = m.nranks();
     let types = match args.datatype {
         TypeSel::All => DataType::ALL.to_vec(),
         TypeSel::One(t) => vec![t],
@@ -125,49 +147,35 @@ pub fn run(
         (true, OpSel::All) => RedOp::ALL.iter().copied().map(Some).collect(),
         (true, OpSel::One(o)) => vec![Some(o)],
     };
-    let root =
-        if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded().root) } else { -1 };
-    let (lo, hi) = crate::algo::cost::admitted(&host.loaded().program, crate::algo::Runtime::default());
-    let mut swept = Swept { admitted: (lo, hi), ..Swept::default() };
+    let (mut rows, mut outside) = (Vec::new(), Vec::new());
     let mut seed = 0u64;
     for &dtype in &types {
         for &op in &ops {
             let redop = op.unwrap_or(RedOp::Sum);
             for size in args.sizes() {
-                let count = param_count(host, dtype, size);
-                if count == 0 {
-                    continue;
-                }
-                let g = host.loaded().geometry(dtype, count)?;
-                let bytes = (g.send.max(g.recv) * dtype.size()) as u64;
-                // The executor's nBytes: count x type size x the collective's size multiplier.
-                let h = &host.loaded().program.header;
-                let call = count as u64 * dtype.size() as u64 * h.coll.size_multiplier(h.ngpus);
-                if call < lo || hi.is_some_and(|h| call > h) {
-                    swept.outside.push(call);
-                    continue;
-                }
-                let mut row = ProgramRow {
-                    bytes,
-                    count: (g.send.max(g.recv)) as u64,
-                    dtype,
-                    op,
-                    root,
-                    out_of_place: None,
-                    in_place: None,
-                };
-                for &mode in &modes {
-                    if args.warmup_iters > 0 {
-                        host.run(dtype, redop, count, mode, args.warmup_iters)?;
+                let (count, elems) = match m.call(dtype, size)? {
+                    Call::Skip => continue,
+                    Call::Outside(call) => {
+                        outside.push(call);
+                        continue;
                     }
-                    let t = host.run(dtype, redop, count, mode, args.iters)?;
+                    Call::Run { count, elems } => (count, elems),
+                };
+                let bytes = (elems * dtype.size()) as u64;
+                let mut row =
+                    ProgramRow { bytes, count: elems as u64, dtype, op, root, out_of_place: None, in_place: None };
+                for &mode in modes {
+                    if args.warmup_iters > 0 {
+                        m.time(dtype, redop, count, mode, args.warmup_iters)?;
+                    }
+                    let t = m.time(dtype, redop, count, mode, args.iters)?;
                     let sec = t.as_secs_f64() / args.iters as f64;
                     let algbw = bytes as f64 / 1e9 / sec;
                     let wrong = if args.check > 0 {
                         let mut w = 0;
                         for _ in 0..args.check {
                             seed += 1;
-                            w = validate(host, dtype, redop, count, mode, seed)?;
+                            w = m.validate(dtype, redop, count, mode, seed)?;
                             if w > 0 {
                                 break;
                             }
@@ -183,11 +191,76 @@ pub fn run(
                     }
                 }
                 on(&row)?;
-                swept.rows.push(row);
+                rows.push(row);
             }
         }
     }
-    Ok(swept)
+    Ok((rows, outside))
+}
+
+/// A program backend in the measuring loop, with the call sizes its header admits.
+struct ProgramSweep<'a> {
+    host: &'a mut dyn ProgramBackend,
+    admitted: (u64, Option<u64>),
+}
+
+impl Measured for ProgramSweep<'_> {
+    fn coll(&self) -> Collective {
+        self.host.loaded().coll()
+    }
+    fn nranks(&self) -> usize {
+        self.host.nranks()
+    }
+    /// Sizes too small for one count unit of the program are skipped; sizes outside the
+    /// header's minBytes and maxBytes are left out (the runtime would not pick the
+    /// program there).
+    fn call(&self, dtype: DataType, bytes: u64) -> Result<Call, Error> {
+        let count = param_count(self.host, dtype, bytes);
+        if count == 0 {
+            return Ok(Call::Skip);
+        }
+        let g = self.host.loaded().geometry(dtype, count)?;
+        // The executor's nBytes: count x type size x the collective's size multiplier.
+        let h = &self.host.loaded().program.header;
+        let call = count as u64 * dtype.size() as u64 * h.coll.size_multiplier(h.ngpus);
+        let (lo, hi) = self.admitted;
+        if call < lo || hi.is_some_and(|h| call > h) {
+            return Ok(Call::Outside(call));
+        }
+        Ok(Call::Run { count, elems: g.send.max(g.recv) })
+    }
+    fn time(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error> {
+        self.host.run(dtype, op, count, mode, iters)
+    }
+    fn validate(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, seed: u64) -> Result<u64, Error> {
+        validate(self.host, dtype, op, count, mode, seed)
+    }
+}
+
+/// Run the sweep; `on` hears of each row as it is measured. Sizes too small for one
+/// count unit of the program are left out, and so are sizes outside the header's
+/// minBytes and maxBytes (the runtime would not pick the program there).
+pub fn run(
+    args: &Options,
+    host: &mut dyn ProgramBackend,
+    on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
+) -> Result<Swept, Error> {
+    args.check()?;
+    let declared = host.loaded().program.header.modes();
+    let modes: Vec<Mode> = wanted_modes(args).into_iter().filter(|m| declared.contains(m)).collect();
+    if modes.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: the program is for {} calls only",
+            host.loaded().file,
+            declared.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" and ")
+        )));
+    }
+    let coll = host.loaded().coll();
+    let root =
+        if matches!(coll, Collective::Broadcast | Collective::Reduce) { i64::from(host.loaded().root) } else { -1 };
+    let admitted = crate::algo::cost::admitted(&host.loaded().program, crate::algo::Runtime::default());
+    let (rows, outside) = measure(args, &mut ProgramSweep { host, admitted }, &modes, root, on)?;
+    Ok(Swept { rows, outside, admitted })
 }
 
 /// The finished sweep as the ring bench's outcome (what its `-J` report is made of):

@@ -3,13 +3,15 @@
 //! validated against the collective's definition.
 
 use super::{StreamsHost, collective, reduces, sizes};
+use crate::algo::program::Collective;
 use crate::algo::program::Mode;
 use crate::bench::dtype::{self, input_value};
 use crate::bench::program::reference::expected;
-use crate::bench::program::sweep::{ProgramRow, bus_factor};
-use crate::bench::report::{HeaderInfo, Perf, Row, Summary};
-use crate::bench::{DataType, OpSel, Options, Outcome, RedOp, RunContext, TypeSel, as_bytes, as_bytes_mut};
+use crate::bench::program::sweep::{Call, Measured, ProgramRow, measure, wanted_modes};
+use crate::bench::report::{HeaderInfo, Row, Summary};
+use crate::bench::{DataType, Options, Outcome, RedOp, RunContext, as_bytes, as_bytes_mut};
 use crate::error::Error;
+use std::time::Duration;
 
 /// Byte written over out-of-place outputs before a validation run.
 const POISON: u8 = 0xa5;
@@ -65,6 +67,30 @@ pub fn param_count(h: &StreamsHost, dtype: DataType, bytes: u64) -> usize {
     (total / h.nranks()) & !((16 / dtype.size()).max(1) - 1)
 }
 
+impl Measured for StreamsHost {
+    fn coll(&self) -> Collective {
+        collective(StreamsHost::coll(self))
+    }
+    fn nranks(&self) -> usize {
+        StreamsHost::nranks(self)
+    }
+    /// Sizes under one element a rank are skipped.
+    fn call(&self, dtype: DataType, bytes: u64) -> Result<Call, Error> {
+        let count = param_count(self, dtype, bytes);
+        if count == 0 {
+            return Ok(Call::Skip);
+        }
+        let (s, r) = sizes(StreamsHost::coll(self), StreamsHost::nranks(self), count);
+        Ok(Call::Run { count, elems: s.max(r) })
+    }
+    fn time(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, iters: usize) -> Result<Duration, Error> {
+        self.run(dtype, op, count, mode, iters)
+    }
+    fn validate(&mut self, dtype: DataType, op: RedOp, count: usize, mode: Mode, seed: u64) -> Result<u64, Error> {
+        validate(self, dtype, op, count, mode, seed, None)
+    }
+}
+
 /// Run the sweep; `on` hears of each row as it is measured. Sizes under one element a
 /// rank are left out.
 pub fn run(
@@ -73,69 +99,7 @@ pub fn run(
     on: &mut dyn FnMut(&ProgramRow) -> Result<(), Error>,
 ) -> Result<Vec<ProgramRow>, Error> {
     args.check()?;
-    let n = h.nranks();
-    let modes = match (args.in_place, args.out_of_place) {
-        (true, _) => vec![Mode::InPlace],
-        (_, true) => vec![Mode::OutOfPlace],
-        _ => vec![Mode::OutOfPlace, Mode::InPlace],
-    };
-    let types = match args.datatype {
-        TypeSel::All => DataType::ALL.to_vec(),
-        TypeSel::One(t) => vec![t],
-    };
-    let ops: Vec<Option<RedOp>> = match (reduces(h.coll()), args.op) {
-        (false, _) => vec![None],
-        (true, OpSel::All) => RedOp::ALL.iter().copied().map(Some).collect(),
-        (true, OpSel::One(o)) => vec![Some(o)],
-    };
-    let mut rows = Vec::new();
-    let mut seed = 0u64;
-    for &dtype in &types {
-        for &op in &ops {
-            let redop = op.unwrap_or(RedOp::Sum);
-            for size in args.sizes() {
-                let count = param_count(h, dtype, size);
-                if count == 0 {
-                    continue;
-                }
-                let (s, r) = sizes(h.coll(), n, count);
-                let elems = s.max(r);
-                let bytes = (elems * dtype.size()) as u64;
-                let mut row =
-                    ProgramRow { bytes, count: elems as u64, dtype, op, root: -1, out_of_place: None, in_place: None };
-                for &mode in &modes {
-                    if args.warmup_iters > 0 {
-                        h.run(dtype, redop, count, mode, args.warmup_iters)?;
-                    }
-                    let t = h.run(dtype, redop, count, mode, args.iters)?;
-                    let sec = t.as_secs_f64() / args.iters as f64;
-                    let algbw = bytes as f64 / 1e9 / sec;
-                    let wrong = if args.check > 0 {
-                        let mut w = 0;
-                        for _ in 0..args.check {
-                            seed += 1;
-                            w = validate(h, dtype, redop, count, mode, seed, None)?;
-                            if w > 0 {
-                                break;
-                            }
-                        }
-                        Some(w)
-                    } else {
-                        None
-                    };
-                    let perf =
-                        Perf { time_us: sec * 1e6, algbw, busbw: algbw * bus_factor(collective(h.coll()), n), wrong };
-                    match mode {
-                        Mode::InPlace => row.in_place = Some(perf),
-                        Mode::OutOfPlace => row.out_of_place = Some(perf),
-                    }
-                }
-                on(&row)?;
-                rows.push(row);
-            }
-        }
-    }
-    Ok(rows)
+    Ok(measure(args, h, &wanted_modes(args), -1, on)?.0)
 }
 
 /// The finished sweep as the ring bench's outcome (what its `-J` report is made of).

@@ -137,6 +137,7 @@ fn the_plan_and_the_mesh_program_agree_on_real_data() {
                 proto: Protocol::Simple,
                 instances: 1,
                 channels: None,
+                root: 0,
             };
             let job = Job { nodes: 1, gpus_per_node: n, rings: vec![], trees: vec![] };
             let program = make::make(&opts, &job).unwrap();
