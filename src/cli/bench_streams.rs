@@ -20,8 +20,8 @@ use crate::render;
 #[derive(Debug, Clone, Args)]
 pub struct StreamsArgs {
     /// Run `topo algo plan`'s streams for the machine on host threads (allgather,
-    /// reducescatter, allreduce; one node): "auto" for HCCL's own choice, or HCCL_ALGO's
-    /// syntax, e.g. "mesh" or "level0:ring".
+    /// reducescatter, allreduce; every node of --nodes): "auto" for HCCL's own choice, or
+    /// HCCL_ALGO's syntax, e.g. "mesh" or "level0:ring;level1:NHR".
     #[arg(long = "streams", value_name = "HCCL_ALGO", conflicts_with = "algo")]
     pub streams: Option<String>,
 }

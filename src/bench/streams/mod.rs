@@ -16,8 +16,11 @@
 //! * a wait with no progress for the timeout stops the run, naming every rank, stream
 //!   and task left waiting.
 //!
-//! Only one node's plan (level 0, mesh or ring) is run: the level-1 tasks name no
-//! offsets in the CCL buffers yet.
+//! * an RDMA write between nodes is a copy into the peer's buffer, like a copy engine's
+//!   (the host has one memory; the handshakes around it are the link's notifies).
+//!
+//! Plans of several nodes run whole: level 0 in each node, level 1 among the same-index
+//! GPUs of every node, every rank a set of threads.
 
 pub mod sweep;
 #[cfg(test)]
@@ -122,9 +125,8 @@ struct RankMem {
 /// A plan with its buffers: what `topo bench COLL --streams` runs on the host.
 pub struct StreamsHost {
     pub plan: Plan,
-    /// Ranks and GPUs a node.
+    /// Ranks, every node's.
     n: usize,
-    d: usize,
     mem: Vec<RankMem>,
     pub timeout: Duration,
 }
@@ -139,16 +141,10 @@ pub fn sizes(coll: Coll, n: usize, count: usize) -> (usize, usize) {
 }
 
 impl StreamsHost {
-    /// Refuse plans the executor cannot run: more than one node.
+    /// A plan ready to run (buffers are made at the first run).
     pub fn new(plan: Plan) -> Result<StreamsHost, Error> {
-        if plan.nodes > 1 {
-            return Err(Error::Usage(format!(
-                "--streams runs one node's plan for now ({} nodes asked): the level-1 tasks name no offsets in the CCL buffers yet",
-                plan.nodes
-            )));
-        }
         let n = plan.ranks.len();
-        Ok(StreamsHost { n, d: plan.per_node, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT })
+        Ok(StreamsHost { n, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT })
     }
 
     pub fn nranks(&self) -> usize {
@@ -160,10 +156,10 @@ impl StreamsHost {
     }
 
     /// Element offset of slice `k` for a per-rank `count`: a rank's share for allgather
-    /// and reducescatter, 1/d of the buffer (floored) for allreduce.
+    /// and reducescatter, 1/n of the buffer (floored) for allreduce over n ranks.
     fn slice_start(&self, count: usize, k: usize) -> usize {
         match self.plan.coll {
-            Coll::AllReduce => k * count / self.d,
+            Coll::AllReduce => k * count / self.n,
             _ => k * count,
         }
     }
@@ -272,7 +268,9 @@ impl StreamsHost {
                         Task::RxDataSignal(p) => Op::Wait(link(1, *p as usize, q)),
                         Task::TxDataAck(p) => Op::Post(link(2, q, *p as usize)),
                         Task::RxDataAck(p) => Op::Wait(link(2, *p as usize, q)),
-                        Task::Copy { src, dst, span } | Task::Reduce { src, dst, span } => {
+                        Task::Copy { src, dst, span }
+                        | Task::Reduce { src, dst, span }
+                        | Task::RdmaWrite { src, dst, span } => {
                             let (a, b) = (self.slice_start(count, span.first as usize), span_end(self, count, *span));
                             let len = b - a;
                             let at = |r: &BufRef| -> Result<(*mut u8, usize), Error> {
@@ -291,14 +289,11 @@ impl StreamsHost {
                                 Ok((unsafe { base.add(off * ts) }, owner * BUFS.len() + buf_index(r.buf)))
                             };
                             let ((s, _), (dp, lock)) = (at(src)?, at(dst)?);
-                            if matches!(t, Task::Copy { .. }) {
-                                Op::Copy { src: s, dst: dp, bytes: len * ts }
-                            } else {
+                            if matches!(t, Task::Reduce { .. }) {
                                 Op::Reduce { src: s, dst: dp, elems: len, lock }
+                            } else {
+                                Op::Copy { src: s, dst: dp, bytes: len * ts }
                             }
-                        }
-                        Task::RdmaWrite { .. } => {
-                            return Err(Error::Usage(place("RDMA writes between nodes are not run yet")));
                         }
                     };
                     ops.push(op);

@@ -2,15 +2,21 @@ use std::time::Duration;
 
 use super::sweep::validate;
 use super::*;
-use crate::algo::plan::tasks::{Shape, streams};
+use crate::algo::plan::tasks::{Level1, Shape, streams};
 use crate::algo::plan::{Algo, Choice, Plan, RankPlan};
 
 /// The plan of one node of `d` GPUs at level 0 `l0`, without a machine.
 fn plan_of(coll: Coll, d: usize, l0: Algo) -> Plan {
-    let s = Shape { coll, d, m: 1, bytes: 1 << 20, l0, l1: Algo::Single };
-    let ranks = (0..d)
+    plan_of_nodes(coll, d, l0, 1, Algo::Single)
+}
+
+/// The plan of `m` nodes of `d` GPUs, `l0` inside a node and `l1` between nodes.
+fn plan_of_nodes(coll: Coll, d: usize, l0: Algo, m: usize, l1: Algo) -> Plan {
+    let s = Shape { coll, d, m, bytes: 1 << 20, l0, l1 };
+    let flow = Level1::new(&s).unwrap();
+    let ranks = (0..d * m)
         .map(|r| {
-            let (st, _, _) = streams(&s, r);
+            let (st, _, _) = streams(&s, r, &flow);
             let subs = st.len() as u32 - 1;
             RankPlan {
                 rank: r as u32,
@@ -22,11 +28,9 @@ fn plan_of(coll: Coll, d: usize, l0: Algo) -> Plan {
             }
         })
         .collect();
-    let levels = vec![
-        Choice { level: 0, algo: l0, why: String::new() },
-        Choice { level: 1, algo: Algo::Single, why: String::new() },
-    ];
-    Plan { coll, machine: "test".into(), nodes: 1, per_node: d, bytes: 1 << 20, levels, executor: s.executor(), ranks }
+    let levels =
+        vec![Choice { level: 0, algo: l0, why: String::new() }, Choice { level: 1, algo: l1, why: String::new() }];
+    Plan { coll, machine: "test".into(), nodes: m, per_node: d, bytes: 1 << 20, levels, executor: s.executor(), ranks }
 }
 
 const COLLS: [Coll; 3] = [Coll::AllGather, Coll::ReduceScatter, Coll::AllReduce];
@@ -92,6 +96,73 @@ fn plans_of_built_in_machines() {
     }
 }
 
+/// Several nodes: every level-1 algorithm on 2 to 6 nodes (halving-doubling folds at
+/// 3, 5 and 6), under a mesh, a ring and one GPU a node, every collective, both modes.
+#[test]
+fn every_level1_algorithm_across_nodes_is_right() {
+    let l1s = [Algo::Ring, Algo::Nhr, Algo::Nb, Algo::HalvingDoubling, Algo::Pipeline];
+    for coll in COLLS {
+        for (l0, d) in [(Algo::Mesh, 3), (Algo::Ring, 2), (Algo::Single, 1)] {
+            for l1 in l1s {
+                for m in 2..=6 {
+                    let mut h = StreamsHost::new(plan_of_nodes(coll, d, l0, m, l1)).unwrap();
+                    for count in [1, 7] {
+                        for mode in MODES {
+                            let w = wrong(&mut h, DataType::Int32, RedOp::Sum, count, mode);
+                            assert_eq!(w, 0, "{coll:?} {l0}/{d} {l1}/{m} count={count} {mode}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every type and operator across 3 nodes (ring and NHR between them).
+#[test]
+fn every_type_and_op_across_nodes() {
+    for (l0, d, l1) in [(Algo::Mesh, 2, Algo::Nhr), (Algo::Ring, 3, Algo::HalvingDoubling)] {
+        for coll in COLLS {
+            let mut h = StreamsHost::new(plan_of_nodes(coll, d, l0, 3, l1)).unwrap();
+            let ops: &[RedOp] = if reduces(coll) { &RedOp::ALL } else { &[RedOp::Sum] };
+            for dtype in DataType::ALL {
+                for &op in ops {
+                    let w = wrong(&mut h, dtype, op, 11, Mode::OutOfPlace);
+                    assert_eq!(w, 0, "{coll:?} {l0}/{d} {l1}/3 {dtype} {op}");
+                }
+            }
+        }
+    }
+}
+
+/// The plans of an 8-GPU NVSwitch box on 2 and 4 nodes with HCCL's own choices, and
+/// with every level-1 algorithm forced.
+#[test]
+fn plans_of_dgx_h100_on_two_and_four_nodes() {
+    use crate::algo::plan::Forced;
+    let (xml, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+    for nodes in [2, 4] {
+        let opts = crate::model::Options { nodes, ..Default::default() };
+        let an = crate::model::analyze(&xml, "dgx-h100", &opts).unwrap();
+        let forced = [None, Some(Algo::Ring), Some(Algo::Nhr), Some(Algo::Nb), Some(Algo::HalvingDoubling)];
+        for coll in COLLS {
+            for l1 in forced {
+                let f = Forced { level0: None, level1: l1 };
+                let p = crate::algo::plan::plan(&an, coll, 1 << 20, &f).unwrap();
+                assert_eq!((p.nodes, p.ranks.len()), (nodes, 8 * nodes));
+                let mut h = StreamsHost::new(p).unwrap();
+                for mode in MODES {
+                    assert_eq!(
+                        wrong(&mut h, DataType::Float, RedOp::Sum, 29, mode),
+                        0,
+                        "{nodes} {coll:?} {l1:?} {mode}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A planted bug is seen: a copy left out is counted wrong; a Post left out stops the
 /// run at the wait that never ends, named.
 #[test]
@@ -106,6 +177,12 @@ fn a_dropped_copy_is_wrong_and_a_dropped_post_is_named() {
     let at = h.plan.ranks[2].streams[0].tasks.iter().position(|t| matches!(t, Task::Reduce { .. })).unwrap();
     let w = validate(&mut h, DataType::Int32, RedOp::Sum, 5, Mode::InPlace, 1, Some((2, 0, at))).unwrap();
     assert!(w > 0);
+    // Across 2 nodes, rank 5's RDMA write to rank 1 is left out: rank 1 lacks a node's
+    // slices.
+    let mut h = StreamsHost::new(plan_of_nodes(Coll::AllGather, 4, Algo::Mesh, 2, Algo::Ring)).unwrap();
+    let at = h.plan.ranks[5].streams[0].tasks.iter().position(|t| matches!(t, Task::RdmaWrite { .. })).unwrap();
+    let w = validate(&mut h, DataType::Float, RedOp::Sum, 3, Mode::OutOfPlace, 1, Some((5, 0, at))).unwrap();
+    assert_eq!(w, 4 * 3);
     // Rank 1's main stream never posts aux0: its sub0 waits in vain.
     let mut h = StreamsHost::new(plan_of(Coll::AllGather, 4, Algo::Mesh)).unwrap();
     h.timeout = Duration::from_millis(200);
