@@ -22,6 +22,8 @@
 //! Plans of several nodes run whole: level 0 in each node, level 1 among the same-index
 //! GPUs of every node, every rank a set of threads.
 
+pub mod enqueue;
+pub mod fake;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
@@ -122,6 +124,16 @@ struct RankMem {
     staging: AlignedBuf,
 }
 
+/// What runs the streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exec {
+    /// One host thread per stream, notifies as semaphores.
+    Threads,
+    /// The device path's enqueue order on the [`fake::FakeDevice`] (streams interleaved
+    /// by `seed`); `ignore_waits` plants the bug of waits bound to nothing.
+    Fake { seed: u64, ignore_waits: bool },
+}
+
 /// A plan with its buffers: what `topo bench COLL --streams` runs on the host.
 pub struct StreamsHost {
     pub plan: Plan,
@@ -129,6 +141,7 @@ pub struct StreamsHost {
     n: usize,
     mem: Vec<RankMem>,
     pub timeout: Duration,
+    pub exec: Exec,
 }
 
 /// Elements of the send and receive buffers of one rank for a per-rank `count`.
@@ -144,7 +157,7 @@ impl StreamsHost {
     /// A plan ready to run (buffers are made at the first run).
     pub fn new(plan: Plan) -> Result<StreamsHost, Error> {
         let n = plan.ranks.len();
-        Ok(StreamsHost { n, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT })
+        Ok(StreamsHost { n, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT, exec: Exec::Threads })
     }
 
     pub fn nranks(&self) -> usize {
@@ -347,6 +360,21 @@ impl StreamsHost {
                 }
             })
             .collect();
+        if let Exec::Fake { seed, ignore_waits } = self.exec {
+            let order = enqueue::order(&threads, notifies)
+                .map_err(|message| Error::Input { file: self.plan.machine.clone(), message })?;
+            let start = Instant::now();
+            let done = dtype::with_elem!(dtype, T => dtype::with_op!(op, OP => {
+                avg.iter().for_each(|a| pre_scale::<T, OP>(a, &scal));
+                let mut dev = fake::FakeDevice::new(seed, reduce_into::<T, OP>);
+                dev.ignore_waits = ignore_waits;
+                let r = enqueue::run(&mut dev, threads.len(), &order, iters);
+                avg.iter().for_each(|a| post_scale::<T, OP>(a, &scal));
+                r
+            }));
+            done.map_err(|message| Error::Input { file: self.plan.machine.clone(), message })?;
+            return Ok(start.elapsed());
+        }
         let locks: Vec<Mutex<()>> = (0..self.n * BUFS.len()).map(|_| Mutex::new(())).collect();
         let sh = Shared {
             notifies: (0..notifies).map(|_| Notify::default()).collect(),
@@ -479,14 +507,8 @@ impl Shared {
 
 /// One pass over a thread's tasks; false when the run was stopped.
 fn run_thread<T: Elem, const OP: u8>(t: &Thread, sh: &Shared, avg: &Avg, k: &Scalars) -> bool {
-    if t.main
-        && let Some((input, staged, n)) = avg.pre
-    {
-        let (s, d) = (input as *const T, staged as *mut T);
-        for i in 0..n {
-            // SAFETY: both hold `n` elements; nothing else touches them yet.
-            unsafe { d.add(i).write(own::<T, OP>(s.add(i).read(), k)) };
-        }
+    if t.main {
+        pre_scale::<T, OP>(avg, k);
     }
     for (&i, op) in t.at.iter().zip(&t.ops) {
         match *op {
@@ -537,16 +559,44 @@ fn run_thread<T: Elem, const OP: u8>(t: &Thread, sh: &Shared, avg: &Avg, k: &Sca
             }
         }
     }
-    if t.main
-        && let Some((out, n)) = avg.post
-    {
+    if t.main {
+        post_scale::<T, OP>(avg, k);
+    }
+    true
+}
+
+/// A rank's avg pre-multiply, before its main stream's first task.
+fn pre_scale<T: Elem, const OP: u8>(avg: &Avg, k: &Scalars) {
+    if let Some((input, staged, n)) = avg.pre {
+        let (s, d) = (input as *const T, staged as *mut T);
+        for i in 0..n {
+            // SAFETY: both hold `n` elements; nothing else touches them yet.
+            unsafe { d.add(i).write(own::<T, OP>(s.add(i).read(), k)) };
+        }
+    }
+}
+
+/// A rank's avg post-divide, after its main stream's last task.
+fn post_scale<T: Elem, const OP: u8>(avg: &Avg, k: &Scalars) {
+    if let Some((out, n)) = avg.post {
         let d = out as *mut T;
         for i in 0..n {
             // SAFETY: `n` elements; the main stream's last wait covered the sub-streams.
             unsafe { d.add(i).write(finish::<T, OP>(d.add(i).read(), k)) };
         }
     }
-    true
+}
+
+/// Reduce `elems` elements of `src` into `dst` (the fake device's reduce kernel).
+///
+/// # Safety
+/// Both hold `elems` elements of `T`.
+unsafe fn reduce_into<T: Elem, const OP: u8>(src: *const u8, dst: *mut u8, elems: usize) {
+    let (s, d) = (src as *const T, dst as *mut T);
+    for e in 0..elems {
+        // SAFETY: the caller's promise.
+        unsafe { d.add(e).write(combine::<T, OP>(d.add(e).read(), s.add(e).read())) };
+    }
 }
 
 /// The task an op came from, as the plan prints it.

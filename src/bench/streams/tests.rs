@@ -163,6 +163,68 @@ fn plans_of_dgx_h100_on_two_and_four_nodes() {
     }
 }
 
+/// The device path without a GPU: the enqueue order on the fake device (CUDA's stream
+/// and event semantics, streams interleaved by a seed) moves the same data as the
+/// threads, on one node and across nodes, for every collective.
+#[test]
+fn the_device_order_on_the_fake_device_is_right() {
+    let shapes = [
+        (Algo::Mesh, 4, 1, Algo::Single),
+        (Algo::Ring, 5, 1, Algo::Single),
+        (Algo::Mesh, 8, 1, Algo::Single),
+        (Algo::Mesh, 3, 2, Algo::Ring),
+        (Algo::Ring, 2, 3, Algo::HalvingDoubling),
+        (Algo::Mesh, 2, 5, Algo::Nhr),
+        (Algo::Single, 1, 4, Algo::Nb),
+    ];
+    for coll in COLLS {
+        for (l0, d, m, l1) in shapes {
+            let mut h = StreamsHost::new(plan_of_nodes(coll, d, l0, m, l1)).unwrap();
+            for seed in 1..=3 {
+                h.exec = Exec::Fake { seed, ignore_waits: false };
+                for (count, mode) in [(1, Mode::InPlace), (13, Mode::OutOfPlace), (13, Mode::InPlace)] {
+                    let w = wrong(&mut h, DataType::Float, RedOp::Sum, count, mode);
+                    assert_eq!(w, 0, "{coll:?} {l0}/{d} {l1}/{m} seed {seed} count {count} {mode}");
+                }
+            }
+            if reduces(coll) {
+                h.exec = Exec::Fake { seed: 9, ignore_waits: false };
+                for (dtype, op) in
+                    [(DataType::Int8, RedOp::Prod), (DataType::Half, RedOp::Avg), (DataType::Int32, RedOp::Avg)]
+                {
+                    assert_eq!(
+                        wrong(&mut h, dtype, op, 11, Mode::OutOfPlace),
+                        0,
+                        "{coll:?} {l0}/{d} {l1}/{m} {dtype} {op}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The fake device can fail: waits bound to nothing (what a Wait enqueued before its
+/// Post gets on CUDA) race, and some seed sees wrong data; a Post left out is a
+/// deadlock the enqueue order names before anything runs.
+#[test]
+fn the_fake_device_sees_unordered_streams_and_deadlocks() {
+    let mut h = StreamsHost::new(plan_of_nodes(Coll::AllReduce, 4, Algo::Mesh, 2, Algo::Ring)).unwrap();
+    let mut worst = 0;
+    for seed in 1..=8 {
+        h.exec = Exec::Fake { seed, ignore_waits: true };
+        worst = worst.max(wrong(&mut h, DataType::Int32, RedOp::Sum, 16, Mode::OutOfPlace));
+    }
+    assert!(worst > 0, "no seed saw the race");
+    let mut h = StreamsHost::new(plan_of(Coll::AllGather, 4, Algo::Mesh)).unwrap();
+    h.exec = Exec::Fake { seed: 1, ignore_waits: false };
+    let post = h.plan.ranks[1].streams[0].tasks.iter().position(|t| *t == Task::Post("aux0".into())).unwrap();
+    let e = validate(&mut h, DataType::Float, RedOp::Sum, 4, Mode::OutOfPlace, 1, Some((1, 0, post)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no order enqueues every Post before its Wait, the plan deadlocks: waiting rank 0"), "{e}");
+    assert!(e.contains("rank 1 sub0 task 1 (Wait aux0)"), "{e}");
+}
+
 /// A planted bug is seen: a copy left out is counted wrong; a Post left out stops the
 /// run at the wait that never ends, named.
 #[test]
