@@ -33,10 +33,12 @@ use super::dtype::{DataType, RedOp};
 use super::kernel_abi::{ChannelArgs, ConnArgs, KernelArgs};
 pub use super::kernel_abi::{KERNEL_SOURCE, kernel_name, kernel_names};
 
-/// Every kernel of [`KERNEL_SOURCE`]: the ring kernels and the program interpreter's.
+/// Every kernel of [`KERNEL_SOURCE`]: the ring kernels, the program interpreter's, and
+/// the streams' reduces.
 pub fn all_kernel_names() -> Vec<String> {
     let mut v = kernel_names();
     v.extend(super::program::image::kernel_names());
+    v.extend(super::streams::kernel::kernel_names());
     v
 }
 use super::plan::{Plan, Transport};

@@ -14,8 +14,8 @@
 use super::enqueue::{Cmd, Device};
 
 /// A reduce of `elems` elements of the first buffer into the second, for one type and
-/// operator.
-pub type ReduceFn = unsafe fn(*const u8, *mut u8, usize);
+/// operator (the caller promises both hold them).
+pub type ReduceFn = Box<dyn Fn(*const u8, *mut u8, usize)>;
 
 /// A queued command: waits carry the record they bound to (0: none).
 #[derive(Clone, Copy)]
@@ -116,8 +116,8 @@ impl Device for FakeDevice {
                     unsafe { std::ptr::copy(src, dst, bytes) }
                 }
                 Queued::Cmd(Cmd::Reduce { src, dst, elems }) => {
-                    // SAFETY: as for copies; `reduce` is for the run's type.
-                    unsafe { (self.reduce)(src, dst, elems) }
+                    // Both resolved within their buffers, as for copies.
+                    (self.reduce)(src, dst, elems)
                 }
                 Queued::Cmd(Cmd::Record(_) | Cmd::Wait(_)) => {}
             }

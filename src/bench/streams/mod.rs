@@ -24,6 +24,7 @@
 
 pub mod enqueue;
 pub mod fake;
+pub mod kernel;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
@@ -142,7 +143,13 @@ pub struct StreamsHost {
     mem: Vec<RankMem>,
     pub timeout: Duration,
     pub exec: Exec,
+    /// The fake device's reduce of (type, operator, src, dst, elements) when set (the
+    /// CPU-compiled `kernels/streams.cu` in tests/kernel_cpu); else the host's.
+    pub device_reduce: Option<DeviceReduce>,
 }
+
+/// A reduce kernel as the fake device runs it.
+pub type DeviceReduce = std::sync::Arc<dyn Fn(DataType, RedOp, *const u8, *mut u8, usize) + Send + Sync>;
 
 /// Elements of the send and receive buffers of one rank for a per-rank `count`.
 pub fn sizes(coll: Coll, n: usize, count: usize) -> (usize, usize) {
@@ -157,7 +164,7 @@ impl StreamsHost {
     /// A plan ready to run (buffers are made at the first run).
     pub fn new(plan: Plan) -> Result<StreamsHost, Error> {
         let n = plan.ranks.len();
-        Ok(StreamsHost { n, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT, exec: Exec::Threads })
+        Ok(StreamsHost { n, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT, exec: Exec::Threads, device_reduce: None })
     }
 
     pub fn nranks(&self) -> usize {
@@ -366,7 +373,12 @@ impl StreamsHost {
             let start = Instant::now();
             let done = dtype::with_elem!(dtype, T => dtype::with_op!(op, OP => {
                 avg.iter().for_each(|a| pre_scale::<T, OP>(a, &scal));
-                let mut dev = fake::FakeDevice::new(seed, reduce_into::<T, OP>);
+                let reduce: fake::ReduceFn = match self.device_reduce.clone() {
+                    Some(k) => Box::new(move |s, d, n| k(dtype, op, s, d, n)),
+                    // SAFETY: the fake device passes buffers of `n` elements of `T`.
+                    None => Box::new(|s, d, n| unsafe { reduce_into::<T, OP>(s, d, n) }),
+                };
+                let mut dev = fake::FakeDevice::new(seed, reduce);
                 dev.ignore_waits = ignore_waits;
                 let r = enqueue::run(&mut dev, threads.len(), &order, iters);
                 avg.iter().for_each(|a| post_scale::<T, OP>(a, &scal));
