@@ -12,6 +12,7 @@
 //!   write on another stream is seen as wrong data under some seed.
 
 use super::enqueue::{Cmd, Device};
+use crate::bench::{DataType, RedOp};
 
 /// A reduce of `elems` elements of the first buffer into the second, for one type and
 /// operator (the caller promises both hold them).
@@ -27,6 +28,8 @@ enum Queued {
 
 /// The fake device.
 pub struct FakeDevice {
+    /// Memory by (rank, buffer): 16-byte words, so that every element is aligned.
+    mem: std::collections::HashMap<(usize, usize), Vec<u128>>,
     queues: Vec<std::collections::VecDeque<Queued>>,
     /// Per event, records enqueued and records done.
     enqueued: Vec<u64>,
@@ -40,6 +43,7 @@ pub struct FakeDevice {
 impl FakeDevice {
     pub fn new(seed: u64, reduce: ReduceFn) -> FakeDevice {
         FakeDevice {
+            mem: Default::default(),
             queues: Vec::new(),
             enqueued: Vec::new(),
             done: Vec::new(),
@@ -59,6 +63,19 @@ impl FakeDevice {
         x
     }
 
+    /// `addr` and the `bytes` after it as a pointer into one allocation.
+    fn check(&mut self, addr: u64, bytes: usize) -> Result<*mut u8, String> {
+        let a = addr as usize;
+        self.mem
+            .values_mut()
+            .find(|m| {
+                let start = m.as_ptr() as usize;
+                a >= start && a + bytes <= start + m.len() * 16
+            })
+            .map(|m| m.as_mut_ptr().cast::<u8>().wrapping_add(a - m.as_ptr() as usize))
+            .ok_or_else(|| format!("address {a:#x} (+{bytes} bytes) is in no allocation"))
+    }
+
     fn ready(&self, q: &Queued) -> bool {
         match *q {
             Queued::Wait(e, seq) => self.done[e] >= seq,
@@ -68,8 +85,30 @@ impl FakeDevice {
 }
 
 impl Device for FakeDevice {
-    fn prepare(&mut self, streams: usize, events: usize) -> Result<(), String> {
-        self.queues = (0..streams).map(|_| Default::default()).collect();
+    fn alloc(&mut self, rank: usize, buf: usize, bytes: usize) -> Result<u64, String> {
+        let m = self.mem.entry((rank, buf)).or_default();
+        if m.len() * 16 < bytes {
+            *m = vec![0; bytes.div_ceil(16)];
+        }
+        Ok(m.as_ptr() as u64)
+    }
+
+    fn upload(&mut self, addr: u64, data: &[u8]) -> Result<(), String> {
+        let p = self.check(addr, data.len())?;
+        // SAFETY: within one allocation (checked).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+        Ok(())
+    }
+
+    fn download(&mut self, addr: u64, out: &mut [u8]) -> Result<(), String> {
+        let p = self.check(addr, out.len())?;
+        // SAFETY: within one allocation (checked).
+        unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
+        Ok(())
+    }
+
+    fn prepare(&mut self, ranks: &[usize], events: usize, _: DataType, _: RedOp) -> Result<(), String> {
+        self.queues = (0..ranks.len()).map(|_| Default::default()).collect();
         self.enqueued = vec![0; events];
         self.done = vec![0; events];
         Ok(())
@@ -115,7 +154,7 @@ impl Device for FakeDevice {
                     // SAFETY: the host resolved both within their buffers.
                     unsafe { std::ptr::copy(src, dst, bytes) }
                 }
-                Queued::Cmd(Cmd::Reduce { src, dst, elems }) => {
+                Queued::Cmd(Cmd::Reduce { src, dst, elems, .. }) => {
                     // Both resolved within their buffers, as for copies.
                     (self.reduce)(src, dst, elems)
                 }

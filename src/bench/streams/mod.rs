@@ -133,6 +133,8 @@ pub enum Exec {
     /// The device path's enqueue order on the [`fake::FakeDevice`] (streams interleaved
     /// by `seed`); `ignore_waits` plants the bug of waits bound to nothing.
     Fake { seed: u64, ignore_waits: bool },
+    /// The device path on [`StreamsHost::device`] (a GPU).
+    Device,
 }
 
 /// A plan with its buffers: what `topo bench COLL --streams` runs on the host.
@@ -146,6 +148,8 @@ pub struct StreamsHost {
     /// The fake device's reduce of (type, operator, src, dst, elements) when set (the
     /// CPU-compiled `kernels/streams.cu` in tests/kernel_cpu); else the host's.
     pub device_reduce: Option<DeviceReduce>,
+    /// The device [`Exec::Device`] runs on.
+    pub device: Option<Box<dyn enqueue::Device>>,
 }
 
 /// A reduce kernel as the fake device runs it.
@@ -164,7 +168,15 @@ impl StreamsHost {
     /// A plan ready to run (buffers are made at the first run).
     pub fn new(plan: Plan) -> Result<StreamsHost, Error> {
         let n = plan.ranks.len();
-        Ok(StreamsHost { n, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT, exec: Exec::Threads, device_reduce: None })
+        Ok(StreamsHost {
+            n,
+            plan,
+            mem: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            exec: Exec::Threads,
+            device_reduce: None,
+            device: None,
+        })
     }
 
     pub fn nranks(&self) -> usize {
@@ -367,25 +379,36 @@ impl StreamsHost {
                 }
             })
             .collect();
-        if let Exec::Fake { seed, ignore_waits } = self.exec {
-            let order = enqueue::order(&threads, notifies)
+        if self.exec != Exec::Threads {
+            let order = enqueue::order(&threads, notifies, dtype.size())
                 .map_err(|message| Error::Input { file: self.plan.machine.clone(), message })?;
-            let start = Instant::now();
+            let ranks: Vec<usize> = threads.iter().map(|t| t.rank).collect();
             let done = dtype::with_elem!(dtype, T => dtype::with_op!(op, OP => {
                 avg.iter().for_each(|a| pre_scale::<T, OP>(a, &scal));
-                let reduce: fake::ReduceFn = match self.device_reduce.clone() {
-                    Some(k) => Box::new(move |s, d, n| k(dtype, op, s, d, n)),
-                    // SAFETY: the fake device passes buffers of `n` elements of `T`.
-                    None => Box::new(|s, d, n| unsafe { reduce_into::<T, OP>(s, d, n) }),
+                let r = match self.exec {
+                    Exec::Fake { seed, ignore_waits } => {
+                        let reduce: fake::ReduceFn = match self.device_reduce.clone() {
+                            Some(k) => Box::new(move |s, d, n| k(dtype, op, s, d, n)),
+                            // SAFETY: the fake device passes buffers of `n` elements of `T`.
+                            None => Box::new(|s, d, n| unsafe { reduce_into::<T, OP>(s, d, n) }),
+                        };
+                        let mut dev = fake::FakeDevice::new(seed, reduce);
+                        dev.ignore_waits = ignore_waits;
+                        self.run_device(&mut dev, &ranks, &order, dtype, op, iters)
+                    }
+                    _ => match self.device.take() {
+                        Some(mut dev) => {
+                            let r = self.run_device(dev.as_mut(), &ranks, &order, dtype, op, iters);
+                            self.device = Some(dev);
+                            r
+                        }
+                        None => Err("no device to run on".to_string()),
+                    },
                 };
-                let mut dev = fake::FakeDevice::new(seed, reduce);
-                dev.ignore_waits = ignore_waits;
-                let r = enqueue::run(&mut dev, threads.len(), &order, iters);
                 avg.iter().for_each(|a| post_scale::<T, OP>(a, &scal));
                 r
             }));
-            done.map_err(|message| Error::Input { file: self.plan.machine.clone(), message })?;
-            return Ok(start.elapsed());
+            return done.map_err(|message| Error::Input { file: self.plan.machine.clone(), message });
         }
         let locks: Vec<Mutex<()>> = (0..self.n * BUFS.len()).map(|_| Mutex::new(())).collect();
         let sh = Shared {
@@ -435,6 +458,45 @@ impl StreamsHost {
             }
         };
         Err(Error::Input { file: self.plan.machine.clone(), message })
+    }
+
+    /// Run `order` on `dev`: every rank's buffers mirrored on the device (uploaded,
+    /// the commands' host pointers mapped to their device addresses), `iters`
+    /// collectives timed from the first enqueue to the device's end, the receive
+    /// buffers read back.
+    fn run_device(
+        &self,
+        dev: &mut dyn enqueue::Device,
+        ranks: &[usize],
+        order: &enqueue::Order,
+        dtype: DataType,
+        op: RedOp,
+        iters: usize,
+    ) -> Result<Duration, String> {
+        let mut regions = Vec::new();
+        for (q, m) in self.mem.iter().enumerate() {
+            let bufs = [&m.user_in, &m.user_out, &m.ccl_in, &m.ccl_out, &m.scratch, &m.staging];
+            for (b, buf) in bufs.into_iter().enumerate() {
+                let addr = dev.alloc(q, b, buf.len())?;
+                // SAFETY: the buffer's own bytes.
+                dev.upload(addr, unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) })?;
+                regions.push((buf.as_ptr() as usize, buf.len(), addr));
+            }
+        }
+        let mirror = enqueue::Mirror::new(regions);
+        let cmds = order.cmds.iter().map(|&(s, c)| Ok((s, mirror.cmd(c)?))).collect::<Result<Vec<_>, String>>()?;
+        let order = enqueue::Order { cmds, events: order.events };
+        dev.prepare(ranks, order.events, dtype, op)?;
+        let start = Instant::now();
+        enqueue::run(dev, &order, iters)?;
+        let took = start.elapsed();
+        for m in &self.mem {
+            let out = &m.user_out;
+            let addr = mirror.map(out.as_ptr() as usize, out.len())?;
+            // SAFETY: the buffer's own bytes; no thread runs.
+            dev.download(addr, unsafe { std::slice::from_raw_parts_mut(out.as_ptr(), out.len()) })?;
+        }
+        Ok(took)
     }
 
     /// Put `data` at the start of rank `q`'s send buffer.
