@@ -145,8 +145,9 @@ fn bench_runs_the_plan_streams_across_nodes() {
 #[test]
 fn bench_streams_refusals_are_one_line() {
     for (args, want) in [
-        // "--streams runs on host threads only ... give --backend host"; a build without
-        // the cuda feature refuses the default backend first ("use --backend host").
+        // No GPU here: the CUDA backend's one line ("no CUDA driver/GPU here ... use
+        // --backend host"); a build without the cuda feature says so, naming --backend
+        // host too.
         (&["allgather", "--streams", "mesh", "--fixture", "dgx-h100"][..], "--backend host"),
         (&["alltoall", "--streams", "mesh", "--fixture", "dgx-h100", "--backend", "host"][..], "not alltoall"),
         (&["allgather", "--streams", "level1:star", "--fixture", "dgx-h100", "--backend", "host"][..], "level1:star"),

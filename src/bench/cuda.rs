@@ -18,6 +18,7 @@
 
 mod nvrtc;
 pub mod program;
+pub mod streams;
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
@@ -51,6 +52,7 @@ use super::{Backend, DeviceInfo};
 use crate::error::Error;
 pub use nvrtc::{Compiled, compile, compile_only, load_or_compile, normalize_arch, parse_ptxas_log};
 pub use program::ProgramCuda;
+pub use streams::StreamsCuda;
 
 /// Threads per CTA (one CTA per channel).
 pub const NTHREADS: u32 = 512;

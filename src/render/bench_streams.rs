@@ -7,15 +7,16 @@ use super::bench::c_g;
 use crate::bench::Options;
 use crate::bench::program::sweep::perf_name;
 use crate::bench::report::Summary;
-use crate::bench::streams::{StreamsHost, collective, sweep};
+use crate::bench::streams::{Exec, StreamsHost, collective, sweep};
 
 /// The lines before the table, and the table header.
 pub fn header(h: &StreamsHost, opts: &Options) -> String {
     let coll = collective(h.coll());
     let mut s = String::new();
+    let backend = if h.exec == Exec::Device { "cuda (streams and events)" } else { "host" };
     let _ = writeln!(
         s,
-        "# topo {} bench {coll}, nccl-tests 2.19.6 output format, backend: host",
+        "# topo {} bench {coll}, nccl-tests 2.19.6 output format, backend: {backend}",
         env!("CARGO_PKG_VERSION")
     );
     let _ = writeln!(s, "# Collective test starting: {}", perf_name(coll));
