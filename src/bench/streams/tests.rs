@@ -306,8 +306,9 @@ fn the_plan_and_the_mesh_program_agree_on_real_data() {
 }
 
 /// The long sweep: every collective, mesh and ring, 2 to 8 ranks, counts from 1 to a
-/// few million (float, and int8 prod / half avg at one large size), both modes. Run
-/// with `cargo test --release --lib bench::streams -- --ignored`.
+/// few million (float, and int8 prod / half avg at one large size), both modes; then
+/// every level-1 algorithm on 2 to 9 nodes of 4 GPUs, on threads and on the fake
+/// device. Run with `cargo test --release --lib bench::streams -- --ignored`.
 #[test]
 #[ignore]
 fn long_sweep_every_shape_and_size() {
@@ -324,6 +325,26 @@ fn long_sweep_every_shape_and_size() {
                 }
                 for (dtype, op) in [(DataType::Int8, RedOp::Prod), (DataType::Half, RedOp::Avg)] {
                     assert_eq!(wrong(&mut h, dtype, op, 100_003, Mode::InPlace), 0, "{coll:?} {l0} d={d} {dtype} {op}");
+                }
+            }
+        }
+        // Across nodes: every level-1 algorithm on 2 to 9 nodes of 4 (mesh and ring).
+        for l0 in [Algo::Mesh, Algo::Ring] {
+            for l1 in [Algo::Ring, Algo::Nhr, Algo::Nb, Algo::HalvingDoubling] {
+                for m in 2..=9 {
+                    let mut h = StreamsHost::new(plan_of_nodes(coll, 4, l0, m, l1)).unwrap();
+                    for count in [1, 3, 4097, 65_537] {
+                        for mode in MODES {
+                            let w = wrong(&mut h, DataType::Float, RedOp::Sum, count, mode);
+                            assert_eq!(w, 0, "{coll:?} {l0}/4 {l1}/{m} count={count} {mode}");
+                        }
+                    }
+                    h.exec = Exec::Fake { seed: m as u64, ignore_waits: false };
+                    assert_eq!(
+                        wrong(&mut h, DataType::Int32, RedOp::Sum, 4097, Mode::OutOfPlace),
+                        0,
+                        "fake {coll:?} {l1}/{m}"
+                    );
                 }
             }
         }
