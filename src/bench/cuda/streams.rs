@@ -7,9 +7,12 @@
 //! * an event per Post/Wait pair, made on the recording stream's GPU the first time it
 //!   is recorded (a record needs its event and stream in one context; a wait may be on
 //!   any GPU's stream);
-//! * copies as `cuMemcpyAsync` (peer copies through unified addressing, with peer
-//!   access enabled where the GPUs allow it);
-//! * reduces as `streams_reduce_<op>_<type>` of `kernels/streams.cu`.
+//! * copies as `cuMemcpyAsync` (peer copies through unified addressing, peer access
+//!   enabled between every pair: refused without it, since a reduce kernel reads its
+//!   peer's buffer directly);
+//! * reduces as `streams_reduce_<op>_<type>` of `kernels/streams.cu`;
+//! * avg's scalings stay on the host, around the device's run (its kernels are in
+//!   `kernels/streams.cu` and tested on the CPU, not yet launched here).
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -68,8 +71,10 @@ impl StreamsCuda {
                     .result()
                     .map_err(drv("cuDeviceCanAccessPeer"))?;
                 if can == 0 {
-                    // cuMemcpyAsync still copies between them, through the host.
-                    continue;
+                    // A reduce kernel reads its peer's buffer directly.
+                    return Err(Error::Unavailable(format!(
+                        "GPU {from} cannot access GPU {to} (no peer access): the CUDA backend runs streams over P2P only for now; use --backend host"
+                    )));
                 }
                 super::set_current(&gpus, from)?;
                 // SAFETY: enabling access to a retained context.
