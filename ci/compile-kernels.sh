@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compile every CUDA kernel of `topo bench` with NVRTC (no GPU needed): the ring kernels
-# of kernels/allreduce.cu and the program interpreter of kernels/msccl.cu, one NVRTC
-# program; `--compile-only` fails when any kernel of either is missing from the build. Installs the nvidia-cuda-nvrtc-cu12 wheel when
-# no libnvrtc is found, and puts its lib directory on LD_LIBRARY_PATH (cudarc loads
+# of kernels/allreduce.cu, the program interpreter of kernels/msccl.cu and the streams'
+# reduces of kernels/streams.cu, one NVRTC program; `--compile-only` fails when any
+# kernel is missing from the build. Installs the nvidia-cuda-nvrtc-cu12 wheel when no
+# libnvrtc is found, and puts its lib directory on LD_LIBRARY_PATH (cudarc loads
 # libnvrtc.so or libnvrtc.so.12 by name; the wheel ships libnvrtc.so.12).
 #
 #   ci/compile-kernels.sh                # sm_80 and sm_90

@@ -29,7 +29,7 @@
 //! | [`diff`] | topology dumps compared, device by device and NCCL result by result; fleets |
 //! | [`log`] | NCCL debug logs read into facts (lines -> records -> facts, by record family), a topology rebuilt from them, held against the model |
 //! | [`algo`] | collective programs (MSCCL-IR): read and written as the MSCCL runtimes do, checked, shown over a machine, made (MSCCLang's scheduler, HCCL's algorithms), planned and costed on its links |
-//! | [`bench`] | collectives measured: allreduce through topo's own ring kernels, any MSCCL-IR program step by step, HCCL's plan as streams, against the model |
+//! | [`bench`] | collectives measured: allreduce through topo's own ring kernels, any MSCCL-IR program step by step, HCCL's plan as streams (host threads, or CUDA streams and events), against the model |
 //! | [`render`] | every output format: tables, trees, JSON, nccl-tests reports; `render::dot`, one Graphviz picture a file |
 //! | [`fixtures`] | the machines topo carries built in |
 //! | [`release`] | the NCCL release modelled (`--nccl-version`), the change list, and every behaviour that depends on it, by the stage that asks |

@@ -156,17 +156,35 @@ fn bench_streams_rows_beside_the_made_program_cost() {
     }
 }
 
+/// Several nodes: the level-1 RDMA tasks run too, every collective validated.
+#[test]
+fn bench_runs_the_plan_streams_across_nodes() {
+    for (coll, nodes, algo) in
+        [("allgather", "2", "mesh"), ("reducescatter", "2", "level1:NHR"), ("allreduce", "4", "level1:H-D_R")]
+    {
+        let out = topo()
+            .args(["bench", coll, "--streams", algo, "--fixture", "dgx-h100", "--nodes", nodes, "--backend", "host"])
+            .args(["-b", "4K", "-e", "4K", "-n", "1", "-w", "0", "-d", "int32"])
+            .assert()
+            .success();
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let ranks = if nodes == "2" { "16 ranks" } else { "32 ranks" };
+        assert!(text.contains(ranks), "{text}");
+        let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).collect();
+        assert_eq!(rows.len(), 1, "{text}");
+        let cols: Vec<&str> = rows[0].split_whitespace().collect();
+        assert_eq!((cols[8], cols[12]), ("0", "0"), "{coll}: {}", rows[0]);
+    }
+}
+
 #[test]
 fn bench_streams_refusals_are_one_line() {
     for (args, want) in [
-        // "--streams runs on host threads only ... give --backend host"; a build without
-        // the cuda feature refuses the default backend first ("use --backend host").
+        // No GPU here: the CUDA backend's one line ("no CUDA driver/GPU here ... use
+        // --backend host"); a build without the cuda feature says so, naming --backend
+        // host too.
         (&["allgather", "--streams", "mesh", "--fixture", "dgx-h100"][..], "--backend host"),
         (&["alltoall", "--streams", "mesh", "--fixture", "dgx-h100", "--backend", "host"][..], "not alltoall"),
-        (
-            &["allgather", "--streams", "mesh", "--fixture", "dgx-h100", "--nodes", "2", "--backend", "host"][..],
-            "one node",
-        ),
         (&["allgather", "--streams", "level1:star", "--fixture", "dgx-h100", "--backend", "host"][..], "level1:star"),
     ] {
         let out = topo().arg("bench").args(args).assert().code(2).get_output().stderr.clone();

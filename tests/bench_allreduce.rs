@@ -201,13 +201,13 @@ fn compile_only_builds_every_kernel() {
     }
     let (r, text) = run(&["--compile-only", "--arch", "sm_80"]);
     assert_eq!(r.unwrap(), 0, "{text}");
-    // The ring kernels and the program interpreter's.
+    // The ring kernels, the program interpreter's and the streams' reduces.
     let names = bench::cuda::all_kernel_names();
-    assert_eq!(names.len(), 100);
+    assert_eq!(names.len(), 160);
     for k in names {
         assert!(text.lines().any(|l| l.split_whitespace().next() == Some(&k)), "{k} missing:\n{text}");
     }
-    assert!(text.contains("sm_80: 100 kernels compiled"), "{text}");
+    assert!(text.contains("sm_80: 160 kernels compiled"), "{text}");
 }
 
 #[test]

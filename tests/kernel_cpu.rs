@@ -11,6 +11,8 @@
 mod common;
 #[path = "kernel_cpu/msccl.rs"]
 mod msccl;
+#[path = "kernel_cpu/streams.rs"]
+mod streams;
 
 use std::alloc::Layout;
 use std::collections::VecDeque;

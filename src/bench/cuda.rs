@@ -18,6 +18,7 @@
 
 mod nvrtc;
 pub mod program;
+pub mod streams;
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
@@ -33,10 +34,12 @@ use super::dtype::{DataType, RedOp};
 use super::kernel_abi::{ChannelArgs, ConnArgs, KernelArgs};
 pub use super::kernel_abi::{KERNEL_SOURCE, kernel_name, kernel_names};
 
-/// Every kernel of [`KERNEL_SOURCE`]: the ring kernels and the program interpreter's.
+/// Every kernel of [`KERNEL_SOURCE`]: the ring kernels, the program interpreter's, and
+/// the streams' reduces.
 pub fn all_kernel_names() -> Vec<String> {
     let mut v = kernel_names();
     v.extend(super::program::image::kernel_names());
+    v.extend(super::streams::kernel::kernel_names());
     v
 }
 use super::plan::{Plan, Transport};
@@ -49,6 +52,7 @@ use super::{Backend, DeviceInfo};
 use crate::error::Error;
 pub use nvrtc::{Compiled, compile, compile_only, load_or_compile, normalize_arch, parse_ptxas_log};
 pub use program::ProgramCuda;
+pub use streams::StreamsCuda;
 
 /// Threads per CTA (one CTA per channel).
 pub const NTHREADS: u32 = 512;

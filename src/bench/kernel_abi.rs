@@ -10,8 +10,11 @@ use super::proxy::FIFO_CTRL_BYTES;
 /// The kernel source, embedded at build time: the ring kernels, then the program
 /// interpreter (`kernels/msccl.cu`, which uses the ring kernels' types and helpers),
 /// compiled as one NVRTC program.
-pub const KERNEL_SOURCE: &str =
-    concat!(include_str!("../../kernels/allreduce.cu"), include_str!("../../kernels/msccl.cu"));
+pub const KERNEL_SOURCE: &str = concat!(
+    include_str!("../../kernels/allreduce.cu"),
+    include_str!("../../kernels/msccl.cu"),
+    include_str!("../../kernels/streams.cu")
+);
 
 /// Kernel name for an (operator, type).
 pub fn kernel_name(op: RedOp, dtype: DataType) -> String {

@@ -116,6 +116,40 @@ impl super::program::ProgramBackend for ProgramCuda {
     }
 }
 
+/// The streams' CUDA device, which this build cannot make.
+pub enum StreamsCuda {}
+
+impl StreamsCuda {
+    pub fn new(
+        _nranks: usize,
+        _kernel_cache: Option<&Path>,
+        _warnings: &mut Vec<String>,
+    ) -> Result<StreamsCuda, Error> {
+        Err(unsupported())
+    }
+}
+
+impl super::streams::enqueue::Device for StreamsCuda {
+    fn alloc(&mut self, _: usize, _: usize, _: usize) -> Result<u64, String> {
+        match *self {}
+    }
+    fn upload(&mut self, _: u64, _: &[u8]) -> Result<(), String> {
+        match *self {}
+    }
+    fn download(&mut self, _: u64, _: &mut [u8]) -> Result<(), String> {
+        match *self {}
+    }
+    fn prepare(&mut self, _: &[usize], _: usize, _: DataType, _: RedOp) -> Result<(), String> {
+        match *self {}
+    }
+    fn enqueue(&mut self, _: usize, _: super::streams::enqueue::Cmd) -> Result<(), String> {
+        match *self {}
+    }
+    fn synchronize(&mut self) -> Result<(), String> {
+        match *self {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! `topo bench allgather | reducescatter | allreduce --streams HCCL_ALGO`: the plan
 //! `topo algo plan` prints for the machine, run literally on host threads (a thread per
-//! stream, notifies as semaphores, copies and reduces on real data), in nccl-tests'
-//! columns.
+//! stream, notifies as semaphores, copies and reduces on real data) or, with `--backend
+//! cuda`, on CUDA streams with events, in nccl-tests' columns.
 
 use std::path::Path;
 
@@ -13,7 +13,7 @@ use super::bench_program::{Machine, beside_predicted, predict};
 use crate::algo::make::{self, Algo as MakeAlgo};
 use crate::algo::plan::{self, Coll};
 use crate::algo::program::Collective;
-use crate::bench::streams::{StreamsHost, collective, sweep};
+use crate::bench::streams::{Exec, StreamsHost, collective, sweep};
 use crate::bench::{self, BackendKind};
 use crate::error::Error;
 use crate::render;
@@ -21,9 +21,9 @@ use crate::render;
 /// `--streams`: run HCCL's plan instead of NCCL's rings or a program.
 #[derive(Debug, Clone, Args)]
 pub struct StreamsArgs {
-    /// Run `topo algo plan`'s streams for the machine on host threads (allgather,
-    /// reducescatter, allreduce; one node): "auto" for HCCL's own choice, or HCCL_ALGO's
-    /// syntax, e.g. "mesh" or "level0:ring".
+    /// Run `topo algo plan`'s streams for the machine (allgather, reducescatter,
+    /// allreduce; every node of --nodes) on host threads or CUDA streams: "auto" for
+    /// HCCL's own choice, or HCCL_ALGO's syntax, e.g. "mesh" or "level0:ring;level1:NHR".
     #[arg(long = "streams", value_name = "HCCL_ALGO", conflicts_with = "algo")]
     pub streams: Option<String>,
 }
@@ -61,11 +61,9 @@ pub fn run(
         }
     };
     opts.check()?;
+    // Without a GPU, the one line every CUDA bench gives, before any work.
     if opts.backend == BackendKind::Cuda {
-        return Err(Error::Usage(
-            "--streams runs on host threads only for now (CUDA streams and events are not built): give --backend host"
-                .into(),
-        ));
+        bench::cuda::device_count()?;
     }
     let forced = forced(text, pc)?;
     let (_, an) = super::analyze_input(input, model, ctx)?;
@@ -73,6 +71,17 @@ pub fn run(
     let mut h = StreamsHost::new(p)?;
     if let Some(n) = opts.ngpus.filter(|&n| n != h.nranks()) {
         return Err(Error::Usage(format!("the plan on {} is for its {} GPUs, not -g {n}", h.plan.machine, h.nranks())));
+    }
+    if opts.backend == BackendKind::Cuda {
+        // CUDA streams and events: one stream per plan stream, rank r on GPU r.
+        let mut warnings = Vec::new();
+        let dev =
+            bench::cuda::StreamsCuda::new(h.nranks(), super::bench::kernel_cache(&ctx.vars).as_deref(), &mut warnings)?;
+        for w in warnings {
+            ctx.say(&format!("warning: {w}"))?;
+        }
+        h.device = Some(Box::new(dev));
+        h.exec = Exec::Device;
     }
     let rc = super::bench::run_context(ctx)?;
     let json = super::bench::json_target(json, ctx)?;

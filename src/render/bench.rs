@@ -232,7 +232,7 @@ pub fn compile_only(reports: &[CompileReport]) -> String {
     for c in reports {
         let _ = writeln!(
             s,
-            "# topo bench allreduce --compile-only: kernels/allreduce.cu and msccl.cu with NVRTC {}.{} for {}{}",
+            "# topo bench allreduce --compile-only: kernels/allreduce.cu, msccl.cu and streams.cu with NVRTC {}.{} for {}{}",
             c.nvrtc_version.0,
             c.nvrtc_version.1,
             c.arch,
@@ -328,7 +328,7 @@ mod tests {
             kernels: vec![k("allreduce_sum_float", 72, 0), k("allreduce_sum_half", 80, 4)],
             cubin_bytes: 1234,
         }]);
-        assert!(text.starts_with("# topo bench allreduce --compile-only: kernels/allreduce.cu and msccl.cu with NVRTC 12.8 for sm_90 (no local GPU: default targets)\n"), "{text}");
+        assert!(text.starts_with("# topo bench allreduce --compile-only: kernels/allreduce.cu, msccl.cu and streams.cu with NVRTC 12.8 for sm_90 (no local GPU: default targets)\n"), "{text}");
         assert!(
             text.contains("\n  allreduce_sum_float                      72            8             0            0\n"),
             "{text}"

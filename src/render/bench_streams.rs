@@ -4,11 +4,12 @@
 use super::bench_program::{concluded, table_head, title, totals};
 use crate::bench::Options;
 use crate::bench::report::Summary;
-use crate::bench::streams::{StreamsHost, collective, sweep};
+use crate::bench::streams::{Exec, StreamsHost, collective, sweep};
 
 /// The lines before the table, and the table header.
 pub fn header(h: &StreamsHost, opts: &Options) -> String {
-    format!("{}# Plan: {}\n{}", title(collective(h.coll()), "host"), sweep::describe(h), table_head(h.nranks(), opts))
+    let backend = if h.exec == Exec::Device { "cuda (streams and events)" } else { "host" };
+    format!("{}# Plan: {}\n{}", title(collective(h.coll()), backend), sweep::describe(h), table_head(h.nranks(), opts))
 }
 
 /// nccl-tests' footer.

@@ -1,5 +1,5 @@
-// The ring kernels of kernels/allreduce.cu and the program interpreter of
-// kernels/msccl.cu, compiled for the CPU, and launchers that run them like CUDA would:
+// The ring kernels of kernels/allreduce.cu, the program interpreter of
+// kernels/msccl.cu and the streams' reduces of kernels/streams.cu, compiled for the CPU, and launchers that run them like CUDA would:
 // every rank's launches in order on its own "stream", the ranks at the same time, each
 // launch a grid of blocks of OS threads.
 //
@@ -16,9 +16,11 @@
 
 #include "../../kernels/allreduce.cu"
 #include "../../kernels/msccl.cu"
+#include "../../kernels/streams.cu"
 
 typedef void (*TopoKernel)(KernelArgs);
 typedef void (*MsKernel)(MsArgs);
+typedef void (*StKernel)(StArgs);
 
 // One launch: nblocks blocks of nthreads threads, all running at once.
 template <typename Args>
@@ -102,4 +104,22 @@ extern "C" int topo_cpu_run_msccl(MsKernel kernel, const MsArgs* args, int nrank
     *nb = (int)a.nblocks;
     return a;
   });
+}
+
+// A streams kernel (kernels/streams.cu: no barrier, no flag): nblocks blocks of
+// nthreads threads, each thread's work in turn on the calling thread, as a fake
+// device's stream runs it.
+extern "C" void topo_cpu_run_streams(StKernel kernel, const StArgs* args, int nblocks, int nthreads) {
+  TopoBlock block;
+  block.nthreads = 1;
+  for (int b = 0; b < nblocks; b++) {
+    for (int t = 0; t < nthreads; t++) {
+      threadIdx = dim3{(unsigned)t, 0, 0};
+      blockIdx = dim3{(unsigned)b, 0, 0};
+      blockDim = dim3{(unsigned)nthreads, 0, 0};
+      gridDim = dim3{(unsigned)nblocks, 0, 0};
+      topo_block = &block;
+      kernel(*args);
+    }
+  }
 }

@@ -5,9 +5,11 @@
 //!
 //! Links: inside a node SDMA-like (NVLink or PCIe; 4 notifies, Ack and DataSignal at
 //! each end), between nodes RDMA-like (6 notifies, DataAck too). Link notifies come
-//! with the links and are not counted in the executor's `notifies`.
+//! with the links and are not counted in the executor's `notifies`. What each level-1
+//! round moves follows from who talks to whom ([`flow`]).
 
 pub mod buf;
+pub mod flow;
 pub mod select;
 pub mod tasks;
 
@@ -99,9 +101,10 @@ pub fn plan(an: &Analysis, coll: Coll, bytes: u64, forced: &Forced) -> Result<Pl
     }
     let shape = tasks::Shape { coll, d, m, bytes, l0: l0.algo, l1: l1.algo };
     let executor = shape.executor();
+    let l1_flow = tasks::Level1::new(&shape)?;
     let mut ranks = Vec::with_capacity(d * m);
     for r in 0..d * m {
-        let (streams, peers0, peers1) = tasks::streams(&shape, r);
+        let (streams, peers0, peers1) = tasks::streams(&shape, r, &l1_flow);
         let sub_streams = streams.len() as u32 - 1;
         let mut links = Vec::new();
         for p in peers0 {

@@ -1,4 +1,4 @@
-use super::tasks::{Shape, streams};
+use super::tasks::{Level1, Shape, streams};
 use super::*;
 
 fn seed_shape() -> Shape {
@@ -17,7 +17,7 @@ fn the_seed_mesh_allgather_for_rank_0() {
     assert_eq!(s.sub_streams(), 3);
     assert_eq!(s.executor(), "CollAllGatherMeshOpbaseExecutor");
     assert_eq!(s.scratch(), 0);
-    let (st, peers0, peers1) = streams(&s, 0);
+    let (st, peers0, peers1) = streams(&s, 0, &Level1::new(&s).unwrap());
     assert_eq!(st.len(), 4);
     assert_eq!(peers0, vec![1, 2, 3]);
     assert!(peers1.is_empty());
@@ -69,7 +69,8 @@ fn posts_and_waits_pair_up_for_every_shape() {
                     continue;
                 }
                 let s = Shape { coll, d, m, bytes: 1 << 20, l0, l1 };
-                let all: Vec<Vec<Stream>> = (0..d * m).map(|r| streams(&s, r).0).collect();
+                let flow = Level1::new(&s).unwrap();
+                let all: Vec<Vec<Stream>> = (0..d * m).map(|r| streams(&s, r, &flow).0).collect();
                 let count = |r: usize, want: &dyn Fn(&Task) -> bool| -> usize {
                     all[r].iter().flat_map(|st| &st.tasks).filter(|t| want(t)).count()
                 };
@@ -116,4 +117,48 @@ fn a_plan_on_a_built_in_machine() {
     assert_eq!(p.levels[1].algo, Algo::Ring);
     assert_eq!(p.ranks[0].sub_streams, 0);
     assert!(p.ranks[0].links.iter().any(|l| l.kind == LinkKind::Rdma && l.notifies == 6 && l.peer == 4));
+}
+
+/// Every level-1 algorithm yields a complete data flow on 2 to 17 nodes (the flow
+/// checks that every node gathers every unit and that every partial sum reaches its
+/// owner), and the RDMA writes name the peer they go to.
+#[test]
+fn level1_flows_are_complete_on_two_to_seventeen_nodes() {
+    for coll in [Coll::AllGather, Coll::ReduceScatter, Coll::AllReduce] {
+        for l1 in [Algo::Ring, Algo::Nhr, Algo::Nb, Algo::HalvingDoubling, Algo::Pipeline] {
+            for m in 2..=17 {
+                let s = Shape { coll, d: 2, m, bytes: 1 << 20, l0: Algo::Ring, l1 };
+                let flow = Level1::new(&s).unwrap_or_else(|e| panic!("{coll:?} {l1} {m}: {e}"));
+                let (st, _, peers1) = streams(&s, 1, &flow);
+                for t in &st[0].tasks {
+                    if let Task::RdmaWrite { dst, .. } = t {
+                        assert!(dst.rank.is_some_and(|p| peers1.contains(&(p as usize))), "{t}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A ring between 2 nodes of an allgather: rank 0 writes its node's 4 slices to rank 4
+/// and takes rank 4's node's from its CCL_In.
+#[test]
+fn a_level1_ring_names_its_offsets() {
+    let s = Shape { coll: Coll::AllGather, d: 4, m: 2, bytes: 1 << 20, l0: Algo::Ring, l1: Algo::Ring };
+    let (st, _, _) = streams(&s, 0, &Level1::new(&s).unwrap());
+    let t = text(&st[0]);
+    let tail: Vec<&str> = t.iter().rev().take(8).rev().map(|x| x.as_str()).collect();
+    assert_eq!(
+        tail,
+        [
+            "TxAck(4)",
+            "RxAck(4)",
+            "RDMA write UserOut+0*slice -> rank4.CCL_In+0*slice (4 slices)",
+            "TxDataSignal(4)",
+            "RxDataSignal(4)",
+            "TxDataAck(4)",
+            "copy CCL_In+4*slice -> UserOut+4*slice",
+            "RxDataAck(4)"
+        ]
+    );
 }

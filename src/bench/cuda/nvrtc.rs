@@ -1,4 +1,4 @@
-//! NVRTC: `kernels/allreduce.cu` and `kernels/msccl.cu` compiled per architecture, ptxas' resource report
+//! NVRTC: `kernels/allreduce.cu`, `kernels/msccl.cu` and `kernels/streams.cu` compiled per architecture, ptxas' resource report
 //! read back (`--compile-only`), and the cubin cache.
 
 use std::ffi::CString;
@@ -48,7 +48,7 @@ fn nvrtc_version() -> (i32, i32) {
     (a, b)
 }
 
-/// Compile `kernels/allreduce.cu` and `kernels/msccl.cu` (one program) to a cubin for `arch` (e.g. `sm_90`).
+/// Compile `kernels/allreduce.cu`, `kernels/msccl.cu` and `kernels/streams.cu` (one program) to a cubin for `arch` (e.g. `sm_90`).
 pub fn compile(arch: &str) -> Result<Compiled, Error> {
     if !nvrtc_present() {
         return Err(no_nvrtc());
@@ -69,7 +69,7 @@ pub fn compile(arch: &str) -> Result<Compiled, Error> {
             .unwrap_or_default();
         match compiled {
             Err(e) => Err(Error::Input {
-                file: "kernels/allreduce.cu + kernels/msccl.cu".into(),
+                file: "kernels/allreduce.cu + kernels/msccl.cu + kernels/streams.cu".into(),
                 message: format!("NVRTC could not compile for {arch} ({e}):\n{log}"),
             }),
             Ok(()) => {
@@ -144,7 +144,7 @@ pub fn compile_only(archs: &[String]) -> Result<Vec<CompileReport>, Error> {
                 Some(s) => kernels.push(s.clone()),
                 None => {
                     return Err(Error::Input {
-                        file: "kernels/allreduce.cu + kernels/msccl.cu".into(),
+                        file: "kernels/allreduce.cu + kernels/msccl.cu + kernels/streams.cu".into(),
                         message: format!("kernel {k} missing from the {arch} build (ptxas log:\n{})", c.log),
                     });
                 }

@@ -16,9 +16,15 @@
 //! * a wait with no progress for the timeout stops the run, naming every rank, stream
 //!   and task left waiting.
 //!
-//! Only one node's plan (level 0, mesh or ring) is run: the level-1 tasks name no
-//! offsets in the CCL buffers yet.
+//! * an RDMA write between nodes is a copy into the peer's buffer, like a copy engine's
+//!   (the host has one memory; the handshakes around it are the link's notifies).
+//!
+//! Plans of several nodes run whole: level 0 in each node, level 1 among the same-index
+//! GPUs of every node, every rank a set of threads.
 
+pub mod enqueue;
+pub mod fake;
+pub mod kernel;
 pub mod sweep;
 #[cfg(test)]
 mod tests;
@@ -119,15 +125,35 @@ struct RankMem {
     staging: AlignedBuf,
 }
 
+/// What runs the streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exec {
+    /// One host thread per stream, notifies as semaphores.
+    Threads,
+    /// The device path's enqueue order on the [`fake::FakeDevice`] (streams interleaved
+    /// by `seed`); `ignore_waits` plants the bug of waits bound to nothing.
+    Fake { seed: u64, ignore_waits: bool },
+    /// The device path on [`StreamsHost::device`] (a GPU).
+    Device,
+}
+
 /// A plan with its buffers: what `topo bench COLL --streams` runs on the host.
 pub struct StreamsHost {
     pub plan: Plan,
-    /// Ranks and GPUs a node.
+    /// Ranks, every node's.
     n: usize,
-    d: usize,
     mem: Vec<RankMem>,
     pub timeout: Duration,
+    pub exec: Exec,
+    /// The fake device's reduce of (type, operator, src, dst, elements) when set (the
+    /// CPU-compiled `kernels/streams.cu` in tests/kernel_cpu); else the host's.
+    pub device_reduce: Option<DeviceReduce>,
+    /// The device [`Exec::Device`] runs on.
+    pub device: Option<Box<dyn enqueue::Device>>,
 }
+
+/// A reduce kernel as the fake device runs it.
+pub type DeviceReduce = std::sync::Arc<dyn Fn(DataType, RedOp, *const u8, *mut u8, usize) + Send + Sync>;
 
 /// Elements of the send and receive buffers of one rank for a per-rank `count`.
 pub fn sizes(coll: Coll, n: usize, count: usize) -> (usize, usize) {
@@ -139,16 +165,18 @@ pub fn sizes(coll: Coll, n: usize, count: usize) -> (usize, usize) {
 }
 
 impl StreamsHost {
-    /// Refuse plans the executor cannot run: more than one node.
+    /// A plan ready to run (buffers are made at the first run).
     pub fn new(plan: Plan) -> Result<StreamsHost, Error> {
-        if plan.nodes > 1 {
-            return Err(Error::Usage(format!(
-                "--streams runs one node's plan for now ({} nodes asked): the level-1 tasks name no offsets in the CCL buffers yet",
-                plan.nodes
-            )));
-        }
         let n = plan.ranks.len();
-        Ok(StreamsHost { n, d: plan.per_node, plan, mem: Vec::new(), timeout: DEFAULT_TIMEOUT })
+        Ok(StreamsHost {
+            n,
+            plan,
+            mem: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            exec: Exec::Threads,
+            device_reduce: None,
+            device: None,
+        })
     }
 
     pub fn nranks(&self) -> usize {
@@ -160,10 +188,10 @@ impl StreamsHost {
     }
 
     /// Element offset of slice `k` for a per-rank `count`: a rank's share for allgather
-    /// and reducescatter, 1/d of the buffer (floored) for allreduce.
+    /// and reducescatter, 1/n of the buffer (floored) for allreduce over n ranks.
     fn slice_start(&self, count: usize, k: usize) -> usize {
         match self.plan.coll {
-            Coll::AllReduce => k * count / self.d,
+            Coll::AllReduce => k * count / self.n,
             _ => k * count,
         }
     }
@@ -272,7 +300,9 @@ impl StreamsHost {
                         Task::RxDataSignal(p) => Op::Wait(link(1, *p as usize, q)),
                         Task::TxDataAck(p) => Op::Post(link(2, q, *p as usize)),
                         Task::RxDataAck(p) => Op::Wait(link(2, *p as usize, q)),
-                        Task::Copy { src, dst, span } | Task::Reduce { src, dst, span } => {
+                        Task::Copy { src, dst, span }
+                        | Task::Reduce { src, dst, span }
+                        | Task::RdmaWrite { src, dst, span } => {
                             let (a, b) = (self.slice_start(count, span.first as usize), span_end(self, count, *span));
                             let len = b - a;
                             let at = |r: &BufRef| -> Result<(*mut u8, usize), Error> {
@@ -291,14 +321,11 @@ impl StreamsHost {
                                 Ok((unsafe { base.add(off * ts) }, owner * BUFS.len() + buf_index(r.buf)))
                             };
                             let ((s, _), (dp, lock)) = (at(src)?, at(dst)?);
-                            if matches!(t, Task::Copy { .. }) {
-                                Op::Copy { src: s, dst: dp, bytes: len * ts }
-                            } else {
+                            if matches!(t, Task::Reduce { .. }) {
                                 Op::Reduce { src: s, dst: dp, elems: len, lock }
+                            } else {
+                                Op::Copy { src: s, dst: dp, bytes: len * ts }
                             }
-                        }
-                        Task::RdmaWrite { .. } => {
-                            return Err(Error::Usage(place("RDMA writes between nodes are not run yet")));
                         }
                     };
                     ops.push(op);
@@ -352,6 +379,37 @@ impl StreamsHost {
                 }
             })
             .collect();
+        if self.exec != Exec::Threads {
+            let order = enqueue::order(&threads, notifies, dtype.size())
+                .map_err(|message| Error::Input { file: self.plan.machine.clone(), message })?;
+            let ranks: Vec<usize> = threads.iter().map(|t| t.rank).collect();
+            let done = dtype::with_elem!(dtype, T => dtype::with_op!(op, OP => {
+                avg.iter().for_each(|a| pre_scale::<T, OP>(a, &scal));
+                let r = match self.exec {
+                    Exec::Fake { seed, ignore_waits } => {
+                        let reduce: fake::ReduceFn = match self.device_reduce.clone() {
+                            Some(k) => Box::new(move |s, d, n| k(dtype, op, s, d, n)),
+                            // SAFETY: the fake device passes buffers of `n` elements of `T`.
+                            None => Box::new(|s, d, n| unsafe { reduce_into::<T, OP>(s, d, n) }),
+                        };
+                        let mut dev = fake::FakeDevice::new(seed, reduce);
+                        dev.ignore_waits = ignore_waits;
+                        self.run_device(&mut dev, &ranks, &order, dtype, op, iters)
+                    }
+                    _ => match self.device.take() {
+                        Some(mut dev) => {
+                            let r = self.run_device(dev.as_mut(), &ranks, &order, dtype, op, iters);
+                            self.device = Some(dev);
+                            r
+                        }
+                        None => Err("no device to run on".to_string()),
+                    },
+                };
+                avg.iter().for_each(|a| post_scale::<T, OP>(a, &scal));
+                r
+            }));
+            return done.map_err(|message| Error::Input { file: self.plan.machine.clone(), message });
+        }
         let locks: Vec<Mutex<()>> = (0..self.n * BUFS.len()).map(|_| Mutex::new(())).collect();
         let sh = Shared {
             notifies: (0..notifies).map(|_| Notify::default()).collect(),
@@ -400,6 +458,45 @@ impl StreamsHost {
             }
         };
         Err(Error::Input { file: self.plan.machine.clone(), message })
+    }
+
+    /// Run `order` on `dev`: every rank's buffers mirrored on the device (uploaded,
+    /// the commands' host pointers mapped to their device addresses), `iters`
+    /// collectives timed from the first enqueue to the device's end, the receive
+    /// buffers read back.
+    fn run_device(
+        &self,
+        dev: &mut dyn enqueue::Device,
+        ranks: &[usize],
+        order: &enqueue::Order,
+        dtype: DataType,
+        op: RedOp,
+        iters: usize,
+    ) -> Result<Duration, String> {
+        let mut regions = Vec::new();
+        for (q, m) in self.mem.iter().enumerate() {
+            let bufs = [&m.user_in, &m.user_out, &m.ccl_in, &m.ccl_out, &m.scratch, &m.staging];
+            for (b, buf) in bufs.into_iter().enumerate() {
+                let addr = dev.alloc(q, b, buf.len())?;
+                // SAFETY: the buffer's own bytes.
+                dev.upload(addr, unsafe { std::slice::from_raw_parts(buf.as_ptr(), buf.len()) })?;
+                regions.push((buf.as_ptr() as usize, buf.len(), addr));
+            }
+        }
+        let mirror = enqueue::Mirror::new(regions);
+        let cmds = order.cmds.iter().map(|&(s, c)| Ok((s, mirror.cmd(c)?))).collect::<Result<Vec<_>, String>>()?;
+        let order = enqueue::Order { cmds, events: order.events };
+        dev.prepare(ranks, order.events, dtype, op)?;
+        let start = Instant::now();
+        enqueue::run(dev, &order, iters)?;
+        let took = start.elapsed();
+        for m in &self.mem {
+            let out = &m.user_out;
+            let addr = mirror.map(out.as_ptr() as usize, out.len())?;
+            // SAFETY: the buffer's own bytes; no thread runs.
+            dev.download(addr, unsafe { std::slice::from_raw_parts_mut(out.as_ptr(), out.len()) })?;
+        }
+        Ok(took)
     }
 
     /// Put `data` at the start of rank `q`'s send buffer.
@@ -484,14 +581,8 @@ impl Shared {
 
 /// One pass over a thread's tasks; false when the run was stopped.
 fn run_thread<T: Elem, const OP: u8>(t: &Thread, sh: &Shared, avg: &Avg, k: &Scalars) -> bool {
-    if t.main
-        && let Some((input, staged, n)) = avg.pre
-    {
-        let (s, d) = (input as *const T, staged as *mut T);
-        for i in 0..n {
-            // SAFETY: both hold `n` elements; nothing else touches them yet.
-            unsafe { d.add(i).write(own::<T, OP>(s.add(i).read(), k)) };
-        }
+    if t.main {
+        pre_scale::<T, OP>(avg, k);
     }
     for (&i, op) in t.at.iter().zip(&t.ops) {
         match *op {
@@ -542,16 +633,44 @@ fn run_thread<T: Elem, const OP: u8>(t: &Thread, sh: &Shared, avg: &Avg, k: &Sca
             }
         }
     }
-    if t.main
-        && let Some((out, n)) = avg.post
-    {
+    if t.main {
+        post_scale::<T, OP>(avg, k);
+    }
+    true
+}
+
+/// A rank's avg pre-multiply, before its main stream's first task.
+fn pre_scale<T: Elem, const OP: u8>(avg: &Avg, k: &Scalars) {
+    if let Some((input, staged, n)) = avg.pre {
+        let (s, d) = (input as *const T, staged as *mut T);
+        for i in 0..n {
+            // SAFETY: both hold `n` elements; nothing else touches them yet.
+            unsafe { d.add(i).write(own::<T, OP>(s.add(i).read(), k)) };
+        }
+    }
+}
+
+/// A rank's avg post-divide, after its main stream's last task.
+fn post_scale<T: Elem, const OP: u8>(avg: &Avg, k: &Scalars) {
+    if let Some((out, n)) = avg.post {
         let d = out as *mut T;
         for i in 0..n {
             // SAFETY: `n` elements; the main stream's last wait covered the sub-streams.
             unsafe { d.add(i).write(finish::<T, OP>(d.add(i).read(), k)) };
         }
     }
-    true
+}
+
+/// Reduce `elems` elements of `src` into `dst` (the fake device's reduce kernel).
+///
+/// # Safety
+/// Both hold `elems` elements of `T`.
+unsafe fn reduce_into<T: Elem, const OP: u8>(src: *const u8, dst: *mut u8, elems: usize) {
+    let (s, d) = (src as *const T, dst as *mut T);
+    for e in 0..elems {
+        // SAFETY: the caller's promise.
+        unsafe { d.add(e).write(combine::<T, OP>(d.add(e).read(), s.add(e).read())) };
+    }
 }
 
 /// The task an op came from, as the plan prints it.
