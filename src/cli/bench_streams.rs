@@ -103,9 +103,10 @@ pub fn run(
                 Err(e) => Err(format!("{} could not be searched ({e})", h.plan.machine)),
             };
             let note = format!(
-                "predicted: topo algo cost of `topo algo make {} --algo {}` (the same data movement) for {label} (ranks ran as threads here)",
+                "predicted: topo algo cost of `topo algo make {} --algo {}` (the same data movement) for {label}{}",
                 program.header.coll,
-                algo.name()
+                algo.name(),
+                if h.exec == Exec::Device { "" } else { " (ranks ran as threads here)" }
             );
             (predicted, note)
         }
@@ -125,6 +126,14 @@ pub fn run(
 /// order, reduce-scatter then allgather), so `topo algo cost` of it is the plan's
 /// prediction. The notifies and handshakes HCCL adds are not costed.
 fn program_of(h: &StreamsHost) -> Result<(crate::algo::Program, MakeAlgo), String> {
+    // Across nodes the plan's level 1 moves node shares over the network, which no
+    // single-level program of the same ranks does: no prediction rather than a wrong one.
+    if h.plan.nodes > 1 {
+        return Err(format!(
+            "the plan spans {} nodes, and topo algo make has no program of its two levels",
+            h.plan.nodes
+        ));
+    }
     let level0 = h.plan.levels.iter().find(|c| c.level == 0).map(|c| c.algo);
     let algo = match level0 {
         Some(plan::Algo::Mesh) => MakeAlgo::Mesh,
