@@ -281,7 +281,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__compare)
-            opts="-b -e -f -h -V --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version"
+            opts="-b -e -f -h -V --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -339,6 +339,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mnnvl-cliques)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -347,7 +351,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__cost)
-            opts="-b -e -f -h -V --algo --channels --instances --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version"
+            opts="-r -b -e -f -h -V --algo --channels --instances --proto --runtime --minbytes --maxbytes --stepfactor --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -369,6 +373,10 @@ _topo() {
                     COMPREPLY=($(compgen -W "Simple LL LL128" -- "${cur}"))
                     return 0
                     ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --runtime)
                     COMPREPLY=($(compgen -W "executor rccl legacy" -- "${cur}"))
                     return 0
@@ -414,6 +422,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -537,7 +549,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__make)
-            opts="-o -h -V --algo --ngpus --channels --instances --proto --runtime --min-bytes --max-bytes --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version allreduce allgather reducescatter alltoall broadcast"
+            opts="-r -o -h -V --algo --ngpus --channels --instances --proto --runtime --min-bytes --max-bytes --output --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --help --version allreduce allgather reducescatter alltoall broadcast reduce"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -561,6 +573,10 @@ _topo() {
                     ;;
                 --proto)
                     COMPREPLY=($(compgen -W "Simple LL LL128" -- "${cur}"))
+                    return 0
+                    ;;
+                -r)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --runtime)
@@ -603,6 +619,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mnnvl-cliques)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -611,7 +631,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__plan)
-            opts="-h -V --algo --size --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --help --version allgather reducescatter allreduce"
+            opts="-h -V --algo --size --json --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --help --version allgather reducescatter allreduce"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -645,6 +665,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mnnvl-cliques)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -653,7 +677,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__algo__subcmd__show)
-            opts="-h -V --runtime --json --dot --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --color --help --version"
+            opts="-h -V --runtime --json --dot --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -683,6 +707,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mnnvl-cliques)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -695,7 +723,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__analyze)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --json --color --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -718,6 +746,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -747,7 +779,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__allgather)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -882,6 +914,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -905,7 +941,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__allreduce)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1040,6 +1076,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1059,7 +1099,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__alltoall)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1194,6 +1234,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1217,7 +1261,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__broadcast)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1352,6 +1396,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1487,7 +1535,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__reduce)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1622,6 +1670,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1645,7 +1697,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__bench__subcmd__reducescatter)
-            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --algo --streams --help --version"
+            opts="-b -e -i -f -n -w -c -d -o -g -J -r -h -V --minbytes --maxbytes --stepbytes --stepfactor --iters --warmup_iters --check --datatype --op --ngpus --output_file --backend --channels --graph-file --transport --slot-bytes --in-place --out-of-place --compile-only --arch --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --algo --streams --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1780,6 +1832,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2357,7 +2413,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__paths)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --json --explain --color --dot --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --json --explain --color --dot --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2380,6 +2436,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2395,7 +2455,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__search)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --xml --json --dot --channel --graph --rank --graph-file --color --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --xml --json --dot --channel --graph --rank --graph-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2418,6 +2478,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2449,7 +2513,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__show)
-            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --xml --json --color --help --version"
+            opts="-h -V --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --xml --json --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2475,6 +2539,10 @@ _topo() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --mnnvl-cliques)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2487,7 +2555,7 @@ _topo() {
             return 0
             ;;
         topo__subcmd__tune)
-            opts="-d -o -b -e -f -i -h -V --datatype --op --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --minbytes --maxbytes --stepfactor --stepbytes --table --json --color --help --version broadcast reduce allgather reducescatter allreduce alltoall sendrecv"
+            opts="-d -o -b -e -f -i -h -V --datatype --op --topo --fixture --root --nvml-fake --nodes --no-p2p-support --no-nic-fusion --collnet --no-nvls --mnnvl --mnnvl-cliques --mnnvl-one-domain --minbytes --maxbytes --stepfactor --stepbytes --table --json --color --help --version broadcast reduce allgather reducescatter allreduce alltoall sendrecv"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2526,6 +2594,10 @@ _topo() {
                     return 0
                     ;;
                 --nodes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --mnnvl-cliques)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
