@@ -255,6 +255,13 @@ fn agreement(xml: &topo::xml::Xml, label: &str, nodes: usize, algo: Algo) -> Res
         }
         let model = topo::tune::Model::new(&an, &graphs).map_err(|e| e.to_string())?;
         let fabric = Fabric::new(&an, &model).map_err(|e| e.to_string())?;
+        // NCCL's rings run over the NICs their graph names; the runtime would connect
+        // the same program through each GPU's own NIC (or a PXN relay's), which is
+        // other data movement where a ring leaves a GPU through a NIC not its own.
+        let fabric = match algo {
+            Algo::Nccl => fabric.with_ring_graph(&graphs.ring).unwrap_or(fabric),
+            _ => fabric,
+        };
         let make_opts = Options {
             coll: Collective::AllReduce,
             algo,
@@ -337,9 +344,12 @@ fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_builtin_machine() {
 }
 
 /// The same on every shared machine (the real dumps, the synthetic Grace nodes and the
-/// multi-node NVLink trays), at 1 node and 2 where it has NICs. Two jobs of two nodes
-/// are known to disagree by 2x, both Blackwell NVSwitch machines, where the program's
-/// time is twice NCCL's Ring/Simple: the cause is not found yet.
+/// multi-node NVLink trays), at 1 node and 2 where it has NICs, every job within 20%.
+/// NCCL's rings are costed over the NICs their ring graph names: on a machine where a
+/// ring leaves a GPU through a NIC that is not the GPU's own (nccl/modal-b200-vm.xml x2:
+/// rings 0 and 1 both leave GPU 7 for the NICs of the other socket), the runtime would
+/// send the same program through the GPU's own NIC, other data movement (`topo algo
+/// cost --algo nccl` says so).
 ///
 /// About 20 s in a debug build on a loaded 2-core box: CI runs it with `cargo test
 /// --release --test algo_cost -- --ignored`.
@@ -359,7 +369,7 @@ fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_shared_machine() {
         let (xml, _) = topo::xml::parse(&std::fs::read_to_string(&f).unwrap(), Some(&f)).unwrap();
         jobs_of(xml, label, &mut jobs);
     }
-    assert!(within_20_percent(&jobs, &["nccl/modal-b200-vm.xml x2", "synthetic/grace-00.xml x2"]) >= 40);
+    assert!(within_20_percent(&jobs, &[]) >= 40);
 }
 
 /// `nccl-tree`'s allreduce (NCCL's trees, reduced up and broadcast down in eight pieces
