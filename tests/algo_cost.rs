@@ -414,7 +414,29 @@ fn a_host_split_into_domains_is_costed() {
         .clone();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().next().unwrap().contains("1 node x 4 GPUs (2 trimming domains a node"), "{text}");
-    for algo in ["[1] ring:", "[6] nccl:", "[7] nccl-tree:"] {
+    for algo in ["[1] ring:", "[6] hierarchical:", "[7] nccl:", "[8] nccl-tree:"] {
         assert!(text.contains(algo), "{algo}: {text}");
     }
+}
+
+/// On a host that trimming splits into domains, `hierarchical` runs over NCCL's nodes,
+/// the domains (2 x 2 on fixtures/pcie/split-domains.xml): made on one host, it passes
+/// `topo algo check`, and its inter-node phase joins GPU 0 of each domain (ranks 0 and 2).
+#[test]
+fn hierarchical_is_made_by_nccls_domains_on_a_split_host() {
+    let split = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pcie/split-domains.xml");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hier.xml");
+    topo()
+        .args(["algo", "make", "allreduce", "--algo", "hierarchical", "--topo"])
+        .arg(&split)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(r#"ngpus="4""#), "{text}");
+    let gpu0 = &text[text.find(r#"<gpu id="0""#).unwrap()..text.find(r#"<gpu id="1""#).unwrap()];
+    assert!(gpu0.contains(r#"send="2""#) && gpu0.contains(r#"recv="2""#), "{gpu0}");
+    topo().args(["algo", "check"]).arg(&out).assert().success();
 }
