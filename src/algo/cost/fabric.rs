@@ -335,7 +335,11 @@ impl Fabric {
         let gpus = sys.list(NodeType::Gpu);
         let peer_dev =
             self.doms[pd].sys.gpu_by_rank(peer as i32).map(|i| self.doms[pd].sys.list(NodeType::Gpu)[i].gpu_dev());
-        let Some(twin) = gpus.iter().find(|x| Some(x.gpu_dev()) == peer_dev) else {
+        // On the sender's own system (a fused MNNVL system holds every tray's GPUs).
+        let here = crate::model::system::id_system(gpus[me].id);
+        let Some(twin) =
+            gpus.iter().find(|x| crate::model::system::id_system(x.id) == here && Some(x.gpu_dev()) == peer_dev)
+        else {
             return Some((own, None));
         };
         let Some(net) = local_net(sys, p, twin.gpu_rank(), chan as usize) else {
