@@ -376,7 +376,8 @@ fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_shared_machine() {
 /// a channel) costed at 1 GiB against the tuning model's Tree/Simple: within a factor of
 /// three on every built-in machine (0.8 to 1.1 but for gh200 on 2 nodes, 0.4: two
 /// single-GPU nodes, where NCCL's tree model takes the network at its tree share and
-/// the replay runs both halves of the double binary tree over two NICs at once). The
+/// the replay runs both halves of the double binary tree over two NICs at once; and
+/// dgx1-v100 on 2 nodes, 1.5: the runtime's PXN relays share the chain's NVLinks). The
 /// two models price the tree differently (NCCL's tree bandwidth is one number a channel
 /// with fixed shares; the replay pipelines the pieces through every hop of the chain),
 /// so the bar is looser than the ring's.
