@@ -256,6 +256,13 @@ fn agreement(xml: &topo::xml::Xml, label: &str, nodes: usize, algo: Algo) -> Res
         }
         let model = topo::tune::Model::new(&an, &graphs).map_err(|e| e.to_string())?;
         let fabric = Fabric::new(&an, &model).map_err(|e| e.to_string())?;
+        // NCCL's rings run over the NICs their graph names; the runtime would connect
+        // the same program through each GPU's own NIC (or a PXN relay's), which is
+        // other data movement where a ring leaves a GPU through a NIC not its own.
+        let fabric = match algo {
+            Algo::Nccl => fabric.with_ring_graph(&graphs.ring).unwrap_or(fabric),
+            _ => fabric,
+        };
         let make_opts = Options {
             coll: Collective::AllReduce,
             algo,
@@ -339,9 +346,12 @@ fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_builtin_machine() {
 }
 
 /// The same on every shared machine (the real dumps, the synthetic Grace nodes and the
-/// multi-node NVLink trays), at 1 node and 2 where it has NICs. Two jobs of two nodes
-/// are known to disagree by 2x, both Blackwell NVSwitch machines, where the program's
-/// time is twice NCCL's Ring/Simple: the cause is not found yet.
+/// multi-node NVLink trays), at 1 node and 2 where it has NICs, every job within 20%.
+/// NCCL's rings are costed over the NICs their ring graph names: on a machine where a
+/// ring leaves a GPU through a NIC that is not the GPU's own (nccl/modal-b200-vm.xml x2:
+/// rings 0 and 1 both leave GPU 7 for the NICs of the other socket), the runtime would
+/// send the same program through the GPU's own NIC, other data movement (`topo algo
+/// cost --algo nccl` says so).
 ///
 /// About 20 s in a debug build on a loaded 2-core box: CI runs it with `cargo test
 /// --release --test algo_cost -- --ignored`.
@@ -361,14 +371,15 @@ fn nccl_rings_cost_within_20_percent_of_ring_simple_on_every_shared_machine() {
         let (xml, _) = topo::xml::parse(&std::fs::read_to_string(&f).unwrap(), Some(&f)).unwrap();
         jobs_of(xml, label, &mut jobs);
     }
-    assert!(within_20_percent(&jobs, &["nccl/modal-b200-vm.xml x2", "synthetic/grace-00.xml x2"]) >= 40);
+    assert!(within_20_percent(&jobs, &[]) >= 40);
 }
 
 /// `nccl-tree`'s allreduce (NCCL's trees, reduced up and broadcast down in eight pieces
 /// a channel) costed at 1 GiB against the tuning model's Tree/Simple: within a factor of
 /// three on every built-in machine (0.8 to 1.1 but for gh200 on 2 nodes, 0.4: two
 /// single-GPU nodes, where NCCL's tree model takes the network at its tree share and
-/// the replay runs both halves of the double binary tree over two NICs at once). The
+/// the replay runs both halves of the double binary tree over two NICs at once; and
+/// dgx1-v100 on 2 nodes, 1.5: the runtime's PXN relays share the chain's NVLinks). The
 /// two models price the tree differently (NCCL's tree bandwidth is one number a channel
 /// with fixed shares; the replay pipelines the pieces through every hop of the chain),
 /// so the bar is looser than the ring's.
@@ -406,7 +417,29 @@ fn a_host_split_into_domains_is_costed() {
         .clone();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().next().unwrap().contains("1 node x 4 GPUs (2 trimming domains a node"), "{text}");
-    for algo in ["[1] ring:", "[6] nccl:", "[7] nccl-tree:"] {
+    for algo in ["[1] ring:", "[6] hierarchical:", "[7] nccl:", "[8] nccl-tree:"] {
         assert!(text.contains(algo), "{algo}: {text}");
     }
+}
+
+/// On a host that trimming splits into domains, `hierarchical` runs over NCCL's nodes,
+/// the domains (2 x 2 on fixtures/pcie/split-domains.xml): made on one host, it passes
+/// `topo algo check`, and its inter-node phase joins GPU 0 of each domain (ranks 0 and 2).
+#[test]
+fn hierarchical_is_made_by_nccls_domains_on_a_split_host() {
+    let split = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pcie/split-domains.xml");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hier.xml");
+    topo()
+        .args(["algo", "make", "allreduce", "--algo", "hierarchical", "--topo"])
+        .arg(&split)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(r#"ngpus="4""#), "{text}");
+    let gpu0 = &text[text.find(r#"<gpu id="0""#).unwrap()..text.find(r#"<gpu id="1""#).unwrap()];
+    assert!(gpu0.contains(r#"send="2""#) && gpu0.contains(r#"recv="2""#), "{gpu0}");
+    topo().args(["algo", "check"]).arg(&out).assert().success();
 }

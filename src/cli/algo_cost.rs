@@ -101,9 +101,20 @@ fn load(path: &Path, runtime: crate::algo::Runtime, ctx: &mut Ctx) -> Result<Pro
     Ok(program)
 }
 
+/// The machine a program is costed on.
+struct Machine {
+    fabric: Fabric,
+    model: Model,
+    /// The job (NCCL's rings and trees with it, for programs to make).
+    shape: Shape,
+    /// The fabric with NCCL's own ring channels' NICs, where they can differ from the
+    /// runtime's (a job across nodes of one domain).
+    nccl_rings: Option<Fabric>,
+}
+
 /// The machine: fabric, tuning model and, for programs to make, the job (NCCL's rings
 /// with it).
-fn machine(input: &InputArgs, m: &ModelArgs, job: bool, ctx: &mut Ctx) -> Result<(Fabric, Model, Shape), Error> {
+fn machine(input: &InputArgs, m: &ModelArgs, job: bool, ctx: &mut Ctx) -> Result<Machine, Error> {
     let (_, an) = super::analyze_input(input, m, ctx)?;
     let so = super::search_options(&an, ctx)?;
     let (graphs, _) = super::search_with_progress(&an, &so, ctx)?;
@@ -112,7 +123,30 @@ fn machine(input: &InputArgs, m: &ModelArgs, job: bool, ctx: &mut Ctx) -> Result
         ctx.warn(w)?;
     }
     let shape = if job { make::machine::shape_with(&an, &graphs)? } else { make::machine::shape(&an, false)? };
-    Ok((Fabric::new(&an, &model)?, model, shape))
+    let fabric = Fabric::new(&an, &model)?;
+    let nccl_rings = fabric.with_ring_graph(&graphs.ring);
+    Ok(Machine { fabric, model, shape, nccl_rings })
+}
+
+/// For `nccl`: where NCCL's own ring channels, which take the NICs their graph names,
+/// would cost more than 1% apart from the program as the runtime connects it (each
+/// GPU's own NIC for the channel, or a PXN relay's), one line saying so at the largest
+/// size.
+fn nccl_rings_note(p: &Program, runtime: crate::algo::Runtime, m: &Machine, c: &Costed) -> Option<String> {
+    let rings = m.nccl_rings.as_ref()?;
+    let last = c.rows.last()?;
+    let own = cost::cost(p, runtime, rings, &[last.bytes]).ok()?;
+    let t = own.rows.first()?.time_us;
+    ((t - last.time_us).abs() > 0.01 * last.time_us).then(|| {
+        format!(
+            "at {} bytes NCCL's own rings cost {t:.0} us here, the program {:.0} us: NCCL's channels take the NICs \
+             their ring graph names (graph->inter), while {} connects the program's peers with no graph, each GPU \
+             through its own NIC for the channel or a PXN relay's (ncclTopoGetNetDev)",
+            last.bytes,
+            last.time_us,
+            runtime.long_name()
+        )
+    })
 }
 
 /// The collective a command names instead of a program file, if it does.
@@ -144,12 +178,12 @@ pub fn run_cost(a: &CostArgs, ctx: &mut Ctx) -> Result<i32, Error> {
     let sizes = sizes(&a.sizes)?;
     let coll = named_collective(&a.program);
     let shaped = a.shape.channels.is_some() || a.shape.instances != 1 || a.shape.proto.protocol() != Protocol::Simple;
-    let (p, file, fabric, model) = match (coll, &a.algo) {
+    let (p, file, made, m) = match (coll, &a.algo) {
         (Some(coll), Some(algo)) => {
             let algo = algorithm(algo)?;
-            let (fabric, model, shape) = machine(&a.input, &a.model, true, ctx)?;
-            let opts = super::algo_make::options(coll, algo, runtime, &a.shape, &shape, ctx)?;
-            (make::make(&opts, &shape).map_err(Error::Usage)?, algo.name().to_string(), fabric, model)
+            let m = machine(&a.input, &a.model, true, ctx)?;
+            let opts = super::algo_make::options(coll, algo, runtime, &a.shape, &m.shape, ctx)?;
+            (make::make(&opts, &m.shape).map_err(Error::Usage)?, algo.name().to_string(), Some(algo), m)
         }
         (Some(coll), None) => {
             return Err(Error::Usage(format!(
@@ -166,15 +200,20 @@ pub fn run_cost(a: &CostArgs, ctx: &mut Ctx) -> Result<i32, Error> {
         }
         (None, None) => {
             let p = load(&a.program, runtime, ctx)?;
-            let (fabric, model, _) = machine(&a.input, &a.model, false, ctx)?;
-            (p, a.program.display().to_string(), fabric, model)
+            let m = machine(&a.input, &a.model, false, ctx)?;
+            (p, a.program.display().to_string(), None, m)
         }
     };
-    let c = cost_program(&p, runtime, &fabric, &model, &sizes, &file)?;
+    let c = cost_program(&p, runtime, &m.fabric, &m.model, &sizes, &file)?;
+    if made == Some(Algo::Nccl)
+        && let Some(note) = nccl_rings_note(&p, runtime, &m, &c)
+    {
+        ctx.note(&note)?;
+    }
     let text = if a.json {
-        render::algo_cost::cost_json(&file, &fabric, &c)
+        render::algo_cost::cost_json(&file, &m.fabric, &c)
     } else {
-        render::algo_cost::cost_text(&file, &fabric, &c)
+        render::algo_cost::cost_text(&file, &m.fabric, &c)
     };
     ctx.print(&text)?;
     Ok(0)
@@ -209,7 +248,7 @@ pub fn run_compare(a: &CompareArgs, ctx: &mut Ctx) -> Result<i32, Error> {
             p.header.coll, programs[0].0
         )));
     }
-    let (fabric, model, _) = machine(&a.input, &a.model, false, ctx)?;
+    let Machine { fabric, model, .. } = machine(&a.input, &a.model, false, ctx)?;
     let mut costed = Vec::new();
     let mut names = Vec::new();
     for (f, p) in &programs {
@@ -228,7 +267,7 @@ fn compare_made(
     ctx: &mut Ctx,
 ) -> Result<i32, Error> {
     let runtime = a.runtime.runtime();
-    let (fabric, model, shape) = machine(&a.input, &a.model, true, ctx)?;
+    let Machine { fabric, model, shape, .. } = machine(&a.input, &a.model, true, ctx)?;
     let mut costed = Vec::new();
     let mut names = Vec::new();
     for (algo, made) in make::machine::every(coll, &shape, runtime, a.proto.protocol()) {

@@ -4,9 +4,14 @@
 //!
 //! Ranks are placed as `algo show` places them: rank r is GPU r % G of node r / G, all
 //! nodes alike. Inside a node a connection follows NCCL's path between the two GPUs;
-//! between nodes it leaves through the NIC NCCL gives the sender for the program's
-//! channel, crosses the network (assumed non-blocking) and enters through the
-//! receiver's NIC for that channel.
+//! between nodes it leaves through the sender's NIC for the channel, crosses the
+//! network (assumed non-blocking) and enters through the receiver's NIC for that
+//! channel. Which NICs those are depends on who set the connection up ([`Nics`]): an
+//! MSCCL runtime connects a program's peers with no graph, and NCCL's rule for that
+//! (`ncclTopoGetNetDev` without a graph) gives each GPU its own NIC for the channel, or
+//! the NIC of the receiver's device through a relay GPU (PXN); NCCL's own ring
+//! channels take the NICs their ring graph names (`graph->inter`). The two differ
+//! where a ring leaves a GPU through a NIC that is not that GPU's own.
 //!
 //! Where trimming splits a host into domains (GPUs with no path to each other but
 //! through the network: NCCL trims each rank's system to what it reaches without the
@@ -55,6 +60,26 @@ pub struct Route {
     pub cap_gbs: [f64; 3],
 }
 
+/// Which NICs a connection between nodes goes through.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Nics {
+    /// As an MSCCL runtime sets a program's connections up (msccl-executor-nccl and
+    /// RCCL connect with no graph): `ncclTopoGetNetDev`'s rule without a graph. The
+    /// receiver takes its own NIC for the channel (`ncclTopoGetLocalNet`); the sender
+    /// takes the NIC of the local GPU with the receiver's device number for the channel
+    /// when the GPU that NIC belongs to can relay for it (NVLink to the sender, PXB or
+    /// better to the NIC, GPUDirect RDMA where the release asks: PXN), else its own.
+    #[default]
+    Runtime,
+    /// As NCCL's own ring channels: channel c uses the ring graph's channel c modulo the
+    /// graph's channels, the channel's first GPU its in NIC, every other GPU its out NIC
+    /// (`graph->inter`), relayed where the GPU's path to that NIC is a PXN path.
+    RingGraph {
+        /// Per graph channel: the first GPU's rank, and the (in, out) NET indices.
+        channels: Vec<(i32, usize, usize)>,
+    },
+}
+
 /// The costing view of an analysed machine and its tuning model.
 #[derive(Debug, Clone)]
 pub struct Fabric {
@@ -73,6 +98,8 @@ pub struct Fabric {
     /// The job spans NCCL nodes (hosts, or domains of one host).
     multi: bool,
     params: crate::model::paths::Params,
+    /// Who picks the NICs of connections between nodes.
+    pub nics: Nics,
     /// Base latency (µs) once per collective, by protocol (NCCL's ring values).
     pub base_us: [f64; 3],
     /// Per-hop latency (µs) by hardware class (NVLink, PCI, network) and protocol.
@@ -190,6 +217,7 @@ impl Fabric {
             dom_of,
             multi: c.n_nodes > 1,
             params: an.params.clone(),
+            nics: Nics::Runtime,
             base_us: t.base_latency[ring],
             hw_us,
             ring_intra_gbs: f64::from(g.bw_intra),
@@ -250,13 +278,19 @@ impl Fabric {
             let per_tb = if self.ring_intra_gbs > 0.0 { self.ring_intra_gbs } else { bw };
             return Ok(Route { links, ty: ty.name(), alpha_us, cap_gbs: self.caps(per_tb) });
         }
-        let nic = |local: usize, d: usize| {
-            crate::model::paths::local_net(&self.doms[d].sys, &self.params, local as i32, chan as usize)
-                .map(|i| NodeRef::new(NodeType::Net, i))
-                .ok_or_else(|| format!("rank {local}'s node has no NIC for a connection across nodes"))
+        let none = |local: usize| format!("rank {local}'s node has no NIC for a connection across nodes");
+        let (na, relay) = self.send_nic(from % g, df, to % g, dt, chan).ok_or_else(|| none(from % g))?;
+        let nb = self.recv_nic(to % g, dt, chan).ok_or_else(|| none(to % g))?;
+        let (na, nb) = (NodeRef::new(NodeType::Net, na), NodeRef::new(NodeType::Net, nb));
+        let bw1 = match relay {
+            // PXN: over NVLink into the relay GPU's memory, which the NIC reads.
+            Some(r) => {
+                let r = NodeRef::new(NodeType::Gpu, r);
+                let (bw0, _) = self.hops(nf, df, a, r, &mut links);
+                bw0.min(self.hops(nf, df, r, na, &mut links).0)
+            }
+            None => self.hops(nf, df, a, na, &mut links).0,
         };
-        let (na, nb) = (nic(from % g, df)?, nic(to % g, dt)?);
-        let (bw1, _) = self.hops(nf, df, a, na, &mut links);
         let (bw2, _) = self.hops(nt, dt, nb, b, &mut links);
         let mut alpha_us = self.hw_us[HW_NET];
         for (p, a) in alpha_us.iter_mut().enumerate() {
@@ -264,6 +298,91 @@ impl Fabric {
         }
         let per_tb = if self.ring_inter_gbs > 0.0 { self.ring_inter_gbs } else { bw1.min(bw2) };
         Ok(Route { links, ty: "NET", alpha_us, cap_gbs: self.caps(per_tb) })
+    }
+
+    /// The NET index a receiver of node rank `local` (domain `d`) takes on `chan`.
+    fn recv_nic(&self, local: usize, d: usize, chan: u32) -> Option<usize> {
+        let sys = &self.doms[d].sys;
+        match &self.nics {
+            Nics::RingGraph { channels } if !channels.is_empty() && self.doms.len() == 1 => {
+                let (first, inn, out) = channels[chan as usize % channels.len()];
+                Some(if first == local as i32 { inn } else { out })
+            }
+            // The receiver asks for its own device's NIC (and relays nothing).
+            _ => crate::model::paths::local_net(sys, &self.params, local as i32, chan as usize),
+        }
+    }
+
+    /// The NET index a sender of node rank `local` (domain `d`) takes on `chan` to
+    /// node rank `peer` (domain `pd`), and the GPU (index) that relays for it (PXN).
+    fn send_nic(&self, local: usize, d: usize, peer: usize, pd: usize, chan: u32) -> Option<(usize, Option<usize>)> {
+        use crate::model::paths::{check_gdr, local_gpu_of_net, local_net};
+        let sys = &self.doms[d].sys;
+        let p = &self.params;
+        if let Nics::RingGraph { .. } = self.nics
+            && self.doms.len() == 1
+        {
+            // The path to the graph's NIC is NCCL's, through a relay where it is PXN.
+            return self.recv_nic(local, d, chan).map(|n| (n, None));
+        }
+        let own = local_net(sys, p, local as i32, chan as usize)?;
+        if p.env.pxn_disable {
+            return Some((own, None));
+        }
+        // The local GPU with the peer's device number, its NIC for the channel, and the
+        // GPU that NIC belongs to.
+        let me = sys.gpu_by_rank(local as i32)?;
+        let gpus = sys.list(NodeType::Gpu);
+        let peer_dev =
+            self.doms[pd].sys.gpu_by_rank(peer as i32).map(|i| self.doms[pd].sys.list(NodeType::Gpu)[i].gpu_dev());
+        // On the sender's own system (a fused MNNVL system holds every tray's GPUs).
+        let here = crate::model::system::id_system(gpus[me].id);
+        let Some(twin) =
+            gpus.iter().find(|x| crate::model::system::id_system(x.id) == here && Some(x.gpu_dev()) == peer_dev)
+        else {
+            return Some((own, None));
+        };
+        let Some(net) = local_net(sys, p, twin.gpu_rank(), chan as usize) else {
+            return Some((own, None));
+        };
+        let Some(relay) = local_gpu_of_net(sys, p, net) else {
+            return Some((own, None));
+        };
+        let order = p.release.p2c_after_pxn();
+        let pxn_ty = if p.env.pxn_c2c { PathType::P2c } else { PathType::Pxb };
+        let r = &gpus[relay];
+        let gdr = !p.release.pxn_needs_gdr()
+            || check_gdr(sys, p, r.gpu_rank(), net, false).0 != crate::model::GdrMode::Disabled;
+        if r.paths[NodeType::Gpu as usize][me].ty <= PathType::Nvl
+            && r.paths[NodeType::Net as usize][net].ty.rank(order) <= pxn_ty.rank(order)
+            && gdr
+        {
+            return Some((net, (relay != me).then_some(relay)));
+        }
+        Some((own, None))
+    }
+
+    /// The same fabric with NCCL's own ring channels' NICs ([`Nics::RingGraph`]), for
+    /// costing the data movement NCCL itself does over its rings; `None` where the job
+    /// has one node, a host split into domains (each has its own graph) or a ring
+    /// graph without NICs.
+    pub fn with_ring_graph(&self, ring: &crate::search::Graph) -> Option<Fabric> {
+        if !self.multi || self.doms.len() != 1 || ring.n_channels <= 0 {
+            return None;
+        }
+        let sys = &self.doms[0].sys;
+        let nets = sys.list(NodeType::Net);
+        let index = |id: Option<i64>| id.and_then(|id| nets.iter().position(|n| n.id == id));
+        // `intra` holds room for every channel NCCL can have, the GPUs of the system each.
+        let ngpus = sys.count(NodeType::Gpu);
+        let mut channels = Vec::new();
+        for c in 0..ring.n_channels as usize {
+            let first = *ring.intra.get(c * ngpus)?;
+            let inn = index(*ring.inter.get(2 * c)?)?;
+            let out = index(*ring.inter.get(2 * c + 1)?)?;
+            channels.push((first, inn, out));
+        }
+        Some(Fabric { nics: Nics::RingGraph { channels }, ..self.clone() })
     }
 
     /// One thread block's payload rate per protocol from its Simple rate: LL at half,

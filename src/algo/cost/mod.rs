@@ -238,13 +238,17 @@ pub fn beside_nccl(c: &mut Costed, model: &Model) {
 fn binding(prep: &timed::Prepared, fabric: &Fabric, t: &timed::Timing, time_us: f64, pi: usize) -> Binding {
     let eff = fabric::EFFICIENCY[pi];
     let link_time = |l: usize| t.link_bytes[l] / (eff * fabric.resources[l].bw_gbs * 1e3);
-    let busiest_link = (0..t.link_bytes.len()).map(link_time).fold(0.0, f64::max);
+    let top = (0..t.link_bytes.len()).map(|l| (l, link_time(l))).max_by(|a, b| a.1.total_cmp(&b.1));
+    let busiest_link = top.map_or(0.0, |(_, us)| us);
     if busiest_link.max(t.busiest_block_us) < 0.5 * time_us {
         return Binding::Chain;
     }
-    let top = (0..t.link_limited_us.len()).max_by(|&a, &b| t.link_limited_us[a].total_cmp(&t.link_limited_us[b]));
+    // The busiest link (its bytes at its bandwidth) against the longest any one thread
+    // block spent sending at its own rate: whichever takes longer holds the program up.
+    // Summing the block-rate time over every block would weigh each block's slices
+    // against one link's, and name the block rate wherever many blocks run.
     match top {
-        Some(l) if t.link_limited_us[l] > t.cap_limited_us => {
+        Some((l, us)) if us >= t.block_rate_us => {
             let connections = prep
                 .conns_on(l as u32)
                 .into_iter()

@@ -96,3 +96,43 @@ fn a_host_split_into_domains_costs_each_domain_and_the_network_between() {
     let ratio = r.time_us / r.nccl.as_ref().and_then(|n| n.ring_simple_us).unwrap();
     assert!((0.8..=1.2).contains(&ratio), "{ratio}: {}", r.bottleneck);
 }
+
+/// The NIC-side link of a route between nodes: the first `-NET->` hop's resource.
+fn out_nic(f: &Fabric, from: u32, to: u32, chan: u32) -> String {
+    let r = f.route(from, to, chan).unwrap();
+    r.links.iter().map(|&l| f.resources[l as usize].name.clone()).find(|n| n.contains("-NET->")).unwrap()
+}
+
+/// As the runtime connects a program (no graph), a sender reaches the receiver's
+/// device's NIC through a relay GPU where one can relay (PXN): on two DGX H100s, GPU 7
+/// sends to rank 8 (device 0) over NVLink into GPU 0 and out of GPU 0's NIC, the NIC
+/// rank 0 itself uses; to rank 15 (device 7) through its own.
+#[test]
+fn a_sender_reaches_the_receivers_device_nic_through_a_pxn_relay() {
+    let (f, _, _) = machine("dgx-h100", 2);
+    assert_eq!(f.nics, fabric::Nics::Runtime);
+    assert_eq!(out_nic(&f, 7, 8, 0), out_nic(&f, 0, 8, 0));
+    assert_ne!(out_nic(&f, 7, 8, 0), out_nic(&f, 7, 15, 0));
+    let r = f.route(7, 8, 0).unwrap();
+    assert!(f.resources[r.links[0] as usize].name.contains("GPU"), "{}", f.resources[r.links[0] as usize].name);
+    assert!(r.links.iter().any(|&l| f.resources[l as usize].name.contains("-NVL->")), "the relay is over NVLink");
+}
+
+/// NCCL's own ring channels take the NICs their graph names: one node has none to take.
+#[test]
+fn nccl_ring_nics_need_a_job_across_nodes() {
+    for nodes in [1, 2] {
+        let (xml, _) = crate::fixtures::get("dgx-h100").unwrap().load().unwrap();
+        let opts = crate::model::Options { nodes, ..Default::default() };
+        let an = crate::model::analyze(&xml, "dgx-h100", &opts).unwrap();
+        let (graphs, _) = crate::search::run(&an, &crate::search::SearchOptions::from_analysis(&an)).unwrap();
+        let f = Fabric::new(&an, &Model::new(&an, &graphs).unwrap()).unwrap();
+        let rings = f.with_ring_graph(&graphs.ring);
+        assert_eq!(rings.is_some(), nodes == 2, "{nodes} nodes");
+        if let Some(r) = rings {
+            assert!(
+                matches!(r.nics, fabric::Nics::RingGraph { ref channels } if channels.len() == graphs.ring.n_channels as usize)
+            );
+        }
+    }
+}

@@ -61,6 +61,9 @@ pub struct Timing {
     pub cap_limited_us: f64,
     /// The most transfer time one thread block spent (µs).
     pub busiest_block_us: f64,
+    /// The most time one thread block spent sending at its own rate, no link slower
+    /// (µs): how long the block rate alone holds the program up.
+    pub block_rate_us: f64,
     pub slices: u64,
 }
 
@@ -151,6 +154,8 @@ struct Block {
     sending: bool,
     receiving: bool,
     transfer_us: f64,
+    /// Of which at the block's own rate.
+    cap_us: f64,
 }
 
 /// The blocks, connections and routes of a program on a fabric: made once, run for
@@ -368,7 +373,10 @@ impl<'a> Prepared<'a> {
                         }
                         match limit {
                             Some(l) => link_limited_us[l as usize] += dur,
-                            None => cap_limited_us += dur,
+                            None => {
+                                cap_limited_us += dur;
+                                bl.cap_us += dur;
+                            }
                         }
                         bl.transfer_us += dur;
                         dur
@@ -440,6 +448,15 @@ impl<'a> Prepared<'a> {
             ));
         }
         let busiest_block_us = blocks.iter().map(|b| b.transfer_us).fold(0.0, f64::max);
-        Ok(Timing { span_us: now, link_bytes, link_limited_us, cap_limited_us, busiest_block_us, slices })
+        let block_rate_us = blocks.iter().map(|b| b.cap_us).fold(0.0, f64::max);
+        Ok(Timing {
+            span_us: now,
+            link_bytes,
+            link_limited_us,
+            cap_limited_us,
+            busiest_block_us,
+            block_rate_us,
+            slices,
+        })
     }
 }

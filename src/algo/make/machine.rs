@@ -19,9 +19,48 @@ pub fn shape(an: &Analysis, rings: bool) -> Result<Shape, Error> {
     shape_with(an, &graphs)
 }
 
-/// The job without NCCL's rings.
+/// The job without NCCL's rings: NCCL's nodes, which are the trimming domains of each
+/// host where trimming splits it (NCCL trims each rank's system to what it reaches
+/// without the network and counts every domain as a node), when the domains are blocks
+/// of consecutive ranks of one size (rank r is then GPU r % G of NCCL's node r / G, as
+/// for hosts); else the hosts.
 fn bare(an: &Analysis) -> Shape {
-    Shape { nodes: an.options.nodes as u32, gpus_per_node: an.host_gpus() as u32, rings: Vec::new(), trees: Vec::new() }
+    let host = an.host_gpus() as u32;
+    let hosts = an.options.nodes as u32;
+    let (nodes, gpus_per_node) = match domain_size(an) {
+        Some(g) if g > 0 && host.is_multiple_of(g) => (hosts * (host / g), g),
+        _ => (hosts, host),
+    };
+    Shape { nodes, gpus_per_node, rings: Vec::new(), trees: Vec::new() }
+}
+
+/// Where trimming splits a host, the GPUs of each domain when every domain is a block of
+/// consecutive ranks of that size; `None` otherwise (or where nothing was trimmed).
+fn domain_size(an: &Analysis) -> Option<u32> {
+    let ranks_of = |sys: &crate::model::System| -> Vec<i32> {
+        let mut r: Vec<i32> = sys.list(crate::model::NodeType::Gpu).iter().map(|g| g.gpu_rank()).collect();
+        r.sort_unstable();
+        r
+    };
+    if an.trimmed.is_empty() {
+        return None;
+    }
+    let mut blocks = vec![ranks_of(&an.system)];
+    let mut left = an.trimmed.clone();
+    left.sort_unstable();
+    while let Some(&first) = left.first() {
+        let (sys, _) = an.system_of_rank(first).ok()?;
+        let ranks = ranks_of(&sys);
+        left.retain(|r| *r != first && !ranks.contains(r));
+        blocks.push(ranks);
+    }
+    let g = blocks[0].len();
+    blocks.sort_unstable();
+    let consecutive = blocks
+        .iter()
+        .enumerate()
+        .all(|(k, b)| b.len() == g && b.iter().enumerate().all(|(i, &r)| usize::try_from(r).ok() == Some(k * g + i)));
+    consecutive.then_some(g as u32)
 }
 
 /// The job of an analysis with NCCL's rings and trees from graphs already searched.
