@@ -23,10 +23,14 @@ use topo::algo::make::{self, Algo, COLLECTIVES, Options, Shape};
 use topo::algo::program::{Collective, Mode, Protocol};
 use topo::bench::program::reference::validate;
 use topo::bench::program::sweep::param_count;
-use topo::bench::program::{Loaded, ProgramBackend, ProgramHost, load, reduces};
+use topo::bench::program::{ProgramBackend, ProgramHost, load, reduces};
 use topo::bench::{DataType, RedOp};
 
 mod common;
+#[path = "support/made.rs"]
+mod made;
+
+use made::{every_program, made, shape};
 
 fn programs(test: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/msccl");
@@ -84,55 +88,6 @@ fn every_valid_shared_program_runs_with_0_wrong() {
         ran += 1;
     }
     eprintln!("{ran} programs, {runs} validated runs, 0 wrong");
-}
-
-/// The job of `n` ranks for an algorithm: two nodes for `hierarchical` (which needs
-/// them), for `nccl` two rings as NCCL's search could give (in order, and backwards),
-/// and for `nccl-tree` two chains (rooted at rank 0, and at the last rank).
-fn shape(algo: Algo, n: u32) -> Option<Shape> {
-    let (nodes, per) = match algo {
-        Algo::Hierarchical if n.is_multiple_of(2) && n >= 4 => (2, n / 2),
-        Algo::Hierarchical => return None,
-        _ => (1, n),
-    };
-    let rings = if algo == Algo::Nccl {
-        vec![(0..n).collect(), std::iter::once(0).chain((1..n).rev()).collect()]
-    } else {
-        Vec::new()
-    };
-    let trees = if algo == Algo::NcclTree {
-        let n = n as i32;
-        vec![(0..n).map(|r| r - 1).collect(), (0..n).map(|r| if r + 1 == n { -1 } else { r + 1 }).collect()]
-    } else {
-        Vec::new()
-    };
-    Some(Shape { nodes, gpus_per_node: per, rings, trees })
-}
-
-/// Make, write and load the program as `topo bench --algo NAME` does.
-fn made(coll: Collective, algo: Algo, n: u32) -> Option<Loaded> {
-    let shape = shape(algo, n)?;
-    let runtime = Runtime::default();
-    let opts = Options { coll, algo, runtime, proto: Protocol::Simple, instances: 1, channels: None, root: 0 };
-    let what = format!("{coll} {} {n} ranks", algo.name());
-    let p = make::make(&opts, &shape).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let text = topo::algo::write::write(&p, runtime).unwrap_or_else(|| panic!("{what}: not written"));
-    Some(load(text.as_bytes(), &what).unwrap_or_else(|e| panic!("{what}: {e}")))
-}
-
-/// Every (collective, algorithm, ranks) make offers, 2 to 8 ranks.
-fn every_program() -> Vec<(Collective, Algo, u32)> {
-    let mut all = Vec::new();
-    for coll in COLLECTIVES {
-        for algo in Algo::ALL.into_iter().filter(|a| a.collectives().contains(&coll)) {
-            for n in 2..=8 {
-                if shape(algo, n).is_some() {
-                    all.push((coll, algo, n));
-                }
-            }
-        }
-    }
-    all
 }
 
 /// Validate one size (nccl-tests' bytes, cut to a count as the bench cuts it) in the

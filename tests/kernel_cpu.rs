@@ -9,6 +9,8 @@
 //! one the tests skip, visibly.
 
 mod common;
+#[path = "support/made.rs"]
+mod made;
 #[path = "kernel_cpu/msccl.rs"]
 mod msccl;
 #[path = "kernel_cpu/streams.rs"]

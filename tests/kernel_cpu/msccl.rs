@@ -1,6 +1,7 @@
 //! The program interpreter kernel (`kernels/msccl.cu`) on CPU threads: one OS thread per
 //! CUDA thread of one CUDA block per thread block, real FIFOs and flags wired as the
-//! CUDA backend wires them, over our own programs (`fixtures/msccl/`) and every real
+//! CUDA backend wires them, over our own programs (`fixtures/msccl/`), every program
+//! `topo algo make` makes (every collective x algorithm x 2 to 8 ranks) and every real
 //! program of `../shared/fixtures/msccl/` that `topo algo check` passes (skipped,
 //! visibly, when that folder is absent). Each run is validated against the
 //! collective's definition and held byte for byte against the host interpreter's
@@ -21,6 +22,7 @@ use topo::bench::proxy::FifoCtrl;
 use topo::bench::{DataType, RedOp};
 use topo::error::Error;
 
+use super::made::{every_program, made};
 use super::{Mem, library};
 
 type MsKernel = unsafe extern "C" fn(MsArgs);
@@ -316,6 +318,63 @@ fn our_programs_run_on_the_interpreter_kernel_with_0_wrong() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
     eprintln!("{ran} programs, {cases} cases on the kernel, 0 wrong, as the host interpreter");
+}
+
+/// Every program `topo algo make` makes (every collective x algorithm x 2 to 8 ranks,
+/// as `tests/bench_program.rs` makes them for the host interpreter) on the kernel: in
+/// every mode its header declares, an odd int8 count, an odd half count and a float
+/// size over several chunks a rank, the operators in turn over the programs (every
+/// type and operator at the smallest count is the ignored test below), each run
+/// validated and held byte for byte against the host interpreter.
+#[test]
+fn every_made_program_runs_on_the_interpreter_kernel_with_0_wrong() {
+    let Some(lib) = library("msccl::every_made_program_runs_on_the_interpreter_kernel_with_0_wrong") else {
+        return;
+    };
+    let (mut ran, mut cases, mut failed) = (0, 0, Vec::new());
+    for (k, (coll, algo, n)) in every_program().into_iter().enumerate() {
+        let loaded = made(coll, algo, n).expect("a program");
+        let name = format!("{coll} {} {n} ranks", algo.name());
+        let blocks: usize = loaded.program.gpus.iter().map(|g| g.tbs.len()).sum();
+        let unit = loaded.count_unit();
+        let modes = loaded.program.header.modes();
+        let ops: &[RedOp] = if reduces(coll) { &RedOp::ALL } else { &[RedOp::Sum] };
+        let mut h = ProgramHost::new(loaded.clone());
+        let mut kern = CpuInterp::new(lib, loaded, if blocks > 128 { 1 } else { 2 });
+        for (i, (dtype, bytes)) in
+            [(DataType::Int8, 37), (DataType::Half, 2 * 41), (DataType::Float, 24_000)].into_iter().enumerate()
+        {
+            let count = (bytes / dtype.size() / unit).max(1) * unit + unit * (i % 2);
+            let op = ops[(k + i) % ops.len()];
+            for &mode in &modes {
+                failed.extend(case(&mut kern, &mut h, &name, dtype, op, count, mode));
+                cases += 1;
+            }
+        }
+        ran += 1;
+    }
+    assert!(ran > 150, "{ran} programs");
+    assert!(failed.is_empty(), "{failed:#?}");
+    eprintln!("{ran} made programs, {cases} cases on the kernel, 0 wrong, as the host interpreter");
+}
+
+/// The same programs with every type and operator at the smallest count, and larger
+/// and odd sizes up to 1 MiB a rank (the sweep of the real programs above).
+#[test]
+#[ignore = "minutes: cargo test --release --test kernel_cpu -- --ignored msccl::every_made"]
+fn every_made_program_every_type_and_op_on_the_interpreter_kernel() {
+    let Some(lib) = library("msccl::every_made_program_every_type_and_op_on_the_interpreter_kernel") else {
+        return;
+    };
+    let (mut ran, mut cases, mut failed) = (0, 0, Vec::new());
+    for (coll, algo, n) in every_program() {
+        let name = format!("{coll} {} {n} ranks", algo.name());
+        let (c, f) = sweep(lib, &name, made(coll, algo, n).expect("a program"), 1 << 20);
+        (ran, cases) = (ran + 1, cases + c);
+        failed.extend(f);
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+    eprintln!("{ran} made programs, {cases} cases on the kernel, 0 wrong, as the host interpreter");
 }
 
 #[test]
