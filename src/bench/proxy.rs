@@ -83,11 +83,14 @@ impl CtrlPtr {
 }
 
 /// Proxy work for one host-staged edge: staging FIFO -> receiver FIFO. Slots are
-/// started as soon as they are filled and the receiver has room (up to [`FIFO_SLOTS`]
-/// in flight), and published, in order, once their move has finished.
+/// started as soon as they are filled and the receiver has room (up to `entries`, at
+/// most [`FIFO_SLOTS`], in flight), and published, in order, once their move has
+/// finished.
 pub struct StagedCopy<M: SlotMover> {
     src: CtrlPtr,
     dst: CtrlPtr,
+    /// Slots of both FIFOs: step `s` fills slot `s % entries`.
+    entries: u64,
     /// Slots whose move has started.
     started: u64,
     /// Slots moved and published to the receiver (and released to the sender).
@@ -99,7 +102,21 @@ impl<M: SlotMover> StagedCopy<M> {
     /// # Safety
     /// Both control blocks must stay alive while the proxy runs this connection.
     pub unsafe fn new(src: CtrlPtr, dst: CtrlPtr, mover: M) -> Self {
-        StagedCopy { src, dst, started: 0, moved: 0, mover }
+        StagedCopy { src, dst, entries: FIFO_SLOTS as u64, started: 0, moved: 0, mover }
+    }
+
+    /// An edge whose FIFOs hold `entries` slots (1 to [`FIFO_SLOTS`]; a program's
+    /// connections hold `NCCL_STEPS / slots_per_slice`), resumed at the receiver's
+    /// `tail`: every slot filled so far must have been moved and consumed (a proxy
+    /// rebuilt between runs, over new FIFO memory or another slot size).
+    ///
+    /// # Safety
+    /// As [`StagedCopy::new`].
+    pub unsafe fn resume(src: CtrlPtr, dst: CtrlPtr, entries: usize, mover: M) -> Self {
+        // SAFETY: the caller's contract.
+        let at = unsafe { dst.get() }.tail.load(Ordering::SeqCst);
+        let entries = entries.clamp(1, FIFO_SLOTS) as u64;
+        StagedCopy { src, dst, entries, started: at, moved: at, mover }
     }
 }
 
@@ -109,9 +126,9 @@ impl<M: SlotMover> ProxyConn for StagedCopy<M> {
         let (src, dst) = unsafe { (self.src.get(), self.dst.get()) };
         let mut any = false;
         while self.started < src.tail.load(Ordering::SeqCst)
-            && self.started < dst.head.load(Ordering::SeqCst) + FIFO_SLOTS as u64
+            && self.started < dst.head.load(Ordering::SeqCst) + self.entries
         {
-            let slot = (self.started % FIFO_SLOTS as u64) as usize;
+            let slot = (self.started % self.entries) as usize;
             let bytes = src.sizes[slot].load(Ordering::Relaxed);
             self.mover.start(slot, bytes as usize)?;
             dst.sizes[slot].store(bytes, Ordering::Relaxed);
@@ -119,7 +136,7 @@ impl<M: SlotMover> ProxyConn for StagedCopy<M> {
             any = true;
         }
         let mut published = false;
-        while self.moved < self.started && self.mover.finished((self.moved % FIFO_SLOTS as u64) as usize)? {
+        while self.moved < self.started && self.mover.finished((self.moved % self.entries) as usize)? {
             self.moved += 1;
             dst.tail.store(self.moved, Ordering::SeqCst);
             src.head.store(self.moved, Ordering::SeqCst);
@@ -414,6 +431,29 @@ mod tests {
         let log = log.lock().unwrap();
         assert_eq!(log.len(), 10);
         assert_eq!(log[9], (1, 109));
+    }
+
+    #[test]
+    fn a_resumed_copy_with_four_entries_wraps_at_four_and_keeps_four_in_flight() {
+        let src = FifoCtrl::default();
+        let dst = FifoCtrl::default();
+        // Six slots moved and consumed by an earlier proxy.
+        for c in [&src.tail, &src.head, &dst.tail, &dst.head] {
+            c.store(6, Ordering::SeqCst);
+        }
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut c = unsafe { StagedCopy::resume(CtrlPtr(&src), CtrlPtr(&dst), 4, Recorder(log.clone())) };
+        assert!(!c.progress().unwrap(), "nothing new since the earlier proxy");
+        src.sizes[2].store(7, Ordering::Relaxed);
+        src.tail.store(12, Ordering::SeqCst);
+        assert!(c.progress().unwrap());
+        assert_eq!(dst.tail.load(Ordering::SeqCst), 10, "the receiver has room for 4 slots past its head (6)");
+        assert_eq!(dst.sizes[2].load(Ordering::Relaxed), 7);
+        dst.head.store(10, Ordering::SeqCst);
+        assert!(c.progress().unwrap());
+        assert_eq!(src.head.load(Ordering::SeqCst), 12);
+        let slots: Vec<usize> = log.lock().unwrap().iter().map(|&(s, _)| s).collect();
+        assert_eq!(slots, [2, 3, 0, 1, 2, 3]);
     }
 
     #[test]
