@@ -5,22 +5,28 @@
 //! Memory, per rank: its physical input, output, scratch and staging buffers, its
 //! blocks' [`MsBlock`]s and flags, the flattened operations of each mode. Per
 //! connection, as the ring's P2P edges: the FIFO data and the control block of `tail`
-//! in the receiver's memory, the block of `head` in the sender's. Connections between
-//! GPUs without peer access (host-staged in the ring backend) are refused for now.
+//! in the receiver's memory, the block of `head` in the sender's. A connection between
+//! GPUs without peer access both ways is host-staged, as the ring backend's edges: the
+//! sender fills a staging FIFO in pinned, mapped host memory with one counter block
+//! there, and the proxy thread copies each filled entry into the receiver's FIFO data
+//! (the ring backend's [`HtoD`] mover) and publishes it in the receiver's one counter
+//! block, also in pinned host memory. The kernel's protocol is the same either way.
 
 use std::ffi::c_void;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use cudarc::driver::{result as cu, sys};
 
-use super::{Alloc, Device, device_count, drv, no_nvrtc, nvrtc_present, open_device, release};
+use super::{Alloc, Device, HtoD, device_count, drv, no_nvrtc, nvrtc_present, open_device, release};
 use crate::algo::program::Mode;
 use crate::bench::dtype::{DataType, RedOp};
 use crate::bench::kernel_abi::ConnArgs;
 use crate::bench::program::image::{self, Image, MS_ERR_SLICE, MsArgs, MsBlock};
 use crate::bench::program::{Loaded, ProgramBackend, avg_places};
-use crate::bench::proxy::{FIFO_CTRL_BYTES, STALL_LIMIT};
+use crate::bench::proxy::{CtrlPtr, FIFO_CTRL_BYTES, FifoCtrl, ProxyConn, ProxyThread, STALL_LIMIT, StagedCopy};
 use crate::error::Error;
 
 /// Threads per CUDA block.
@@ -38,6 +44,13 @@ struct RankDev {
     ops: [Option<(sys::CUdeviceptr, sys::CUdeviceptr)>; 2],
 }
 
+struct Staging {
+    data: *mut u8,
+    ctrl: *mut c_void,
+    ctx: sys::CUcontext,
+    stream: sys::CUstream,
+}
+
 pub struct ProgramCuda {
     loaded: Loaded,
     devices: Vec<Device>,
@@ -47,6 +60,15 @@ pub struct ProgramCuda {
     /// Per connection: FIFO data (in the receiver's memory) and its bytes.
     fifos: Vec<(sys::CUdeviceptr, usize)>,
     ctrls: Vec<(sys::CUdeviceptr, sys::CUdeviceptr)>,
+    /// Per connection, when host-staged: the staging FIFO and its counter block (pinned
+    /// host memory), and the stream of the proxy's copies into the receiver.
+    staging: Vec<Option<Staging>>,
+    /// Per (sender, receiver) GPU: no peer access both ways, so host-staged.
+    staged: Vec<Vec<bool>>,
+    proxy: Option<ProxyThread>,
+    /// The entry size the proxy moves, 0 when it must be rebuilt.
+    proxy_entry: usize,
+    abort: Arc<AtomicBool>,
     /// Pinned host words: the abort flag and the first error.
     abort_flag: *mut u32,
     error: *mut u32,
@@ -76,6 +98,11 @@ impl ProgramCuda {
             images: [None, None],
             fifos: Vec::new(),
             ctrls: Vec::new(),
+            staging: Vec::new(),
+            staged: vec![vec![false; n]; n],
+            proxy: None,
+            proxy_entry: 0,
+            abort: Arc::new(AtomicBool::new(false)),
             abort_flag: std::ptr::null_mut(),
             error: std::ptr::null_mut(),
             epoch: 1,
@@ -84,11 +111,33 @@ impl ProgramCuda {
         for ordinal in 0..n {
             b.devices.push(open_device(ordinal as i32, kernel_cache, warnings)?);
         }
+        let mut blocked = Vec::new();
         for from in 0..n {
-            for to in 0..n {
-                if from != to {
-                    b.peer_access(from, to)?;
+            for to in from + 1..n {
+                if !(b.peer_access(from, to)? && b.peer_access(to, from)?) {
+                    (b.staged[from][to], b.staged[to][from]) = (true, true);
+                    blocked.push((from, to));
                 }
+            }
+        }
+        if !blocked.is_empty() {
+            // Only the pairs the program connects, as the ring backend names its edges.
+            let first = b.loaded.program.header.modes().first().copied().unwrap_or(Mode::OutOfPlace);
+            let im = image::build(&b.loaded, first)?;
+            let used = |&(x, y): &(usize, usize)| {
+                im.conns.iter().any(|c| (c.from, c.to) == (x, y) || (c.from, c.to) == (y, x))
+            };
+            let pairs: Vec<String> = blocked
+                .iter()
+                .filter(|p| used(p))
+                .map(|&(x, y)| format!("{}-{}", b.devices[x].ordinal, b.devices[y].ordinal))
+                .collect();
+            if !pairs.is_empty() {
+                warnings.push(format!(
+                    "GPU pairs without peer access: {}: their connections are host-staged (pinned host memory and \
+                     the proxy thread)",
+                    pairs.join(", ")
+                ));
             }
         }
         let words = super::host_alloc(&mut b.allocs, 64)? as *mut u32;
@@ -112,24 +161,63 @@ impl ProgramCuda {
         super::dev_alloc(&self.devices, &mut self.allocs, d, bytes)
     }
 
-    /// Peer access from GPU `from` to GPU `to`, or a refusal naming both.
-    fn peer_access(&self, from: usize, to: usize) -> Result<(), Error> {
+    /// Enable access from GPU `from` to GPU `to`; false without peer access.
+    fn peer_access(&self, from: usize, to: usize) -> Result<bool, Error> {
         let mut can = 0;
         // SAFETY: devices from cuDeviceGet.
         unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.devices[from].dev, self.devices[to].dev) }
             .result()
             .map_err(drv("cuDeviceCanAccessPeer"))?;
         if can == 0 {
-            return Err(Error::Unavailable(format!(
-                "GPU {from} cannot access GPU {to} (no peer access): the CUDA backend runs programs over P2P only for now; use --backend host"
-            )));
+            return Ok(false);
         }
         self.set_current(from)?;
         // SAFETY: enabling access to a retained context.
         match unsafe { sys::cuCtxEnablePeerAccess(self.devices[to].ctx, 0) } {
-            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(true),
             e => Err(drv("cuCtxEnablePeerAccess")(cu::DriverError(e))),
         }
+    }
+
+    /// Pinned host memory mapped at the same address on every GPU, which a staged
+    /// connection needs (both GPUs and the proxy use one pointer); without it, staging
+    /// cannot work and the connection is refused, saying why.
+    fn staging_alloc(&mut self, from: usize, to: usize, bytes: usize) -> Result<*mut c_void, Error> {
+        super::host_alloc(&mut self.allocs, bytes).map_err(|e| {
+            Error::Unavailable(format!(
+                "GPU {} cannot access GPU {} (no peer access) and their connection cannot be host-staged: {e}; \
+                 use --backend host",
+                self.devices[from].ordinal, self.devices[to].ordinal
+            ))
+        })
+    }
+
+    /// (Re)start the proxy over the staged connections' current FIFOs and entry size.
+    fn start_proxy(&mut self, entries: usize, entry: usize) -> Result<(), Error> {
+        if let Some(mut p) = self.proxy.take() {
+            p.shutdown();
+        }
+        let mut work: Vec<Box<dyn ProxyConn>> = Vec::new();
+        for (i, st) in self.staging.iter().enumerate() {
+            let Some(st) = st else { continue };
+            let mover = HtoD::new(st.ctx, st.stream, st.data, self.fifos[i].0, entry)?;
+            // SAFETY: both counter blocks are pinned allocations of this backend, freed
+            // only after the proxy is joined (Drop); every entry filled so far has
+            // been moved and consumed (no kernel runs).
+            work.push(Box::new(unsafe {
+                StagedCopy::resume(
+                    CtrlPtr(st.ctrl as *const FifoCtrl),
+                    CtrlPtr(self.ctrls[i].0 as *const FifoCtrl),
+                    entries,
+                    mover,
+                )
+            }));
+        }
+        if !work.is_empty() {
+            self.proxy = Some(ProxyThread::spawn(work, self.abort.clone(), None)?);
+        }
+        self.proxy_entry = entry;
+        Ok(())
     }
 
     fn check(&self) -> Result<(), Error> {
@@ -161,9 +249,23 @@ impl ProgramCuda {
             let im = image::build(&self.loaded, mode)?;
             if self.ctrls.is_empty() {
                 for c in &im.conns {
-                    let tail = self.dev_alloc(c.to, FIFO_CTRL_BYTES)?;
-                    let head = self.dev_alloc(c.from, FIFO_CTRL_BYTES)?;
-                    self.ctrls.push((tail, head));
+                    if self.staged[c.from][c.to] {
+                        // The proxy writes the receiver's counters: one pinned host
+                        // block for both; the sender's block goes with its staging FIFO.
+                        let ctrl = self.staging_alloc(c.from, c.to, FIFO_CTRL_BYTES)? as u64;
+                        let st_ctrl = self.staging_alloc(c.from, c.to, FIFO_CTRL_BYTES)?;
+                        self.set_current(c.to)?;
+                        let stream =
+                            cu::stream::create(cu::stream::StreamKind::NonBlocking).map_err(drv("cuStreamCreate"))?;
+                        let ctx = self.devices[c.to].ctx;
+                        self.ctrls.push((ctrl, ctrl));
+                        self.staging.push(Some(Staging { data: std::ptr::null_mut(), ctrl: st_ctrl, ctx, stream }));
+                    } else {
+                        let tail = self.dev_alloc(c.to, FIFO_CTRL_BYTES)?;
+                        let head = self.dev_alloc(c.from, FIFO_CTRL_BYTES)?;
+                        self.ctrls.push((tail, head));
+                        self.staging.push(None);
+                    }
                     self.fifos.push((0, 0));
                 }
             }
@@ -176,12 +278,24 @@ impl ProgramCuda {
         }
         let bytes = image::fifo_bytes(&g, dtype);
         let im = self.images[m].clone().unwrap_or_default();
+        let entry = g.slice_elems * dtype.size();
+        let mut moved = self.proxy_entry != entry;
         for (i, c) in im.conns.iter().enumerate() {
             if self.fifos[i].1 < bytes {
                 // Every entry is consumed between runs: new data memory keeps the counters.
                 let p = self.dev_alloc(c.to, bytes.next_power_of_two())?;
                 self.fifos[i] = (p, bytes.next_power_of_two());
+                if self.staging[i].is_some() {
+                    let d = self.staging_alloc(c.from, c.to, bytes.next_power_of_two())? as *mut u8;
+                    if let Some(st) = self.staging[i].as_mut() {
+                        st.data = d;
+                    }
+                    moved = true;
+                }
             }
+        }
+        if moved && self.staging.iter().any(Option::is_some) {
+            self.start_proxy(g.entries, entry)?;
         }
         // The blocks' connections and operations; their step counters stay on the GPU.
         for (r, ri) in im.ranks.iter().enumerate() {
@@ -189,11 +303,15 @@ impl ProgramCuda {
             let mut blocks = vec![MsBlock::default(); ri.blocks.len()];
             // SAFETY: the device array holds one MsBlock per block; nothing runs.
             unsafe { cu::memcpy_dtoh_sync(&mut blocks, self.ranks[r].blocks) }.map_err(drv("cuMemcpyDtoH"))?;
-            let conn = |i: usize| ConnArgs { data: self.fifos[i].0, tail: self.ctrls[i].0, head: self.ctrls[i].1 };
+            // A staged connection's sender fills the staging FIFO.
+            let conn = |i: usize, sending: bool| match &self.staging[i] {
+                Some(st) if sending => ConnArgs { data: st.data as u64, tail: st.ctrl as u64, head: st.ctrl as u64 },
+                _ => ConnArgs { data: self.fifos[i].0, tail: self.ctrls[i].0, head: self.ctrls[i].1 },
+            };
             for (k, (b, &(s, v))) in blocks.iter_mut().zip(ri.blocks.iter().zip(&ri.ends)) {
                 (k.first_op, k.nops) = (b.first_op, b.nops);
-                k.send = s.map(conn).unwrap_or_default();
-                k.recv = v.map(conn).unwrap_or_default();
+                k.send = s.map(|i| conn(i, true)).unwrap_or_default();
+                k.recv = v.map(|i| conn(i, false)).unwrap_or_default();
             }
             // SAFETY: as above.
             unsafe { cu::memcpy_htod_sync(self.ranks[r].blocks, &blocks) }.map_err(drv("cuMemcpyHtoD"))?;
@@ -243,6 +361,12 @@ impl ProgramCuda {
             if !busy {
                 break;
             }
+            if let Some(e) = self.proxy.as_ref().and_then(|p| p.take_error()) {
+                // SAFETY: pinned host memory read by the kernels.
+                unsafe { std::ptr::write_volatile(self.abort_flag, 1) };
+                self.broken = true;
+                return Err(e);
+            }
             if t0.elapsed() > STALL_LIMIT {
                 // SAFETY: pinned host memory read by the kernels.
                 unsafe { std::ptr::write_volatile(self.abort_flag, 1) };
@@ -279,11 +403,20 @@ impl Drop for ProgramCuda {
             return;
         }
         let _ = self.wait_all();
-        // SAFETY: every handle below was created by this backend and is released once.
+        if let Some(mut p) = self.proxy.take() {
+            p.shutdown();
+        }
+        // SAFETY: every handle below was created by this backend and is released once;
+        // the proxy's copies wait for nothing and are let finish first.
         unsafe {
             for r in &self.ranks {
                 let _ = cu::ctx::set_current(self.devices[r.device].ctx);
                 let _ = cu::stream::destroy(r.stream);
+            }
+            for st in self.staging.iter().flatten() {
+                let _ = cu::ctx::set_current(st.ctx);
+                let _ = cu::stream::synchronize(st.stream);
+                let _ = cu::stream::destroy(st.stream);
             }
             release(&mut self.allocs, &self.devices);
         }
