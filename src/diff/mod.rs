@@ -220,24 +220,31 @@ fn fabric_change(a: &Side, b: &Side) -> Option<Change> {
             }
         }
     };
-    Some(Change {
+    let message = format!(
+        "{} -> {}: NCCL fuses NVL rack trays into one node (MNNVL) only when every rank's GPU is on the fabric; \
+         a job that includes the second dump runs without it",
+        side(ta, &a.xml),
+        side(tb, &b.xml)
+    );
+    Some(mnnvl_change("mnnvl", None, message))
+}
+
+/// A warning about NCCL's multi-node NVLink between two dumps.
+fn mnnvl_change(attr: &str, before_after: Option<(String, String)>, message: String) -> Change {
+    let (before, after) = before_after.unzip();
+    Change {
         level: Level::Warning,
         what: What::Nccl,
         subject: "NCCL multi-node NVLink".into(),
         kind: None,
         busid: None,
         name: None,
-        attr: Some("mnnvl".into()),
-        before: None,
-        after: None,
-        message: format!(
-            "{} -> {}: NCCL fuses NVL rack trays into one node (MNNVL) only when every rank's GPU is on the fabric; \
-             a job that includes the second dump runs without it",
-            side(ta, &a.xml),
-            side(tb, &b.xml)
-        ),
+        attr: Some(attr.into()),
+        before,
+        after,
+        message,
         items: Vec::new(),
-    })
+    }
 }
 
 /// Two `detect --json` reports whose trays registered in different NVLink cliques
@@ -245,27 +252,14 @@ fn fabric_change(a: &Side, b: &Side) -> Option<Change> {
 /// runs as two nodes joined by the network. `None` when either is unknown or they agree.
 pub fn clique_change(a: Option<&(String, u32)>, b: Option<&(String, u32)>) -> Option<Change> {
     let (Some(a), Some(b)) = (a, b) else { return None };
-    (a != b).then(|| Change {
-        level: Level::Warning,
-        what: What::Nccl,
-        subject: "NCCL multi-node NVLink".into(),
-        kind: None,
-        busid: None,
-        name: None,
-        attr: Some("clique".into()),
-        before: Some(format!("clique {:#x} of cluster {}", a.1, a.0)),
-        after: Some(format!("clique {:#x} of cluster {}", b.1, b.0)),
-        message: format!(
-            "the trays are registered in different NVLink cliques (clique {:#x} of cluster {} -> clique {:#x} of \
-             cluster {}): NCCL fuses only the trays of one clique (MNNVL), so a job over both counts them as two \
-             nodes joined by the network{}",
-            a.1,
-            a.0,
-            b.1,
-            b.0,
+    let [ca, cb] = [a, b].map(|(uuid, clique)| format!("clique {clique:#x} of cluster {uuid}"));
+    (a != b).then(|| {
+        let message = format!(
+            "the trays are registered in different NVLink cliques ({ca} -> {cb}): NCCL fuses only the trays of one \
+             clique (MNNVL), so a job over both counts them as two nodes joined by the network{}",
             if a.0 == b.0 { " (NCCL_MNNVL_CROSS_CLIQUE=1, 2.30.3, lets them use P2P: one cluster)" } else { "" }
-        ),
-        items: Vec::new(),
+        );
+        mnnvl_change("clique", Some((ca, cb)), message)
     })
 }
 
